@@ -1,0 +1,72 @@
+#include "bench/backend.hpp"
+
+#include <stdexcept>
+
+namespace memhier {
+
+const char* path_name(Path p) {
+  switch (p) {
+    case Path::global_ca: return "global_ca";
+    case Path::global_cg: return "global_cg";
+    case Path::ldg: return "ldg";
+    case Path::texture: return "texture";
+    case Path::constant: return "constant";
+    case Path::shared: return "shared";
+  }
+  return "?";
+}
+
+const char* mode_name(Mode m) {
+  switch (m) {
+    case Mode::classic: return "classic";
+    case Mode::fine: return "fine";
+    case Mode::count: return "count";
+  }
+  return "?";
+}
+
+bool parse_path(const std::string& s, Path* out) {
+  for (Path p : {Path::global_ca, Path::global_cg, Path::ldg, Path::texture, Path::constant, Path::shared})
+    if (s == path_name(p)) {
+      *out = p;
+      return true;
+    }
+  return false;
+}
+
+bool parse_mode(const std::string& s, Mode* out) {
+  for (Mode m : {Mode::classic, Mode::fine, Mode::count})
+    if (s == mode_name(m)) {
+      *out = m;
+      return true;
+    }
+  return false;
+}
+
+bool path_is_per_sm(Path p) { return p != Path::global_cg; }
+bool path_uses_carveout(Path p) {
+  return p == Path::global_ca || p == Path::ldg || p == Path::texture;
+}
+
+std::vector<ChaseResult> Backend::run_chase_batch(const std::vector<ChaseRequest>& rs) {
+  std::vector<ChaseResult> out;
+  out.reserve(rs.size());
+  for (const auto& r : rs) out.push_back(run_chase(r));
+  return out;
+}
+
+namespace {
+std::unique_ptr<Backend>& slot() {
+  static std::unique_ptr<Backend> b;
+  return b;
+}
+}  // namespace
+
+Backend& backend() {
+  if (!slot()) throw std::logic_error("memhier: no backend selected");
+  return *slot();
+}
+void set_backend(std::unique_ptr<Backend> b) { slot() = std::move(b); }
+bool has_backend() { return static_cast<bool>(slot()); }
+
+}  // namespace memhier

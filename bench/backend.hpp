@@ -1,0 +1,98 @@
+// The experiment interface every P-chase family calls. Two implementations: the CUDA device
+// (backend_cuda.cu, kernels in kernels/) and the simulated device (backend_sim.cpp over sim/).
+// This header is plain C++ so that the simulated backend needs no CUDA.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/chase.hpp"
+#include "common/trace.hpp"
+
+namespace memhier {
+
+enum class Path { global_ca, global_cg, ldg, texture, constant, shared };
+enum class Mode { classic, fine, count };
+
+const char* path_name(Path p);
+const char* mode_name(Mode m);
+bool parse_path(const std::string& s, Path* out);
+bool parse_mode(const std::string& s, Mode* out);
+// Paths served by a per-SM cache (L1, texture, read-only, constant L1/L1.5, shared memory).
+bool path_is_per_sm(Path p);
+// L1-side paths, whose capacity depends on the shared-memory carveout.
+bool path_uses_carveout(Path p);
+
+// What the device offers; sweeps are derived from these figures.
+struct DeviceFigures {
+  int sm_count = 1;
+  std::uint64_t smem_per_sm_bytes = 0;       // shared memory per SM (max carveout)
+  std::uint64_t smem_per_block_optin = 0;    // largest dynamic shared memory one block may use
+  std::uint64_t l1_smem_bytes = 0;           // unified L1 + shared array per SM (0: unknown)
+  std::uint64_t l2_bytes = 0;
+  std::uint64_t global_mem_bytes = 0;
+  std::uint64_t const_bytes = 65536;         // constant memory bank limit
+  std::uint64_t sm_clock_khz = 0;
+  int cc_major = 0, cc_minor = 0;
+};
+
+struct ChaseRequest {
+  Path path = Path::global_ca;
+  Mode mode = Mode::classic;
+  std::vector<std::uint32_t> chain;  // visiting order (element indices), see common/chase.hpp
+  std::uint64_t array_bytes = 0;     // array size N (the chain lies inside it)
+  std::uint64_t iters = 0;           // timed accesses k
+  bool warm = true;                  // a full pass over the chain before timing
+  int carveout = -1;                 // shared-memory carveout percent (L1-side paths), -1: default
+  std::uint32_t hist_bin_width = 4;  // count mode
+  std::uint32_t max_records = 4096;  // fine mode: per-access records kept
+};
+
+struct ChaseResult {
+  std::string error;                 // non-empty: the configuration could not run (and why)
+  double latency_cycles = 0;         // mean per access, clock overhead removed
+  double clock_overhead_cycles = 0;  // what was removed per access
+  std::uint64_t accesses = 0;        // timed accesses
+  double seconds = 0;                // device time of the timed launch (manual time)
+  int carveout = -1;                 // carveout in effect (percent)
+  int sm_id = -1;                    // SM that ran the chase (per-SM batches)
+  // fine: access k read element index[k], latency[k] cycles (overhead removed, clamped at 0)
+  std::vector<std::uint32_t> index;
+  std::vector<std::uint32_t> latency;
+  // count: latency histogram (overhead removed)
+  Histogram hist;
+};
+
+struct ClockOverhead {
+  double clock_pair_cycles = 0;   // two consecutive clock reads
+  double fine_cycles = 0;         // dependent shared store + clock read (000 §4.2, lines 10-11)
+  double classic_cycles = 0;      // per-iteration loop overhead of the classic chase
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;  // "cuda" or "sim:<name>"
+  virtual DeviceFigures figures() const = 0;
+  // Context keys of DESIGN.md (gpu_name, sm_count, ...) for AddCustomContext.
+  virtual std::map<std::string, std::string> context() const = 0;
+  virtual bool supports(Path p) const = 0;
+  virtual ClockOverhead clock_overhead() = 0;
+  virtual ChaseResult run_chase(const ChaseRequest& r) = 0;
+  // Several independent chases at once, one per SM (003 §4.7.2), for per-SM caches. The default
+  // runs them one after another.
+  virtual std::vector<ChaseResult> run_chase_batch(const std::vector<ChaseRequest>& rs);
+  // How many chases run_chase_batch runs at once on path p (1: no parallelism).
+  virtual int parallel_chases(Path) const { return 1; }
+  // Largest array the backend can chase on path p (bytes).
+  virtual std::uint64_t max_array_bytes(Path p) const = 0;
+};
+
+// The backend selected by --device; set once by main before registration.
+Backend& backend();
+void set_backend(std::unique_ptr<Backend> b);
+bool has_backend();
+
+}  // namespace memhier

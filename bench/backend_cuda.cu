@@ -1,0 +1,319 @@
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "bench/backend_cuda.hpp"
+#include "kernels/pchase.cuh"
+#include "runtime/buffers.hpp"
+#include "runtime/device_info.hpp"
+#include "runtime/event_timer.hpp"
+
+namespace memhier {
+namespace {
+
+using kern::ChaseJob;
+using kern::ChaseLaunch;
+using kern::ChaseMode;
+using kern::LoadPath;
+using KernelFn = void (*)(ChaseLaunch);
+
+template <LoadPath P>
+KernelFn kernel_for_mode(Mode m) {
+  switch (m) {
+    case Mode::classic: return kern::pchase_kernel<P, ChaseMode::classic>;
+    case Mode::fine: return kern::pchase_kernel<P, ChaseMode::fine>;
+    case Mode::count: return kern::pchase_kernel<P, ChaseMode::count>;
+  }
+  return nullptr;
+}
+
+KernelFn kernel_for(Path p, Mode m) {
+  switch (p) {
+    case Path::global_ca: return kernel_for_mode<LoadPath::global_ca>(m);
+    case Path::global_cg: return kernel_for_mode<LoadPath::global_cg>(m);
+    case Path::ldg: return kernel_for_mode<LoadPath::ldg>(m);
+    case Path::texture: return kernel_for_mode<LoadPath::texture>(m);
+    case Path::constant: return kernel_for_mode<LoadPath::constant>(m);
+    case Path::shared: return kernel_for_mode<LoadPath::shared>(m);
+  }
+  return nullptr;
+}
+
+std::uint64_t round_up(std::uint64_t x, std::uint64_t a) { return (x + a - 1) / a * a; }
+
+std::uint32_t median_of(std::vector<std::uint32_t> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(int index) : desc_(describe_device(index)) {
+    MEMHIER_CUDA(cudaSetDevice(index));
+    MEMHIER_CUDA(cudaFree(nullptr));  // create the context now, not inside the first timing
+    MEMHIER_CUDA(cudaDeviceGetAttribute(&max_tex_width_, cudaDevAttrMaxTexture1DLinearWidth, index));
+  }
+
+  std::string name() const override { return "cuda"; }
+
+  DeviceFigures figures() const override {
+    DeviceFigures f;
+    f.sm_count = desc_.sm_count;
+    f.smem_per_sm_bytes = desc_.smem_per_sm_bytes;
+    f.smem_per_block_optin = desc_.smem_per_block_optin_bytes;
+    f.l1_smem_bytes = 0;  // not reported by CUDA: measured
+    f.l2_bytes = desc_.l2_bytes;
+    f.global_mem_bytes = desc_.global_mem_bytes;
+    f.const_bytes = std::min<std::uint64_t>(desc_.const_mem_bytes, kern::kConstElements * 4ull);
+    f.sm_clock_khz = desc_.sm_clock_khz;
+    f.cc_major = desc_.cc_major;
+    f.cc_minor = desc_.cc_minor;
+    return f;
+  }
+
+  std::map<std::string, std::string> context() const override { return desc_.context(); }
+
+  bool supports(Path) const override { return true; }
+
+  int parallel_chases(Path p) const override {
+    return (p == Path::constant || p == Path::global_cg) ? 1 : desc_.sm_count;
+  }
+
+  std::uint64_t max_array_bytes(Path p) const override {
+    switch (p) {
+      case Path::constant: return kern::kConstElements * 4ull;
+      case Path::shared: return desc_.smem_per_block_optin_bytes - kSharedReserve;
+      case Path::texture: return static_cast<std::uint64_t>(max_tex_width_) * 4ull;
+      default: return std::min<std::uint64_t>(desc_.global_mem_bytes / 2, 0xFFFFFFFFull * 4ull);
+    }
+  }
+
+  ClockOverhead clock_overhead() override {
+    if (have_overhead_) return overhead_;
+    DeviceBuffer<std::uint32_t> out(513);
+    kern::clock_overhead_kernel<<<1, 32>>>(out.get(), 256, 12345u);
+    MEMHIER_LAUNCH_CHECK();
+    MEMHIER_CUDA(cudaDeviceSynchronize());
+    auto v = out.download();
+    overhead_.clock_pair_cycles = median_of({v.begin() + 16, v.begin() + 256});  // skip cold start
+    overhead_.fine_cycles = median_of({v.begin() + 256 + 16, v.begin() + 512});
+    overhead_.classic_cycles = overhead_.clock_pair_cycles;
+    have_overhead_ = true;
+    return overhead_;
+  }
+
+  ChaseResult run_chase(const ChaseRequest& r) override {
+    auto res = run_launch({&r}, /*batch=*/false);
+    return res[0];
+  }
+
+  std::vector<ChaseResult> run_chase_batch(const std::vector<ChaseRequest>& rs) override {
+    std::vector<ChaseResult> out(rs.size());
+    if (rs.empty()) return out;
+    // Requests must share path and mode to share a launch; otherwise run them one by one.
+    bool uniform = parallel_chases(rs[0].path) > 1;
+    for (const auto& r : rs)
+      uniform = uniform && r.path == rs[0].path && r.mode == rs[0].mode && r.carveout == rs[0].carveout &&
+                r.hist_bin_width == rs[0].hist_bin_width && r.max_records == rs[0].max_records;
+    if (!uniform) return Backend::run_chase_batch(rs);
+    std::vector<std::size_t> pending(rs.size());
+    for (std::size_t i = 0; i < rs.size(); ++i) pending[i] = i;
+    for (int attempt = 0; attempt < 6 && !pending.empty(); ++attempt) {
+      std::vector<std::size_t> next;
+      for (std::size_t w = 0; w < pending.size(); w += static_cast<std::size_t>(desc_.sm_count)) {
+        std::vector<const ChaseRequest*> wave;
+        std::vector<std::size_t> ids;
+        for (std::size_t i = w; i < std::min(pending.size(), w + desc_.sm_count); ++i) {
+          wave.push_back(&rs[pending[i]]);
+          ids.push_back(pending[i]);
+        }
+        auto res = run_launch(wave, /*batch=*/true);
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+          if (res[i].error == kNotRun) next.push_back(ids[i]);
+          else out[ids[i]] = std::move(res[i]);
+        }
+      }
+      pending = std::move(next);
+    }
+    for (auto i : pending) out[i].error = "no SM took this chase after 6 launches";
+    return out;
+  }
+
+ private:
+  static constexpr std::uint64_t kSharedReserve = 0;  // shared path: records/histogram come first
+  static constexpr const char* kNotRun = "__not_run__";
+
+  std::uint32_t* pool(std::uint64_t bytes) {
+    if (pool_.bytes() < bytes) {
+      pool_.reset();
+      pool_ = DeviceBuffer<std::uint32_t>(round_up(bytes, 1ull << 21) / 4);
+    }
+    return pool_.get();
+  }
+
+  std::vector<ChaseResult> run_launch(const std::vector<const ChaseRequest*>& rs, bool batch) {
+    const ChaseRequest& r0 = *rs[0];
+    std::vector<ChaseResult> out(rs.size());
+    const ClockOverhead oh = clock_overhead();
+    const std::uint32_t records = r0.mode == Mode::fine ? r0.max_records : 0;
+    const std::uint32_t bins = r0.mode == Mode::count ? kHistBins : 0;
+    const std::uint32_t bw = std::max<std::uint32_t>(1, r0.hist_bin_width);
+
+    // Validate and lay out: each job's array aligned to a power of two ≥ its size (≥ 64 KiB) so
+    // that every job sees the same address bits as a lone run at offset 0.
+    std::uint64_t align = 1ull << 16;
+    std::uint64_t max_shared_elems = 0;
+    for (const auto* r : rs) {
+      if (r->chain.empty()) throw std::invalid_argument("empty chain");
+      if (r->array_bytes > max_array_bytes(r->path))
+        return fail_all(rs.size(), "array of " + std::to_string(r->array_bytes) + " bytes exceeds the " +
+                                       path_name(r->path) + " limit of " +
+                                       std::to_string(max_array_bytes(r->path)) + " bytes on this device");
+      while (align < r->array_bytes) align <<= 1;
+      if (r->path == Path::shared) max_shared_elems = std::max(max_shared_elems, r->array_bytes / 4);
+    }
+    const std::uint64_t dyn_smem = (2ull * records + bins + max_shared_elems) * 4ull;
+    if (dyn_smem > desc_.smem_per_block_optin_bytes)
+      return fail_all(rs.size(), "needs " + std::to_string(dyn_smem) + " bytes of shared memory; the device allows " +
+                                     std::to_string(desc_.smem_per_block_optin_bytes) + " per block");
+    const std::uint64_t region = batch ? align : round_up(r0.array_bytes, 1ull << 16);
+    std::uint32_t* base = pool(region * rs.size());
+
+    // Arrays.
+    std::vector<ChaseJob> jobs(rs.size());
+    const std::uint64_t total_iters_max = [&] {
+      std::uint64_t m = 0;
+      for (auto* r : rs) m = std::max(m, r->iters);
+      return m;
+    }();
+    (void)total_iters_max;
+    DeviceBuffer<unsigned long long> d_hist(std::max<std::size_t>(1, rs.size() * bins));
+    DeviceBuffer<std::uint32_t> d_rec(std::max<std::size_t>(1, rs.size() * 2ull * records));
+    DeviceBuffer<unsigned long long> d_sum(rs.size());
+    DeviceBuffer<std::uint32_t> d_last(rs.size());
+    DeviceBuffer<int> d_smid(rs.size());
+    MEMHIER_CUDA(cudaMemset(d_smid.get(), 0xFF, d_smid.bytes()));
+    for (std::size_t i = 0; i < rs.size(); ++i) {
+      const ChaseRequest& r = *rs[i];
+      std::uint32_t* arr = base + i * (region / 4);
+      const std::uint32_t value_offset = r.path == Path::texture ? static_cast<std::uint32_t>(i * (region / 4)) : 0u;
+      if (r.path == Path::constant) {
+        auto host = chain_to_array(r.chain, r.array_bytes / 4);
+        for (auto& x : host) if (x == 0xFFFFFFFFu) x = 0;
+        MEMHIER_CUDA(cudaMemcpyToSymbol(kern::c_chase, host.data(), host.size() * 4));
+      } else {
+        DeviceBuffer<std::uint32_t> d_chain(r.chain.size());
+        d_chain.upload(r.chain);
+        const unsigned blocks = static_cast<unsigned>(std::min<std::uint64_t>(4096, (r.chain.size() + 255) / 256));
+        kern::scatter_chain_kernel<<<blocks, 256>>>(arr, d_chain.get(), r.chain.size(), value_offset);
+        MEMHIER_LAUNCH_CHECK();
+        MEMHIER_CUDA(cudaDeviceSynchronize());
+      }
+      ChaseJob& J = jobs[i];
+      J.array = arr;
+      J.tex_offset = value_offset;
+      J.start = r.chain[0];
+      J.chain_len = static_cast<std::uint32_t>(r.chain.size());
+      J.shared_elems = r.path == Path::shared ? static_cast<std::uint32_t>(r.array_bytes / 4) : 0u;
+      J.iters = r.iters;
+      J.warm = r.warm ? 1 : 0;
+      J.out_index = d_rec.get() + i * 2ull * records;
+      J.out_latency = J.out_index + records;
+      J.out_hist = d_hist.get() + i * bins;
+      J.out_sum = d_sum.get() + i;
+      J.out_last = d_last.get() + i;
+      J.out_smid = d_smid.get() + i;
+    }
+    DeviceBuffer<ChaseJob> d_jobs(jobs.size());
+    d_jobs.upload(jobs);
+    DeviceBuffer<int> d_claims(1024 + 1);
+    d_claims.zero();
+
+    std::unique_ptr<TextureObject> tex;
+    if (r0.path == Path::texture) tex = std::make_unique<TextureObject>(base, region / 4 * rs.size());
+
+    ChaseLaunch L{};
+    L.jobs = d_jobs.get();
+    L.njobs = static_cast<int>(jobs.size());
+    L.batch = batch ? 1 : 0;
+    L.sm_claims = d_claims.get();
+    L.next_job = d_claims.get() + 1024;
+    L.tex = tex ? tex->get() : 0;
+    L.max_records = records;
+    L.hist_bins = bins;
+    L.bin_width = bw;
+    L.overhead = r0.mode == Mode::classic ? 0u : static_cast<std::uint32_t>(std::lround(oh.fine_cycles));
+
+    KernelFn fn = kernel_for(r0.path, r0.mode);
+    MEMHIER_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dyn_smem)));
+    const int carveout = path_uses_carveout(r0.path) ? (r0.carveout < 0 ? 0 : r0.carveout) : -1;
+    if (carveout >= 0)
+      MEMHIER_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout, carveout));
+    const unsigned grid = batch ? static_cast<unsigned>(2 * desc_.sm_count) : 1u;
+    EventTimer timer;
+    timer.start();
+    fn<<<grid, 32, dyn_smem>>>(L);
+    MEMHIER_LAUNCH_CHECK();
+    timer.stop();
+    const double seconds = timer.seconds();
+    MEMHIER_CUDA(cudaDeviceSynchronize());
+
+    auto sums = d_sum.download();
+    auto smids = d_smid.download();
+    std::vector<unsigned long long> hist = bins ? d_hist.download() : std::vector<unsigned long long>{};
+    std::vector<std::uint32_t> rec = records ? d_rec.download() : std::vector<std::uint32_t>{};
+    for (std::size_t i = 0; i < rs.size(); ++i) {
+      const ChaseRequest& r = *rs[i];
+      ChaseResult& o = out[i];
+      if (smids[i] < 0) {
+        o.error = kNotRun;
+        continue;
+      }
+      o.sm_id = smids[i];
+      o.carveout = carveout;
+      o.seconds = seconds;
+      o.accesses = r.iters;
+      if (r.mode == Mode::classic) {
+        o.clock_overhead_cycles = oh.clock_pair_cycles / std::max<double>(1, r.iters);
+        o.latency_cycles = (static_cast<double>(sums[i]) - oh.clock_pair_cycles) / std::max<double>(1, r.iters);
+      } else {
+        o.clock_overhead_cycles = L.overhead;
+        o.latency_cycles = static_cast<double>(sums[i]) / std::max<double>(1, r.iters);
+      }
+      if (r.mode == Mode::count) {
+        o.hist.bin_width = bw;
+        o.hist.counts.assign(hist.begin() + i * bins, hist.begin() + (i + 1) * bins);
+      }
+      if (r.mode == Mode::fine) {
+        const std::size_t n = std::min<std::uint64_t>(r.iters, records);
+        const std::uint32_t* rec_i = rec.data() + i * 2ull * records;
+        o.index.resize(n);
+        o.latency.assign(rec_i + records, rec_i + records + n);
+        // records hold the loaded value (the next index); access k read the element loaded by k-1
+        for (std::size_t k = 0; k < n; ++k) o.index[k] = k == 0 ? r.chain[0] : rec_i[k - 1];
+      }
+    }
+    return out;
+  }
+
+  std::vector<ChaseResult> fail_all(std::size_t n, const std::string& why) {
+    std::vector<ChaseResult> out(n);
+    for (auto& o : out) o.error = why;
+    return out;
+  }
+
+  static constexpr std::uint32_t kHistBins = 1024;
+
+  DeviceDescription desc_;
+  int max_tex_width_ = 0;
+  DeviceBuffer<std::uint32_t> pool_;
+  ClockOverhead overhead_;
+  bool have_overhead_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend(int index) { return std::make_unique<CudaBackend>(index); }
+
+}  // namespace memhier

@@ -1,0 +1,43 @@
+// tlb: page size and TLB reach (000 §4.4). Loads skip L1 (ld.global.cg); strides from 64 KiB to
+// 32 MiB; for each stride, footprints from 16 to 4096 strides (at most 4096 accesses, so the data
+// itself always fits in L2 and only translation misses raise the latency), capped at several GiB.
+#include <algorithm>
+
+#include "bench/families/chase_common.hpp"
+
+namespace memhier {
+namespace {
+
+void register_tlb(Backend& be) {
+  if (!be.supports(Path::global_cg)) return;
+  const bool quick = plan() == Plan::quick;
+  const DeviceFigures f = be.figures();
+  const std::uint64_t cap = std::min<std::uint64_t>(be.max_array_bytes(Path::global_cg),
+                                                    std::min<std::uint64_t>(f.global_mem_bytes / 4, 8ull << 30));
+  const std::uint64_t s_lo = 64ull << 10, s_hi = 32ull << 20;
+  for (std::uint64_t s = s_lo; s <= s_hi; s *= (quick ? 8 : 2)) {
+    std::vector<std::uint64_t> sizes;
+    for (std::uint64_t m = 16; m <= 4096; m *= 2) {
+      sizes.push_back(m * s);
+      if (!quick && m < 4096) sizes.push_back(m * s + m * s / 2);
+    }
+    for (auto n : sizes) {
+      if (n > cap) break;
+      ChaseRequest r;
+      r.path = Path::global_cg;
+      r.mode = Mode::count;
+      r.array_bytes = n;
+      r.chain = uniform_chain(n, s);
+      r.iters = r.chain.size();
+      r.warm = true;
+      BenchName name("tlb");
+      name.add("bytes", static_cast<std::int64_t>(n)).add("stride", static_cast<std::int64_t>(s));
+      register_chase(name.str(), std::move(r));
+    }
+  }
+}
+
+FamilyRegistrar reg("tlb", false, register_tlb);
+
+}  // namespace
+}  // namespace memhier

@@ -1,0 +1,185 @@
+// memhier-bench: Google Benchmark over the memory-hierarchy families. Our own flags:
+//   --device=cuda:N | sim:<config.json>   (default cuda:0)
+//   --plan=full | quick                   (default full)
+//   --memhier_trace_dir=DIR               (default: traces/ beside --benchmark_out)
+// Every Google Benchmark flag works as usual.
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "bench/backend_cuda.hpp"
+#include "bench/backend_sim.hpp"
+#include "bench/registry.hpp"
+
+namespace fs = std::filesystem;
+using namespace memhier;
+
+namespace {
+
+const char* kUsage =
+    "usage: memhier-bench [--device=cuda:N|sim:<config.json>] [--plan=full|quick]\n"
+    "                     [--memhier_trace_dir=DIR] [Google Benchmark flags]\n"
+    "  --device            where to run: a CUDA device (default cuda:0) or the simulated device\n"
+    "                      described by a config (sim/configs/*.json)\n"
+    "  --plan              full: the characterization plan; quick: a small plan of every family\n"
+    "  --memhier_trace_dir where fine-grained traces go (default: traces/ beside --benchmark_out;\n"
+    "                      none without either)\n"
+    "Google Benchmark flags: --benchmark_filter, --benchmark_out, --benchmark_out_format,\n"
+    "  --benchmark_format, --benchmark_repetitions, --benchmark_list_tests, ...\n";
+
+struct Options {
+  std::string device = "cuda:0";
+  std::string plan = "full";
+  std::string trace_dir;
+  std::string out;
+  std::string out_format = "json";
+};
+
+[[noreturn]] void die(const std::string& msg) {
+  std::fprintf(stderr, "memhier-bench: %s\n", msg.c_str());
+  std::exit(2);
+}
+
+// Takes our flags out of argv (so Google Benchmark does not see them) and checks the values of the
+// Google Benchmark flags whose bad values it would not explain in one line.
+Options take_options(int* argc, char** argv) {
+  Options o;
+  std::vector<char*> keep{argv[0]};
+  auto value_of = [&](int& i, const std::string& a, const std::string& flag, std::string* out) {
+    if (a == flag) {
+      if (i + 1 >= *argc) die(flag + " needs a value; see --help");
+      *out = argv[++i];
+      return true;
+    }
+    if (a.rfind(flag + "=", 0) == 0) {
+      *out = a.substr(flag.size() + 1);
+      return true;
+    }
+    return false;
+  };
+  for (int i = 1; i < *argc; ++i) {
+    std::string a = argv[i], v;
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    }
+    if (value_of(i, a, "--device", &o.device) || value_of(i, a, "--plan", &o.plan) ||
+        value_of(i, a, "--memhier_trace_dir", &o.trace_dir))
+      continue;
+    if (a.rfind("--benchmark_format=", 0) == 0 || a.rfind("--benchmark_out_format=", 0) == 0) {
+      v = a.substr(a.find('=') + 1);
+      if (v != "console" && v != "json" && v != "csv")
+        die("unknown value '" + v + "' for " + a.substr(0, a.find('=')) + ": use console, json or csv");
+      if (a.rfind("--benchmark_out_format=", 0) == 0) o.out_format = v;
+    }
+    if (a.rfind("--benchmark_out=", 0) == 0) o.out = a.substr(std::strlen("--benchmark_out="));
+    keep.push_back(argv[i]);
+  }
+  for (std::size_t i = 0; i < keep.size(); ++i) argv[i] = keep[i];
+  *argc = static_cast<int>(keep.size());
+  if (o.plan != "full" && o.plan != "quick") die("unknown plan '" + o.plan + "': use full or quick");
+  return o;
+}
+
+std::unique_ptr<Backend> make_backend(const std::string& device) {
+  if (device.rfind("cuda:", 0) == 0) {
+    std::string idx = device.substr(5);
+    if (idx.empty() || idx.find_first_not_of("0123456789") != std::string::npos)
+      die("bad device '" + device + "': use cuda:N with N a device index, e.g. cuda:0");
+    try {
+      return make_cuda_backend(std::stoi(idx));
+    } catch (const std::exception& e) {
+      die(std::string(e.what()) +
+          ". Run on a machine with an NVIDIA GPU, or simulate one with --device sim:<config.json> "
+          "(configs in sim/configs/)");
+    }
+  }
+  if (device.rfind("sim:", 0) == 0) {
+    std::string cfg = device.substr(4);
+    if (cfg.empty()) die("bad device '" + device + "': use sim:<config.json>");
+    try {
+      return make_sim_backend(cfg);
+    } catch (const std::exception& e) {
+      die(e.what());
+    }
+  }
+  die("unknown device '" + device + "': use cuda:N or sim:<config.json>");
+}
+
+std::string relative_to(const fs::path& target, const fs::path& base_dir) {
+  std::error_code ec;
+  auto rel = fs::relative(target, base_dir, ec);
+  return ec ? fs::absolute(target).string() : rel.string();
+}
+
+// The plan's wall time goes into the context of the JSON file after the run.
+void record_wall_time(const std::string& out, double seconds) {
+  std::ifstream in(out);
+  if (!in) return;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (...) {
+    return;
+  }
+  in.close();
+  j["context"]["plan_wall_seconds"] = seconds;
+  std::ofstream o(out);
+  o << j.dump(2) << "\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Options o = take_options(&argc, argv);
+  benchmark::Initialize(&argc, argv);
+  for (int i = 1; i < argc; ++i)
+    die(std::string("unknown flag '") + argv[i] + "'; see --help");
+
+  set_plan(o.plan == "quick" ? Plan::quick : Plan::full);
+  set_backend(make_backend(o.device));
+  Backend& be = backend();
+
+  std::string trace_dir = o.trace_dir;
+  if (trace_dir.empty() && !o.out.empty())
+    trace_dir = (fs::absolute(o.out).parent_path() / "traces").string();
+  std::string trace_rel;
+  if (!trace_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(trace_dir, ec);
+    if (ec) die("cannot create trace directory " + trace_dir + ": " + ec.message());
+    trace_dir = fs::absolute(trace_dir).string();
+    set_trace_dir(trace_dir);
+    fs::path json_dir = o.out.empty() ? fs::current_path() : fs::absolute(o.out).parent_path();
+    trace_rel = relative_to(trace_dir, json_dir);
+  }
+
+  benchmark::AddCustomContext("memhier_version", MEMHIER_VERSION);
+  benchmark::AddCustomContext("memhier_plan", o.plan);
+  benchmark::AddCustomContext("trace_dir", trace_rel);
+  for (const auto& [k, v] : be.context()) benchmark::AddCustomContext(k, v);
+
+  const bool is_cuda = be.name() == "cuda";
+  try {
+    for (const auto& f : family_registry())
+      if (!f.needs_cuda || is_cuda) f.register_fn(be);
+  } catch (const std::exception& e) {
+    die(std::string("while registering the plan: ") + e.what());
+  }
+
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!o.out.empty() && o.out_format == "json") record_wall_time(o.out, wall);
+  std::fprintf(stderr, "memhier-bench: plan finished in %.1f s\n", wall);
+  return 0;
+}

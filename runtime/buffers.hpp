@@ -1,0 +1,103 @@
+// RAII owners of device resources: device memory, a texture object over linear memory, and a
+// constant-memory symbol upload. Move-only.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include "runtime/cuda_check.hpp"
+
+namespace memhier {
+
+template <typename T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t count) : count_(count) {
+    if (count) MEMHIER_CUDA(cudaMalloc(reinterpret_cast<void**>(&ptr_), count * sizeof(T)));
+  }
+  ~DeviceBuffer() { reset(); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) {
+      reset();
+      ptr_ = std::exchange(o.ptr_, nullptr);
+      count_ = std::exchange(o.count_, 0);
+    }
+    return *this;
+  }
+  void reset() noexcept {
+    if (ptr_) MEMHIER_CUDA_NOEXCEPT(cudaFree(ptr_));
+    ptr_ = nullptr;
+    count_ = 0;
+  }
+  T* get() const { return ptr_; }
+  std::size_t size() const { return count_; }
+  std::size_t bytes() const { return count_ * sizeof(T); }
+
+  void upload(const T* src, std::size_t count, std::size_t offset = 0) {
+    MEMHIER_CUDA(cudaMemcpy(ptr_ + offset, src, count * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  void upload(const std::vector<T>& v) { upload(v.data(), v.size()); }
+  std::vector<T> download(std::size_t count, std::size_t offset = 0) const {
+    std::vector<T> v(count);
+    if (count) MEMHIER_CUDA(cudaMemcpy(v.data(), ptr_ + offset, count * sizeof(T), cudaMemcpyDeviceToHost));
+    return v;
+  }
+  std::vector<T> download() const { return download(count_); }
+  void zero() {
+    if (count_) MEMHIER_CUDA(cudaMemset(ptr_, 0, bytes()));
+  }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+// A texture object over linear device memory (tex1Dfetch); texture references are gone in CUDA 13.
+class TextureObject {
+ public:
+  TextureObject() = default;
+  template <typename T>
+  TextureObject(const T* ptr, std::size_t count) {
+    cudaResourceDesc res{};
+    res.resType = cudaResourceTypeLinear;
+    res.res.linear.devPtr = const_cast<T*>(ptr);
+    res.res.linear.desc = cudaCreateChannelDesc<T>();
+    res.res.linear.sizeInBytes = count * sizeof(T);
+    cudaTextureDesc td{};
+    td.readMode = cudaReadModeElementType;
+    MEMHIER_CUDA(cudaCreateTextureObject(&tex_, &res, &td, nullptr));
+  }
+  ~TextureObject() {
+    if (tex_) MEMHIER_CUDA_NOEXCEPT(cudaDestroyTextureObject(tex_));
+  }
+  TextureObject(const TextureObject&) = delete;
+  TextureObject& operator=(const TextureObject&) = delete;
+  TextureObject(TextureObject&& o) noexcept : tex_(std::exchange(o.tex_, 0)) {}
+  TextureObject& operator=(TextureObject&& o) noexcept {
+    if (this != &o) {
+      if (tex_) MEMHIER_CUDA_NOEXCEPT(cudaDestroyTextureObject(tex_));
+      tex_ = std::exchange(o.tex_, 0);
+    }
+    return *this;
+  }
+  cudaTextureObject_t get() const { return tex_; }
+
+ private:
+  cudaTextureObject_t tex_ = 0;
+};
+
+// Uploads host data into a __constant__ symbol; the symbol itself is static, so this only checks
+// the size and copies.
+template <typename T, std::size_t N>
+void upload_constant(const T (&symbol)[N], const T* src, std::size_t count) {
+  if (count > N) throw std::length_error("constant-memory upload larger than its symbol");
+  MEMHIER_CUDA(cudaMemcpyToSymbol(symbol, src, count * sizeof(T)));
+}
+
+}  // namespace memhier

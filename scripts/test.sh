@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds memhier and runs the whole test suite (`cmake --workflow --preset ci`). No GPU needed:
+# GPU tests skip. Installs missing Debian packages first when it can (root and apt-get present).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+if command -v dpkg-query >/dev/null 2>&1; then
+  for p in cmake ninja-build g++ libbenchmark-dev libgtest-dev nlohmann-json3-dev python3-matplotlib; do
+    have_pkg "$p" || need+=("$p")
+  done
+fi
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "test.sh: installing ${need[*]}"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  else
+    echo "test.sh: missing packages (${need[*]}); continuing, CMake will say what it cannot find" >&2
+  fi
+fi
+if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH=/usr/local/cuda/bin:$PATH
+fi
+export CUDACXX=${CUDACXX:-$(command -v nvcc || true)}
+
+cmake --workflow --preset ci
