@@ -227,6 +227,7 @@ class CudaBackend final : public Backend {
     }
     DeviceBuffer<ChaseJob> d_jobs(jobs.size());
     d_jobs.upload(jobs);
+    if (!r0.warm && r0.path != Path::shared && r0.path != Path::constant) make_cold();
     DeviceBuffer<int> d_claims(1024 + 1);
     d_claims.zero();
 
@@ -297,6 +298,26 @@ class CudaBackend final : public Backend {
     return out;
   }
 
+  // A cold chase must not find its array in L2 or its pages in the TLBs, where writing the chain
+  // left them: overwrite 2x L2 with other data, then touch one word per 64 KiB of another region
+  // of up to 4 GiB (global memory / 8 at most).
+  void make_cold() {
+    if (!flush_.size()) flush_ = DeviceBuffer<std::uint32_t>(std::max<std::uint64_t>(2 * desc_.l2_bytes, 1 << 22) / 4);
+    if (!tlb_flush_.size()) {
+      std::uint64_t bytes = std::min<std::uint64_t>(4ull << 30, desc_.global_mem_bytes / 8);
+      tlb_flush_ = DeviceBuffer<std::uint32_t>(bytes / 4);
+      tlb_flush_.zero();
+    }
+    MEMHIER_CUDA(cudaMemset(flush_.get(), ++flush_byte_, flush_.bytes()));
+    const std::uint64_t stride = (64ull << 10) / 4;
+    const std::uint64_t n = tlb_flush_.size() / stride;
+    kern::touch_kernel<<<static_cast<unsigned>(std::min<std::uint64_t>(1024, (n + 255) / 256)), 256>>>(
+        tlb_flush_.get(), n, stride, flush_.get());
+    MEMHIER_LAUNCH_CHECK();
+    MEMHIER_CUDA(cudaMemset(flush_.get(), ++flush_byte_, flush_.bytes()));
+    MEMHIER_CUDA(cudaDeviceSynchronize());
+  }
+
   std::vector<ChaseResult> fail_all(std::size_t n, const std::string& why) {
     std::vector<ChaseResult> out(n);
     for (auto& o : out) o.error = why;
@@ -308,6 +329,9 @@ class CudaBackend final : public Backend {
   DeviceDescription desc_;
   int max_tex_width_ = 0;
   DeviceBuffer<std::uint32_t> pool_;
+  DeviceBuffer<std::uint32_t> flush_;
+  DeviceBuffer<std::uint32_t> tlb_flush_;
+  int flush_byte_ = 0;
   ClockOverhead overhead_;
   bool have_overhead_ = false;
 };

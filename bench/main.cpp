@@ -1,6 +1,7 @@
 // memhier-bench: Google Benchmark over the memory-hierarchy families. Our own flags:
 //   --device=cuda:N | sim:<config.json>   (default cuda:0)
-//   --plan=full | quick                   (default full)
+//   --plan=full | quick | none            (default full; none: only --memhier_extra)
+//   --memhier_extra=requests.json         extra chases (refinement pass, docs/formats.md)
 //   --memhier_trace_dir=DIR               (default: traces/ beside --benchmark_out)
 // Every Google Benchmark flag works as usual.
 #include <benchmark/benchmark.h>
@@ -17,6 +18,7 @@
 
 #include "bench/backend_cuda.hpp"
 #include "bench/backend_sim.hpp"
+#include "bench/progress.hpp"
 #include "bench/registry.hpp"
 
 namespace fs = std::filesystem;
@@ -25,11 +27,17 @@ using namespace memhier;
 namespace {
 
 const char* kUsage =
-    "usage: memhier-bench [--device=cuda:N|sim:<config.json>] [--plan=full|quick]\n"
-    "                     [--memhier_trace_dir=DIR] [Google Benchmark flags]\n"
+    "usage: memhier-bench [--device=cuda:N|sim:<config.json>] [--plan=full|quick|none]\n"
+    "                     [--memhier_extra=requests.json] [--memhier_trace_dir=DIR]\n"
+    "                     [Google Benchmark flags]\n"
     "  --device            where to run: a CUDA device (default cuda:0) or the simulated device\n"
     "                      described by a config (sim/configs/*.json)\n"
-    "  --plan              full: the characterization plan; quick: a small plan of every family\n"
+    "  --plan              full: the characterization plan; quick: a small plan of every family;\n"
+    "                      none: only the --memhier_extra requests\n"
+    "  --memhier_extra     also run the chases a requests file asks for (memhier-infer\n"
+    "                      --next-requests writes one; format in docs/formats.md)\n"
+    "  --memhier_progress=N  one progress line per family on stderr instead of the console\n"
+    "                      table (N: benchmarks expected, from --benchmark_list_tests; 0 if unknown)\n"
     "  --memhier_trace_dir where fine-grained traces go (default: traces/ beside --benchmark_out;\n"
     "                      none without either)\n"
     "Google Benchmark flags: --benchmark_filter, --benchmark_out, --benchmark_out_format,\n"
@@ -39,6 +47,8 @@ struct Options {
   std::string device = "cuda:0";
   std::string plan = "full";
   std::string trace_dir;
+  std::string extra;
+  std::string progress;  // "" (console output) or the number of benchmarks to expect
   std::string out;
   std::string out_format = "json";
 };
@@ -72,7 +82,8 @@ Options take_options(int* argc, char** argv) {
       std::exit(0);
     }
     if (value_of(i, a, "--device", &o.device) || value_of(i, a, "--plan", &o.plan) ||
-        value_of(i, a, "--memhier_trace_dir", &o.trace_dir))
+        value_of(i, a, "--memhier_trace_dir", &o.trace_dir) || value_of(i, a, "--memhier_extra", &o.extra) ||
+        value_of(i, a, "--memhier_progress", &o.progress))
       continue;
     if (a.rfind("--benchmark_format=", 0) == 0 || a.rfind("--benchmark_out_format=", 0) == 0) {
       v = a.substr(a.find('=') + 1);
@@ -85,7 +96,9 @@ Options take_options(int* argc, char** argv) {
   }
   for (std::size_t i = 0; i < keep.size(); ++i) argv[i] = keep[i];
   *argc = static_cast<int>(keep.size());
-  if (o.plan != "full" && o.plan != "quick") die("unknown plan '" + o.plan + "': use full or quick");
+  if (o.plan != "full" && o.plan != "quick" && o.plan != "none")
+    die("unknown plan '" + o.plan + "': use full, quick or none");
+  if (o.plan == "none" && o.extra.empty()) die("--plan=none runs only --memhier_extra requests; give one");
   return o;
 }
 
@@ -145,7 +158,14 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     die(std::string("unknown flag '") + argv[i] + "'; see --help");
 
-  set_plan(o.plan == "quick" ? Plan::quick : Plan::full);
+  set_plan(o.plan == "quick" ? Plan::quick : o.plan == "none" ? Plan::none : Plan::full);
+  if (!o.extra.empty()) {
+    try {
+      set_extra_requests(load_extra_requests(o.extra));
+    } catch (const std::exception& e) {
+      die(e.what());
+    }
+  }
   set_backend(make_backend(o.device));
   Backend& be = backend();
 
@@ -176,7 +196,12 @@ int main(int argc, char** argv) {
     die(std::string("while registering the plan: ") + e.what());
   }
 
-  benchmark::RunSpecifiedBenchmarks();
+  if (!o.progress.empty()) {
+    ProgressReporter progress(std::atol(o.progress.c_str()));
+    benchmark::RunSpecifiedBenchmarks(&progress);
+  } else {
+    benchmark::RunSpecifiedBenchmarks();
+  }
   benchmark::Shutdown();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!o.out.empty() && o.out_format == "json") record_wall_time(o.out, wall);

@@ -3,7 +3,9 @@
 // family's device-derived sweep with Google Benchmark. Families that run their own kernels
 // (throughput, bank conflicts, ...) say needs_cuda and are skipped on the simulated device.
 #pragma once
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,7 +39,23 @@ std::string write_bench_trace(const std::string& bench_name, const Trace& t);
 namespace memhier {
 // The plan size: `full` (default) is the characterization plan; `quick` is a small plan of every
 // family for smoke tests and regression checks (--plan=quick).
-enum class Plan { quick, full };
+// `none` registers no plan sweep, only the extra requests of --memhier_extra.
+enum class Plan { none, quick, full };
 void set_plan(Plan p);
 Plan plan();
+
+// Extra requests (--memhier_extra, format memhier-requests/1 in docs/formats.md): the list under
+// `family` ("pchase", "tlb"), or an empty list. Each item is a flat object of parameters.
+struct ExtraRequest {
+  std::map<std::string, std::string> str;
+  std::map<std::string, std::int64_t> num;
+  std::int64_t get(const std::string& k, std::int64_t fallback) const {
+    auto it = num.find(k);
+    return it == num.end() ? fallback : it->second;
+  }
+};
+void set_extra_requests(std::map<std::string, std::vector<ExtraRequest>> r);
+const std::vector<ExtraRequest>& extra_requests(const std::string& family);
+// Parses a requests file; throws std::runtime_error with one clear line when it is not valid.
+std::map<std::string, std::vector<ExtraRequest>> load_extra_requests(const std::string& path);
 }  // namespace memhier

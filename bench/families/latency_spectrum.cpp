@@ -18,6 +18,7 @@ double median(std::vector<std::uint32_t> v) {
 }
 
 void register_spectrum(Backend& be) {
+  if (plan() == Plan::none) return;
   const DeviceFigures f = be.figures();
   const std::uint64_t cap = std::min<std::uint64_t>(be.max_array_bytes(Path::global_cg),
                                                     std::min<std::uint64_t>(f.global_mem_bytes / 4, 8ull << 30));

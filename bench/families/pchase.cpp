@@ -5,6 +5,8 @@
 //   fine traces: a footprint above the cache at a 4-byte stride (misses at the line/sector period)
 //   cold runs (warm:0) of the L2 path expose prefetching (000 §4.6)
 #include <algorithm>
+#include <map>
+#include <stdexcept>
 
 #include "bench/families/chase_common.hpp"
 
@@ -64,7 +66,39 @@ void stride_sweep(Path p, std::uint64_t bytes, std::uint64_t max_stride, int car
   }
 }
 
+// Chases asked for by --memhier_extra (the analyzer's refinement pass). Count-mode chases of per-SM
+// paths share launches like the plan's capacity sweeps.
+void register_extras(Backend& be) {
+  std::map<std::string, std::shared_ptr<BatchGroup>> groups;
+  for (const ExtraRequest& x : extra_requests("pchase")) {
+    Path p;
+    Mode m;
+    const std::string ps = x.str.count("path") ? x.str.at("path") : "";
+    const std::string ms = x.str.count("mode") ? x.str.at("mode") : "classic";
+    if (!parse_path(ps, &p)) throw std::runtime_error("extra pchase request with unknown path '" + ps + "'");
+    if (!parse_mode(ms, &m)) throw std::runtime_error("extra pchase request with unknown mode '" + ms + "'");
+    if (!be.supports(p)) continue;
+    const std::uint64_t bytes = static_cast<std::uint64_t>(x.get("bytes", 0));
+    const std::uint64_t stride = static_cast<std::uint64_t>(x.get("stride", 4));
+    if (bytes < 4 || stride < 4 || stride % 4)
+      throw std::runtime_error("extra pchase request needs bytes >= 4 and a stride that is a multiple of 4");
+    const bool warm = x.get("warm", 1) != 0;
+    const int co = static_cast<int>(x.get("carveout", path_uses_carveout(p) ? 0 : -1));
+    ChaseRequest r = make_request(p, m, bytes, stride, static_cast<std::uint64_t>(x.get("iters", 0)), warm, co);
+    std::string name = chase_name(p, m, bytes, stride, r.iters, warm, co);
+    if (m == Mode::count && be.parallel_chases(p) > 1) {
+      auto& g = groups[ps + "/" + std::to_string(co)];
+      if (!g) g = std::make_shared<BatchGroup>();
+      register_chase_in_group(name, g, g->add(std::move(r)));
+    } else {
+      register_chase(name, std::move(r));
+    }
+  }
+}
+
 void register_pchase(Backend& be) {
+  register_extras(be);
+  if (plan() == Plan::none) return;
   const DeviceFigures f = be.figures();
   const bool quick = plan() == Plan::quick;
   // Per-SM caches: up to 2x the largest L1/shared array (the unified array is not reported, so

@@ -2,14 +2,38 @@
 // 32 MiB; for each stride, footprints from 16 to 4096 strides (at most 4096 accesses, so the data
 // itself always fits in L2 and only translation misses raise the latency), capped at several GiB.
 #include <algorithm>
+#include <stdexcept>
 
 #include "bench/families/chase_common.hpp"
 
 namespace memhier {
 namespace {
 
+ChaseRequest tlb_request(std::uint64_t n, std::uint64_t s) {
+  ChaseRequest r;
+  r.path = Path::global_cg;
+  r.mode = Mode::count;
+  r.array_bytes = n;
+  r.chain = uniform_chain(n, s);
+  r.iters = r.chain.size();
+  r.warm = true;
+  return r;
+}
+
+std::string tlb_name(std::uint64_t n, std::uint64_t s) {
+  BenchName name("tlb");
+  name.add("bytes", static_cast<std::int64_t>(n)).add("stride", static_cast<std::int64_t>(s));
+  return name.str();
+}
+
 void register_tlb(Backend& be) {
   if (!be.supports(Path::global_cg)) return;
+  for (const ExtraRequest& x : extra_requests("tlb")) {
+    const auto n = static_cast<std::uint64_t>(x.get("bytes", 0)), s = static_cast<std::uint64_t>(x.get("stride", 0));
+    if (n < s || s < 4 || s % 4) throw std::runtime_error("extra tlb request needs stride >= 4 (multiple of 4) and bytes >= stride");
+    register_chase(tlb_name(n, s), tlb_request(n, s));
+  }
+  if (plan() == Plan::none) return;
   const bool quick = plan() == Plan::quick;
   const DeviceFigures f = be.figures();
   const std::uint64_t cap = std::min<std::uint64_t>(be.max_array_bytes(Path::global_cg),
@@ -23,16 +47,7 @@ void register_tlb(Backend& be) {
     }
     for (auto n : sizes) {
       if (n > cap) break;
-      ChaseRequest r;
-      r.path = Path::global_cg;
-      r.mode = Mode::count;
-      r.array_bytes = n;
-      r.chain = uniform_chain(n, s);
-      r.iters = r.chain.size();
-      r.warm = true;
-      BenchName name("tlb");
-      name.add("bytes", static_cast<std::int64_t>(n)).add("stride", static_cast<std::int64_t>(s));
-      register_chase(name.str(), std::move(r));
+      register_chase(tlb_name(n, s), tlb_request(n, s));
     }
   }
 }
