@@ -1,5 +1,6 @@
 #include "bench/backend.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace memhier {
@@ -53,6 +54,29 @@ std::vector<ChaseResult> Backend::run_chase_batch(const std::vector<ChaseRequest
   out.reserve(rs.size());
   for (const auto& r : rs) out.push_back(run_chase(r));
   return out;
+}
+
+double Backend::hit_baseline(Path p) {
+  auto it = baselines_.find(p);
+  if (it != baselines_.end()) return it->second;
+  ChaseRequest r;
+  r.path = p;
+  r.mode = Mode::fine;
+  r.array_bytes = 4096;
+  r.chain = uniform_chain(4096, 32);
+  r.iters = 1024;
+  r.max_records = 1024;
+  r.warm = true;
+  r.carveout = path_uses_carveout(p) ? 0 : -1;
+  ChaseResult res = run_chase(r);
+  double b = 0;
+  if (res.error.empty() && !res.latency.empty()) {
+    std::vector<std::uint32_t> v = res.latency;
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    b = v[v.size() / 2];
+  }
+  baselines_[p] = b;
+  return b;
 }
 
 namespace {

@@ -15,7 +15,19 @@ Histogram histogram_of(const std::vector<std::uint32_t>& latencies, std::uint32_
   return h;
 }
 
-HitMissSplit split_hit_miss(const Histogram& h) {
+namespace {
+// One class only: hits when its mean is nearer the baseline than kLevelRatio x baseline.
+void one_class(HitMissSplit& out, double baseline) {
+  if (baseline > 0 && out.hit_mean > baseline * (1.0 + kLevelRatio) / 2.0) {
+    out.miss_mean = out.hit_mean;
+    out.misses = out.hits;
+    out.hits = 0;
+    out.hit_mean = 0;
+  }
+}
+}  // namespace
+
+HitMissSplit split_hit_miss(const Histogram& h, double baseline) {
   HitMissSplit out;
   const std::size_t n = h.counts.size();
   const double w = h.bin_width;
@@ -28,7 +40,10 @@ HitMissSplit split_hit_miss(const Histogram& h) {
   }
   out.hits = static_cast<std::uint64_t>(total);
   out.hit_mean = total > 0 ? total_sum / total : 0;
-  if (total < 2) return out;
+  if (total < 2) {
+    one_class(out, baseline);
+    return out;
+  }
   double best = -1;
   std::size_t best_i = 0;
   double c0 = 0, s0 = 0;
@@ -45,7 +60,10 @@ HitMissSplit split_hit_miss(const Histogram& h) {
       best_i = i;
     }
   }
-  if (best < 0) return out;
+  if (best < 0) {
+    one_class(out, baseline);
+    return out;
+  }
   // Class statistics for the best split.
   double c0n = 0, s0n = 0, q0 = 0;
   for (std::size_t i = 0; i <= best_i; ++i) {
@@ -59,7 +77,10 @@ HitMissSplit split_hit_miss(const Histogram& h) {
   double v0 = std::max(0.0, q0 / c0n - m0 * m0) + w * w / 12.0;
   double v1 = std::max(0.0, q1 / c1n - m1 * m1) + w * w / 12.0;
   double fisher = (m1 - m0) / std::sqrt((v0 + v1) / 2.0);
-  if (fisher < 4.0 || (m1 - m0) < 2 * w) return out;
+  if (fisher < 4.0 || (m1 - m0) < 2 * w || m1 < kLevelRatio * m0) {
+    one_class(out, baseline);
+    return out;
+  }
   out.separated = true;
   out.threshold = (best_i + 1) * w;
   out.hit_mean = m0;

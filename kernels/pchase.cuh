@@ -52,6 +52,7 @@ template <LoadPath P, ChaseMode M>
 __global__ void pchase_kernel(ChaseLaunch L) {
   extern __shared__ std::uint32_t smem[];
   __shared__ int s_job;
+  __shared__ std::uint32_t s_sink;  // target of the dependent store in classic and count modes
   if (threadIdx.x == 0) {
     int job = -1;
     if (!L.batch) {
@@ -94,7 +95,7 @@ __global__ void pchase_kernel(ChaseLaunch L) {
     const std::uint64_t t0 = read_clock();
 #pragma unroll 4
     for (std::uint64_t k = 0; k < J.iters; ++k) j = load_next<P>(src, j);
-    s_index[0] = j;  // dependent store: the clock read below waits for the last load
+    s_sink = j;  // dependent store: the clock read below waits for the last load
     const std::uint64_t t1 = read_clock();
     sum = t1 - t0;
   } else {
@@ -106,7 +107,7 @@ __global__ void pchase_kernel(ChaseLaunch L) {
       if constexpr (M == ChaseMode::fine)
         s_index[k < last_rec ? k : last_rec] = j;
       else
-        s_index[0] = j;
+        s_sink = j;
       const std::uint64_t t1 = read_clock();
       std::uint32_t lat = static_cast<std::uint32_t>(t1 - t0);
       lat = lat > L.overhead ? lat - L.overhead : 0u;

@@ -38,11 +38,11 @@ void report_chase(benchmark::State& state, const std::string& bench_name, const 
     t.hist = res.hist;
     h = res.hist;
   }
-  HitMissSplit s = split_hit_miss(h);
+  HitMissSplit s = split_hit_miss(h, backend().hit_baseline(req.path));
   c["misses"] = static_cast<double>(s.misses);
   c["miss_rate"] = h.total() ? static_cast<double>(s.misses) / static_cast<double>(h.total()) : 0.0;
-  c["hit_latency_cycles"] = s.hit_mean;
-  if (s.separated) c["miss_latency_cycles"] = s.miss_mean;
+  if (s.hits) c["hit_latency_cycles"] = s.hit_mean;
+  if (s.misses) c["miss_latency_cycles"] = s.miss_mean;
   write_bench_trace(bench_name, t);
 }
 

@@ -1,6 +1,7 @@
 // tlb: page size and TLB reach (000 §4.4). Loads skip L1 (ld.global.cg); strides from 64 KiB to
 // 32 MiB; for each stride, footprints from 16 to 4096 strides (at most 4096 accesses, so the data
-// itself always fits in L2 and only translation misses raise the latency), capped at several GiB.
+// itself always fits in L2 and only translation misses raise the latency), capped at half the
+// device memory and at 15 GiB (4-byte element indices address 16 GiB).
 #include <algorithm>
 #include <stdexcept>
 
@@ -37,7 +38,7 @@ void register_tlb(Backend& be) {
   const bool quick = plan() == Plan::quick;
   const DeviceFigures f = be.figures();
   const std::uint64_t cap = std::min<std::uint64_t>(be.max_array_bytes(Path::global_cg),
-                                                    std::min<std::uint64_t>(f.global_mem_bytes / 4, 8ull << 30));
+                                                    std::min<std::uint64_t>(f.global_mem_bytes / 2, 15ull << 30));
   const std::uint64_t s_lo = 64ull << 10, s_hi = 32ull << 20;
   for (std::uint64_t s = s_lo; s <= s_hi; s *= (quick ? 8 : 2)) {
     std::vector<std::uint64_t> sizes;

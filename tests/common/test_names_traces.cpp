@@ -93,3 +93,18 @@ TEST(HitMissSplit, SeparatesTwoLevelsAndKeepsOneLevelWhole) {
   EXPECT_FALSE(u.separated);
   EXPECT_EQ(u.misses, 0u);
 }
+
+TEST(HitMissSplit, OneClassIsHitsOrMissesByTheBaseline) {
+  std::vector<std::uint32_t> slow(500, 300);
+  for (int i = 0; i < 500; i += 2) slow[i] = 310;
+  auto s = split_hit_miss(histogram_of(slow, 4), 37.0);
+  EXPECT_FALSE(s.separated);
+  EXPECT_EQ(s.misses, 500u);
+  EXPECT_EQ(s.hits, 0u);
+  // two adjacent bins of one level are not two levels
+  std::vector<std::uint32_t> fast(500, 36);
+  for (int i = 0; i < 500; i += 2) fast[i] = 40;
+  auto f = split_hit_miss(histogram_of(fast, 4), 37.0);
+  EXPECT_EQ(f.misses, 0u);
+  EXPECT_EQ(f.hits, 500u);
+}

@@ -45,7 +45,8 @@ TEST(PchaseGpu, L1HitBelowL2HitBelowDram) {
   const auto f = gpu()->figures();
   auto l1 = gpu()->run_chase(req(Path::global_ca, Mode::classic, 8 << 10, 32, 4096));
   auto l2 = gpu()->run_chase(req(Path::global_cg, Mode::classic, 1 << 20, 32, 8192));
-  auto dram = gpu()->run_chase(req(Path::global_cg, Mode::classic, 4 * f.l2_bytes, 4096, 8192));
+  // cold, a line per access, over 4x L2: every access goes to DRAM
+  auto dram = gpu()->run_chase(req(Path::global_cg, Mode::classic, 4 * f.l2_bytes, 128, 8192, /*warm=*/false));
   ASSERT_EQ(l1.error, "");
   ASSERT_EQ(l2.error, "");
   ASSERT_EQ(dram.error, "");
