@@ -16,5 +16,5 @@ fi
 ./build/release/memhier-bench --plan="${PLAN:-full}" --benchmark_filter="${FILTER:-^(pchase|tlb|latency_spectrum|clock_overhead)}" \
   --benchmark_out="$OUT/bench.json" --benchmark_out_format=json --memhier_progress=0 > "$OUT/bench_console.log" 2>&1
 echo "bench rc=$?"; tail -3 "$OUT/bench_console.log"
-(cd "$OUT" && tar czf traces.tgz traces && rm -rf traces)
+(cd "$OUT" && tar czf traces.tgz traces && rm -rf traces && tar czf logs.tgz *.log *.csv && rm -f *.log *.csv)
 python3 scripts/summarize.py "$OUT/bench.json"
