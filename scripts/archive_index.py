@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Rebuilds results/index.json: one line per archive of the tree
+results/<sm_XX>/<gpu-slug>/<driver-version>/<UTC timestamp>/ (read from each bench.json context).
+
+usage: python3 scripts/archive_index.py [results-dir] [-o index.json]
+       python3 scripts/archive_index.py [results-dir] --newest --gpu-slug SLUG [--sm sm_XX] [--backend cuda]
+
+Idempotent: the index depends on the tree only (no time of its own) and the file is rewritten only
+when it changes. Directories starting with '.' (unfinished archives) are skipped; a bench.json that
+cannot be read is reported on stderr and listed under "skipped". --newest prints the path of the
+newest archive of one GPU (exit 1 when there is none). Format: memhier-archive-index/1
+(docs/formats.md section `compare`).
+"""
+import argparse
+import json
+import os
+import re
+import sys
+
+TS = re.compile(r"^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$")
+
+
+def utc_of(ts_dir, ctx):
+    m = TS.match(ts_dir)
+    if m:
+        return "%s-%s-%sT%s:%s:%sZ" % m.groups()
+    return str(ctx.get("date", ""))
+
+
+def scan(root):
+    archives, skipped = [], []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        if "bench.json" not in filenames:
+            continue
+        dirnames[:] = []  # an archive's own subfolders (traces, plots) hold no archive
+        rel = os.path.relpath(dirpath, root)
+        try:
+            with open(os.path.join(dirpath, "bench.json")) as f:
+                ctx = json.load(f)["context"]
+            if not isinstance(ctx, dict) or "memhier_version" not in ctx:
+                raise ValueError("no memhier_version in the context")
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            print("archive_index.py: %s: skipped (%s)" % (rel, e), file=sys.stderr)
+            skipped.append(rel)
+            continue
+        parts = rel.split(os.sep)
+        archives.append({
+            "path": rel.replace(os.sep, "/"),
+            "gpu": ctx.get("gpu_name", ""),
+            "gpu_slug": ctx.get("gpu_slug", parts[1] if len(parts) >= 4 else ""),
+            "sm": ctx.get("sm_tag", parts[0] if len(parts) >= 4 else ""),
+            "compute_capability": ctx.get("compute_capability", ""),
+            "driver": ctx.get("driver_version", ""),
+            "backend": ctx.get("device_backend", ""),
+            "plan": ctx.get("memhier_plan", ""),
+            "utc": utc_of(parts[-1], ctx),
+            "topology": os.path.exists(os.path.join(dirpath, "topology.json")),
+            "report": os.path.exists(os.path.join(dirpath, "report.md")),
+        })
+    archives.sort(key=lambda a: (a["sm"], a["gpu_slug"], a["utc"], a["path"]))
+    return archives, skipped
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description="Index of the memhier archives under a results directory.")
+    ap.add_argument("results", nargs="?", default=os.path.join(here, "..", "results"))
+    ap.add_argument("-o", "--output", help="index file (default <results>/index.json)")
+    ap.add_argument("--newest", action="store_true", help="print the newest archive of --gpu-slug")
+    ap.add_argument("--gpu-slug")
+    ap.add_argument("--sm")
+    ap.add_argument("--backend", default="cuda")
+    args = ap.parse_args()
+    if not os.path.isdir(args.results):
+        print("archive_index.py: %s: not a directory" % args.results, file=sys.stderr)
+        return 2
+    archives, skipped = scan(args.results)
+    if args.newest:
+        if not args.gpu_slug:
+            print("archive_index.py: --newest needs --gpu-slug", file=sys.stderr)
+            return 2
+        match = [a for a in archives if a["gpu_slug"] == args.gpu_slug and (not args.sm or a["sm"] == args.sm)
+                 and (not args.backend or a["backend"] == args.backend)]
+        if not match:
+            return 1
+        newest = max(match, key=lambda a: (a["utc"], a["path"]))
+        print(os.path.join(args.results, newest["path"]))
+        return 0
+    index = {"format": "memhier-archive-index/1", "archives": archives, "skipped": skipped}
+    text = json.dumps(index, indent=1) + "\n"
+    out = args.output or os.path.join(args.results, "index.json")
+    old = None
+    if os.path.exists(out):
+        with open(out) as f:
+            old = f.read()
+    if old != text:
+        with open(out, "w") as f:
+            f.write(text)
+    print("%s: %d archive(s)%s" % (out, len(archives), "" if old != text else " (unchanged)"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,645 @@
+#!/usr/bin/env python3
+"""Plots of one memhier archive (bench.json, traces/) as SVG files.
+
+usage: python3 scripts/plot.py <archive-dir | bench.json> [-o plots-dir]
+
+Writes into <archive>/plots/ (or -o) and prints every file it wrote. Families are found by the
+name prefix of the benchmarks (family/key:value/...); a family this script has no special plot
+for gets the generic one (each counter against each numeric parameter). Families absent from
+the archive are skipped, so it works on any archive, real or simulated (--device sim:...).
+docs/methodology.md section `compare` lists the plots.
+Exit status: 0 (also when nothing was plottable), 2 on bad input, 3 when matplotlib is missing.
+"""
+import argparse
+import gzip
+import json
+import math
+import os
+import re
+import sys
+from collections import OrderedDict, defaultdict
+
+RUNNER_SUFFIXES = {"iterations", "repeats", "threads", "min_time", "min_warmup_time"}
+TIME_SUFFIXES = {"manual_time", "real_time", "process_time"}
+STANDARD_KEYS = {"family_index", "per_family_instance_index", "repetitions", "repetition_index", "threads",
+                 "iterations", "real_time", "cpu_time"}
+SPECTRUM_LABELS = ["cold_far", "cold_near", "near_hit", "far_revisit", "same_line"]
+MAX_SERIES = 10
+
+
+def die(msg, code=2):
+    print("plot.py: " + msg, file=sys.stderr)
+    sys.exit(code)
+
+
+# ------------------------------------------------------------------------------------------------
+# Loading
+
+
+def parse_name(name):
+    """'fam/k:v/...' -> (family, OrderedDict params), dropping Google Benchmark's suffixes."""
+    parts = name.split("/")
+    params = OrderedDict()
+    for i, p in enumerate(parts[1:], start=1):
+        if i == len(parts) - 1:
+            for agg in ("_mean", "_median", "_stddev", "_cv"):
+                if p.endswith(agg) and len(p) > len(agg):
+                    p = p[: -len(agg)]
+                    break
+        if p in TIME_SUFFIXES:
+            continue
+        k, _, v = p.partition(":")
+        if k in RUNNER_SUFFIXES:
+            continue
+        params[k] = v
+    return parts[0], params
+
+
+def num(v):
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        try:
+            return float(v)
+        except (TypeError, ValueError):
+            return None
+
+
+class Entry:
+    def __init__(self, name, family, params, counters):
+        self.name, self.family, self.params, self.counters = name, family, params, counters
+
+    def canonical(self):
+        """The name as registered (what trace files are named from), without runner suffixes."""
+        return self.family + "".join("/%s:%s" % kv if kv[1] != "" else "/" + kv[0] for kv in self.params.items())
+
+    def p(self, key, default=None):
+        return self.params.get(key, default)
+
+    def pn(self, key, default=None):
+        v = num(self.params.get(key))
+        return default if v is None else v
+
+
+def load_archive(path):
+    if os.path.isdir(path):
+        archive, bench = path, os.path.join(path, "bench.json")
+    else:
+        archive, bench = os.path.dirname(os.path.abspath(path)), path
+    if not os.path.exists(bench):
+        die("%s: no bench.json (not a memhier archive)" % path)
+    try:
+        with open(bench) as f:
+            j = json.load(f)
+    except (OSError, ValueError) as e:
+        die("%s: not valid JSON (%s)" % (bench, e))
+    if not isinstance(j, dict) or not isinstance(j.get("benchmarks"), list) or not isinstance(j.get("context"), dict):
+        die("%s: not Google Benchmark JSON (no 'context' and 'benchmarks')" % bench)
+    ctx = j["context"]
+    if "memhier_version" not in ctx:
+        die("%s: not written by memhier-bench (no memhier_version in the context)" % bench)
+    # One sample per benchmark: the median of its repetitions (iteration runs), or its median/mean
+    # aggregate when only aggregates were reported.
+    runs, aggs = defaultdict(list), defaultdict(dict)
+    for b in j["benchmarks"]:
+        if not isinstance(b, dict) or not b.get("name"):
+            continue
+        if b.get("error_occurred") or b.get("skipped"):
+            continue
+        rn = b.get("run_name", b["name"])
+        counters = {k: float(v) for k, v in b.items()
+                    if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in STANDARD_KEYS}
+        if b.get("run_type") == "aggregate":
+            aggs[rn][b.get("aggregate_name", "")] = counters
+        else:
+            runs[rn].append(counters)
+    entries = []
+    for rn in list(runs) + [r for r in aggs if r not in runs]:
+        if rn in runs:
+            samples = runs[rn]
+            keys = set().union(*samples)
+            counters = {k: median([s[k] for s in samples if k in s]) for k in keys}
+        else:
+            counters = aggs[rn].get("median") or aggs[rn].get("mean")
+            if counters is None:
+                continue
+        fam, params = parse_name(rn)
+        entries.append(Entry(rn, fam, params, counters))
+    trace_dir = ctx.get("trace_dir") or "traces"
+    if not os.path.isabs(trace_dir):
+        trace_dir = os.path.join(os.path.dirname(os.path.abspath(bench)), trace_dir)
+    return archive, ctx, entries, trace_dir
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
+
+
+def sanitize(name):
+    return name.replace("/", "__").replace(":", "-")
+
+
+def read_trace(path):
+    """memhier-trace 1 (docs/formats.md): returns (header dict, list of rows of ints) or None."""
+    opener = gzip.open if path.endswith(".gz") else open
+    try:
+        with opener(path, "rt") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    if not lines or not lines[0].startswith("memhier-trace "):
+        return None
+    header, rows, in_data = {}, [], False
+    for line in lines[1:]:
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if in_data:
+            if line == "end":
+                return header, rows
+            try:
+                rows.append([int(x) for x in line.split()])
+            except ValueError:
+                return None
+        elif line == "data":
+            in_data = True
+        else:
+            k, _, v = line.partition(" ")
+            header[k] = v.strip()
+    return None  # truncated
+
+
+def find_trace(trace_dir, bench_name):
+    base = os.path.join(trace_dir, sanitize(bench_name) + ".trace")
+    for p in (base, base + ".gz"):
+        if os.path.exists(p):
+            return p
+    return None
+
+
+# ------------------------------------------------------------------------------------------------
+# Helpers
+
+
+class Out:
+    def __init__(self, plt, outdir, ctx):
+        self.plt, self.outdir, self.ctx, self.written = plt, outdir, ctx, []
+
+    def title(self, what):
+        gpu = self.ctx.get("gpu_name", "?")
+        backend = self.ctx.get("device_backend", "")
+        if backend.startswith("sim"):
+            gpu += " (%s)" % backend
+        return "%s — %s" % (what, gpu)
+
+    def save(self, fig, name):
+        path = os.path.join(self.outdir, re.sub(r"[^A-Za-z0-9._-]", "_", name) + ".svg")
+        fig.tight_layout()
+        fig.savefig(path, format="svg")
+        self.plt.close(fig)
+        self.written.append(path)
+        print(path)
+
+
+def fmt_bytes(x, _pos=None):
+    for unit, div in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if x >= div:
+            v = x / div
+            return ("%g " % float("%.3g" % v)) + unit
+    return "%g B" % x
+
+
+def bytes_axis(ax, values, axis="x"):
+    from matplotlib.ticker import FuncFormatter
+    vals = [v for v in values if v and v > 0]
+    setter = ax.set_xscale if axis == "x" else ax.set_yscale
+    if vals and max(vals) / min(vals) > 16:
+        setter("log", base=2)
+    (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(FuncFormatter(fmt_bytes))
+
+
+def series(entries, key_fn, x_fn, y_fn):
+    """{series key: sorted [(x, y)]} with entries lacking x or y left out."""
+    out = defaultdict(list)
+    for e in entries:
+        x, y = x_fn(e), y_fn(e)
+        if x is None or y is None:
+            continue
+        out[key_fn(e)].append((x, y))
+    return {k: sorted(v) for k, v in sorted(out.items(), key=lambda kv: str(kv[0])) if len(v) >= 1}
+
+
+def plot_lines(ax, ser, label_fn=str, marker="o"):
+    for i, (k, pts) in enumerate(ser.items()):
+        if i >= MAX_SERIES:
+            break
+        xs, ys = zip(*pts)
+        ax.plot(xs, ys, marker=marker, markersize=3, linewidth=1, label=label_fn(k))
+    if 1 < len(ser):
+        ax.legend(fontsize=7, title=None if len(ser) <= MAX_SERIES else "first %d series" % MAX_SERIES)
+
+
+def counter(name):
+    return lambda e: e.counters.get(name)
+
+
+def gbps(e):
+    v = e.counters.get("bytes_per_second")
+    return None if v is None else v / 1e9
+
+
+def levels_of(latencies):
+    """Groups latencies into levels by gaps: a sorted gap wider than 25 % of the lower value (and
+    wider than 8 cycles) starts a new level. Returns a level number per access and level medians."""
+    if not latencies:
+        return [], []
+    uniq = sorted(set(latencies))
+    cuts = [uniq[i + 1] for i in range(len(uniq) - 1)
+            if uniq[i + 1] - uniq[i] > max(8, 0.25 * max(uniq[i], 1))]
+    import bisect
+    lv = [bisect.bisect_right(cuts, x) for x in latencies]
+    meds = []
+    for k in range(len(cuts) + 1):
+        members = [x for x, l in zip(latencies, lv) if l == k]
+        meds.append(median(members) if members else 0)
+    return lv, meds
+
+
+# ------------------------------------------------------------------------------------------------
+# Families
+
+
+def plot_pchase(out, entries, trace_dir):
+    plt = out.plt
+    by_path = defaultdict(list)
+    for e in entries:
+        by_path[e.p("path", "?")].append(e)
+    for path, es in sorted(by_path.items()):
+        # Capacity (tvalue-N): latency vs footprint, one line per (mode, stride, carveout, warm)
+        cap = [e for e in es if e.p("mode") in ("count", "classic")]
+        ser = series(cap, lambda e: (e.p("mode"), e.pn("stride"), e.p("carveout", "-"), e.p("warm", "1")),
+                     lambda e: e.pn("bytes"), counter("latency_cycles"))
+        ser = {k: v for k, v in ser.items() if len(v) >= 2}
+        if ser:
+            has_mr = any("miss_rate" in e.counters for e in cap)
+            fig, axes = plt.subplots(2 if has_mr else 1, 1, figsize=(7, 6 if has_mr else 4), sharex=True, squeeze=False)
+            lab = lambda k: "%s stride %s B%s%s" % (k[0], k[1], "" if k[2] == "-" else " carveout %s%%" % k[2],
+                                                    "" if k[3] == "1" else " cold")
+            plot_lines(axes[0][0], ser, lab)
+            axes[0][0].set_ylabel("latency (cycles)")
+            if has_mr:
+                mser = series(cap, lambda e: (e.p("mode"), e.pn("stride"), e.p("carveout", "-"), e.p("warm", "1")),
+                              lambda e: e.pn("bytes"), counter("miss_rate"))
+                plot_lines(axes[1][0], {k: v for k, v in mser.items() if len(v) >= 2}, lab)
+                axes[1][0].set_ylabel("miss rate")
+            bytes_axis(axes[-1][0], [x for v in ser.values() for x, _ in v])
+            axes[-1][0].set_xlabel("footprint N")
+            axes[0][0].set_title(out.title("P-chase %s: latency vs footprint" % path))
+            out.save(fig, "pchase_%s_latency_vs_footprint" % path)
+            plot_capacity_vs_carveout(out, path, cap)
+        # Stride (tvalue-s): classic chases over one footprint, several strides
+        strided = [e for e in es if e.p("mode") == "classic"]
+        sser = series(strided, lambda e: (e.pn("bytes"), e.p("warm", "1")), lambda e: e.pn("stride"),
+                      counter("latency_cycles"))
+        sser = {k: v for k, v in sser.items() if len(v) >= 2}
+        if sser:
+            fig, ax = plt.subplots(figsize=(7, 4))
+            plot_lines(ax, sser, lambda k: "N = %s%s" % (fmt_bytes(k[0]), "" if k[1] == "1" else " cold"))
+            bytes_axis(ax, [x for v in sser.values() for x, _ in v])
+            ax.set_xlabel("stride s")
+            ax.set_ylabel("latency (cycles)")
+            ax.set_title(out.title("P-chase %s: latency vs stride" % path))
+            out.save(fig, "pchase_%s_latency_vs_stride" % path)
+        for e in es:
+            if e.p("mode") == "fine":
+                plot_fine_trace(out, e, trace_dir, "pchase_%s_trace_%s_%s%s" % (
+                    path, e.p("bytes"), e.p("stride"), "" if e.p("warm", "1") == "1" else "_cold"))
+
+
+def plot_capacity_vs_carveout(out, path, cap):
+    """L1 capacity against the shared-memory carveout: for each carveout the largest footprint that
+    still hits (miss rate below one half, or latency below the midpoint of the curve's range)."""
+    by_co = defaultdict(list)
+    for e in cap:
+        if e.p("carveout") is not None and e.p("mode") == "count":
+            by_co[e.pn("carveout")].append(e)
+    if len(by_co) < 2:
+        return
+    pts = []
+    for co, es in sorted(by_co.items()):
+        es = sorted(es, key=lambda e: e.pn("bytes", 0))
+        if "miss_rate" in es[0].counters:
+            hits = [e for e in es if e.counters.get("miss_rate", 1) < 0.5]
+        else:
+            lat = [e.counters.get("latency_cycles", 0) for e in es]
+            mid = 0.5 * (min(lat) + max(lat))
+            hits = [e for e in es if e.counters.get("latency_cycles", mid) < mid]
+        if hits and len(hits) < len(es):
+            pts.append((co, max(e.pn("bytes") for e in hits)))
+    if len(pts) < 2:
+        return
+    fig, ax = out.plt.subplots(figsize=(6, 4))
+    xs, ys = zip(*pts)
+    ax.plot(xs, ys, marker="o")
+    bytes_axis(ax, ys, axis="y")
+    ax.set_xlabel("preferred shared-memory carveout (%)")
+    ax.set_ylabel("largest footprint that hits")
+    ax.set_title(out.title("%s: L1 capacity vs carveout" % path))
+    out.save(fig, "pchase_%s_capacity_vs_carveout" % path)
+
+
+def plot_fine_trace(out, e, trace_dir, name):
+    tp = find_trace(trace_dir, e.canonical()) if trace_dir else None
+    tr = read_trace(tp) if tp else None
+    if not tr:
+        return
+    header, rows = tr
+    if header.get("kind", "fine") != "fine" or not rows:
+        return
+    lat = [r[1] for r in rows if len(r) >= 2]
+    k = list(range(len(lat)))
+    fig, ax = out.plt.subplots(figsize=(8, 3.5))
+    if rows and len(rows[0]) >= 3:  # labelled (latency spectrum)
+        groups = defaultdict(list)
+        for i, r in enumerate(rows):
+            groups[r[2]].append((i, r[1]))
+        for lab, pts in sorted(groups.items()):
+            xs, ys = zip(*pts)
+            name_l = SPECTRUM_LABELS[lab] if 0 <= lab < len(SPECTRUM_LABELS) else str(lab)
+            ax.scatter(xs, ys, s=4, label=name_l)
+    else:
+        lv, meds = levels_of(lat)
+        for level in range(len(meds)):
+            pts = [(i, x) for i, x, l in zip(k, lat, lv) if l == level]
+            if pts:
+                xs, ys = zip(*pts)
+                ax.scatter(xs, ys, s=3, label="level %d (~%g cycles, %d)" % (level + 1, meds[level], len(pts)))
+    ax.legend(fontsize=7, markerscale=3)
+    ax.set_xlabel("access number")
+    ax.set_ylabel("latency (cycles)")
+    ax.set_title(out.title("fine trace %s" % e.canonical()), fontsize=8)
+    out.save(fig, name)
+
+
+def plot_tlb(out, entries, trace_dir):
+    ser = series(entries, lambda e: e.pn("stride"), lambda e: e.pn("bytes"), counter("latency_cycles"))
+    if not ser:
+        return False
+    has_mr = any("miss_rate" in e.counters for e in entries)
+    fig, axes = out.plt.subplots(2 if has_mr else 1, 1, figsize=(7, 6 if has_mr else 4), sharex=True, squeeze=False)
+    lab = lambda s: "stride %s" % fmt_bytes(s)
+    plot_lines(axes[0][0], ser, lab)
+    axes[0][0].set_ylabel("latency (cycles)")
+    if has_mr:
+        plot_lines(axes[1][0], series(entries, lambda e: e.pn("stride"), lambda e: e.pn("bytes"), counter("miss_rate")), lab)
+        axes[1][0].set_ylabel("TLB miss rate")
+    bytes_axis(axes[-1][0], [x for v in ser.values() for x, _ in v])
+    axes[-1][0].set_xlabel("footprint")
+    axes[0][0].set_title(out.title("TLB: latency and miss rate vs footprint"))
+    out.save(fig, "tlb_vs_footprint")
+    return True
+
+
+def plot_spectrum(out, entries, trace_dir):
+    did = False
+    for e in entries:
+        pats = [(p, e.counters["%s_cycles" % p]) for p in SPECTRUM_LABELS if "%s_cycles" % p in e.counters]
+        path = e.p("path", "?")
+        if pats:
+            fig, ax = out.plt.subplots(figsize=(6, 3.5))
+            ax.bar([p for p, _ in pats], [v for _, v in pats])
+            ax.set_ylabel("median latency (cycles)")
+            ax.set_title(out.title("latency spectrum %s" % path), fontsize=9)
+            out.save(fig, "latency_spectrum_%s_patterns" % path)
+            did = True
+        n = len(out.written)
+        plot_fine_trace(out, e, trace_dir, "latency_spectrum_%s_trace" % path)
+        did = did or len(out.written) > n
+    return did
+
+
+def plot_bandwidth_configs(out, fam, entries):
+    """000 Fig. 12: bandwidth vs CTAs, one line per CTA size x ILP, one panel per kernel/width."""
+    if len({e.pn("ctas") for e in entries if e.pn("ctas") is not None}) < 2 or \
+            not any("bytes_per_second" in e.counters for e in entries):
+        return False
+    panels = defaultdict(list)
+    for e in entries:
+        panels[(e.p("kernel", e.p("level", "")), e.p("width", ""))].append(e)
+    keys = sorted(panels)
+    fig, axes = out.plt.subplots(len(keys), 1, figsize=(7, 3.2 * len(keys)), squeeze=False)
+    peak = num(out.ctx.get("theoretical_dram_bytes_per_second")) if fam == "gmem_throughput" else None
+    for ax, k in zip([a[0] for a in axes], keys):
+        ser = series(panels[k], lambda e: (e.pn("cta_size", 0), e.pn("ilp", 0)), lambda e: e.pn("ctas"), gbps)
+        plot_lines(ax, ser, lambda s: "T=%s ILP=%s" % s)
+        if peak:
+            ax.axhline(peak / 1e9, color="grey", linestyle="--", linewidth=0.8, label="theoretical")
+        vals = [x for v in ser.values() for x, _ in v]
+        if vals and max(vals) / max(min(vals), 1) > 16:
+            ax.set_xscale("log", base=2)
+        ax.set_xlabel("CTAs")
+        ax.set_ylabel("GB/s")
+        ax.set_title("%s%s%s" % (k[0] or fam, " width %s B" % k[1] if k[1] else "", ""), fontsize=9)
+    fig.suptitle(out.title("%s: bandwidth vs CTAs x CTA size x ILP" % fam), fontsize=10)
+    out.save(fig, "%s_vs_ctas_cta_size_ilp" % fam)
+    return True
+
+
+WS_KEYS = ("bytes", "working_set", "ws_bytes", "footprint", "working_set_bytes")
+
+
+def plot_bandwidth_ws(out, fam, entries):
+    key = next((k for k in WS_KEYS if sum(1 for e in entries if e.pn(k) is not None) >= 2), None)
+    if not key:
+        return False
+    ycounter = "bytes_per_clock_per_sm" if any("bytes_per_clock_per_sm" in e.counters for e in entries) else None
+    yfn = counter(ycounter) if ycounter else gbps
+    rest = lambda e: tuple((k, v) for k, v in e.params.items() if k != key)
+    ser = {k: v for k, v in series(entries, rest, lambda e: e.pn(key), yfn).items() if len(v) >= 2}
+    if not ser:
+        return False
+    fig, ax = out.plt.subplots(figsize=(7, 4))
+    plot_lines(ax, ser, lambda k: " ".join("%s=%s" % kv for kv in k))
+    bytes_axis(ax, [x for v in ser.values() for x, _ in v])
+    ax.set_xlabel("working-set size")
+    ax.set_ylabel("bytes/clock/SM" if ycounter else "GB/s")
+    ax.set_title(out.title("%s: bandwidth vs working-set size" % fam), fontsize=9)
+    out.save(fig, "%s_vs_working_set" % fam)
+    return True
+
+
+def plot_throughput(out, entries, trace_dir, fam):
+    a = plot_bandwidth_configs(out, fam, entries)
+    b = plot_bandwidth_ws(out, fam, entries)
+    return a or b
+
+
+def active_warps(e, ctx):
+    w = e.pn("warps")
+    if w is not None:
+        return w
+    size = e.pn("cta_size")
+    if size is None:
+        return None
+    per_sm = e.pn("ctas_per_sm")
+    if per_sm is None and e.pn("ctas") is not None:
+        sms = num(ctx.get("sm_count")) or 1
+        per_sm = max(1, e.pn("ctas") / sms)
+    return size / 32.0 * (per_sm or 1)
+
+
+def plot_smem_throughput(out, entries, trace_dir):
+    """000 Fig. 15 (throughput vs active warps per SM) and Fig. 16 (vs ILP)."""
+    ycounter = "bytes_per_clock_per_sm" if any("bytes_per_clock_per_sm" in e.counters for e in entries) else None
+    yfn = counter(ycounter) if ycounter else gbps
+    ylabel = "bytes/clock/SM" if ycounter else "GB/s"
+    did = False
+    ser = {k: v for k, v in series(entries, lambda e: (e.pn("ilp", 0), e.p("width", "")),
+                                   lambda e: active_warps(e, out.ctx), yfn).items() if len(v) >= 2}
+    if ser:
+        fig, ax = out.plt.subplots(figsize=(7, 4))
+        plot_lines(ax, ser, lambda k: "ILP=%s%s" % (k[0], " width %s B" % k[1] if k[1] else ""))
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("active warps per SM")
+        ax.set_ylabel(ylabel)
+        ax.set_title(out.title("shared memory: throughput vs warps"), fontsize=9)
+        out.save(fig, "smem_throughput_vs_warps")
+        did = True
+    ser = {k: v for k, v in series(entries, lambda e: (active_warps(e, out.ctx), e.p("width", "")),
+                                   lambda e: e.pn("ilp"), yfn).items() if len(v) >= 2}
+    if ser:
+        fig, ax = out.plt.subplots(figsize=(7, 4))
+        plot_lines(ax, ser, lambda k: "%g warps%s" % (k[0] or 0, " width %s B" % k[1] if k[1] else ""))
+        ax.set_xlabel("ILP")
+        ax.set_ylabel(ylabel)
+        ax.set_title(out.title("shared memory: throughput vs ILP"), fontsize=9)
+        out.save(fig, "smem_throughput_vs_ilp")
+        did = True
+    return did
+
+
+def plot_bank_conflict(out, entries, trace_dir):
+    ser = {k: v for k, v in series(entries, lambda e: e.p("width", ""), lambda e: e.pn("stride"),
+                                   counter("latency_cycles")).items() if len(v) >= 2}
+    if not ser:
+        return False
+    fig, ax = out.plt.subplots(figsize=(7, 4))
+    plot_lines(ax, ser, lambda k: "%s-byte access" % k if k else "access")
+    ax.set_xlabel("stride (elements)")
+    ax.set_ylabel("latency (cycles)")
+    ax.set_title(out.title("shared-memory bank conflicts: latency vs stride"), fontsize=9)
+    out.save(fig, "smem_bank_conflict_vs_stride")
+    return True
+
+
+def plot_bars(out, fam, entries, counter_name, ylabel):
+    pts = [(" ".join("%s:%s" % kv for kv in e.params.items()) or e.family, e.counters[counter_name])
+           for e in entries if counter_name in e.counters]
+    if not pts:
+        return False
+    fig, ax = out.plt.subplots(figsize=(max(5, 0.5 * len(pts) + 2), 4))
+    ax.bar(range(len(pts)), [v for _, v in pts])
+    ax.set_xticks(range(len(pts)))
+    ax.set_xticklabels([n for n, _ in pts], rotation=45, ha="right", fontsize=7)
+    ax.set_ylabel(ylabel)
+    ax.set_title(out.title("%s: %s" % (fam, counter_name)), fontsize=9)
+    out.save(fig, "%s_%s" % (fam, counter_name))
+    return True
+
+
+def plot_warp_access(out, entries, trace_dir):
+    return plot_bars(out, "warp_access", entries, "latency_cycles", "latency (cycles)")
+
+
+def plot_clock_overhead(out, entries, trace_dir):
+    return plot_bars(out, "clock_overhead", entries, "clock_overhead_cycles", "cycles")
+
+
+def plot_generic(out, fam, entries):
+    """Each counter against each numeric parameter with several values; lines by the other params."""
+    numeric = [k for k in OrderedDict.fromkeys(k for e in entries for k in e.params)
+               if len({e.pn(k) for e in entries if e.pn(k) is not None}) >= 2]
+    counters = sorted({c for e in entries for c in e.counters})
+    pairs = [(c, k) for c in counters for k in numeric]
+    if not pairs:
+        return plot_bars(out, fam, entries, counters[0], counters[0]) if counters else False
+    pairs = pairs[:12]
+    cols = min(3, len(pairs))
+    rows = (len(pairs) + cols - 1) // cols
+    fig, axes = out.plt.subplots(rows, cols, figsize=(4.5 * cols, 3.2 * rows), squeeze=False)
+    for i, (c, k) in enumerate(pairs):
+        ax = axes[i // cols][i % cols]
+        ser = series(entries, lambda e, k=k: tuple((kk, v) for kk, v in e.params.items() if kk != k),
+                     lambda e, k=k: e.pn(k), counter(c))
+        plot_lines(ax, ser, lambda s: " ".join("%s=%s" % kv for kv in s)[:40])
+        xs = [x for v in ser.values() for x, _ in v]
+        if xs and min(xs) > 0 and max(xs) / min(xs) > 16:
+            ax.set_xscale("log", base=2)
+        ax.set_xlabel(k)
+        ax.set_ylabel(c)
+        if ax.get_legend():
+            ax.get_legend().set_visible(i == 0)
+    for j in range(len(pairs), rows * cols):
+        axes[j // cols][j % cols].axis("off")
+    fig.suptitle(out.title(fam), fontsize=10)
+    out.save(fig, "%s_counters" % fam)
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Plots of one memhier archive (SVG).")
+    ap.add_argument("archive", help="archive directory (with bench.json) or a bench.json file")
+    ap.add_argument("-o", "--output", help="plots directory (default <archive>/plots)")
+    args = ap.parse_args()
+    if not os.path.exists(args.archive):
+        die("%s: no such file or directory" % args.archive)
+    archive, ctx, entries, trace_dir = load_archive(args.archive)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        # A Python of its own on the PATH (pyenv, venv) may lack the Debian package: try the system one.
+        system = "/usr/bin/python3"
+        if (os.environ.get("MEMHIER_PLOT_REEXEC") != "1" and os.path.exists(system)
+                and os.path.realpath(sys.executable) != os.path.realpath(system)):
+            os.environ["MEMHIER_PLOT_REEXEC"] = "1"
+            os.execv(system, [system, os.path.abspath(__file__)] + sys.argv[1:])
+        die("matplotlib is missing (Debian: apt-get install python3-matplotlib)", 3)
+    matplotlib.rcParams["svg.hashsalt"] = "memhier"  # reproducible SVG ids
+    outdir = args.output or os.path.join(archive, "plots")
+    os.makedirs(outdir, exist_ok=True)
+    out = Out(plt, outdir, ctx)
+
+    families = OrderedDict()
+    for e in entries:
+        families.setdefault(e.family, []).append(e)
+    special = {
+        "pchase": lambda es, td: plot_pchase(out, es, td) or True,
+        "tlb": lambda es, td: plot_tlb(out, es, td),
+        "latency_spectrum": lambda es, td: plot_spectrum(out, es, td),
+        "gmem_throughput": lambda es, td: plot_throughput(out, es, td, "gmem_throughput"),
+        "l1_throughput": lambda es, td: plot_throughput(out, es, td, "l1_throughput"),
+        "l2_throughput": lambda es, td: plot_throughput(out, es, td, "l2_throughput"),
+        "smem_throughput": lambda es, td: plot_smem_throughput(out, es, td),
+        "smem_bank_conflict": lambda es, td: plot_bank_conflict(out, es, td),
+        "warp_access": lambda es, td: plot_warp_access(out, es, td),
+        "clock_overhead": lambda es, td: plot_clock_overhead(out, es, td),
+    }
+    for fam, es in families.items():
+        try:
+            done = special[fam](es, trace_dir) if fam in special else False
+            if not done:
+                plot_generic(out, fam, es)
+        except Exception as ex:  # one family's odd data never stops the others
+            print("plot.py: %s: not plotted (%s: %s)" % (fam, type(ex).__name__, ex), file=sys.stderr)
+            plt.close("all")
+    if not out.written:
+        print("plot.py: nothing to plot in %s" % archive, file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
