@@ -17,6 +17,14 @@ namespace memhier::kern {
 
 enum class ChaseMode : int { classic = 0, fine = 1, count = 2 };
 
+// The dependent store of 000 Listing 3 as inline PTX: a plain C++ store to one shared word inside
+// the loop may be sunk out of it by the compiler (only the last value is observable), and then the
+// clock read no longer waits for the load.
+__device__ __forceinline__ void store_shared(std::uint32_t* p, std::uint32_t v) {
+  asm volatile("st.shared.u32 [%0], %1;" ::"r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(p))), "r"(v)
+               : "memory");
+}
+
 struct ChaseJob {
   const std::uint32_t* array;   // this job's array (global paths; texture: element offset below)
   std::uint32_t tex_offset;     // element offset of this job's array inside the texture
@@ -95,7 +103,7 @@ __global__ void pchase_kernel(ChaseLaunch L) {
     const std::uint64_t t0 = read_clock();
 #pragma unroll 4
     for (std::uint64_t k = 0; k < J.iters; ++k) j = load_next<P>(src, j);
-    s_sink = j;  // dependent store: the clock read below waits for the last load
+    store_shared(&s_sink, j);  // dependent store: the clock read below waits for the last load
     const std::uint64_t t1 = read_clock();
     sum = t1 - t0;
   } else {
@@ -105,9 +113,9 @@ __global__ void pchase_kernel(ChaseLaunch L) {
       j = load_next<P>(src, j);
       // dependent store before the second clock read (000 Listing 3, line 10)
       if constexpr (M == ChaseMode::fine)
-        s_index[k < last_rec ? k : last_rec] = j;
+        store_shared(&s_index[k < last_rec ? k : last_rec], j);
       else
-        s_sink = j;
+        store_shared(&s_sink, j);
       const std::uint64_t t1 = read_clock();
       std::uint32_t lat = static_cast<std::uint32_t>(t1 - t0);
       lat = lat > L.overhead ? lat - L.overhead : 0u;
@@ -153,7 +161,7 @@ __global__ void clock_overhead_kernel(std::uint32_t* out, std::uint32_t samples,
   for (std::uint32_t k = 0; k < n; ++k) {
     const std::uint64_t t0 = read_clock();
     j = j * 1664525u + 1013904223u;  // stands in for the load's result
-    s_sink[k] = j;
+    store_shared(&s_sink[k], j);
     const std::uint64_t t1 = read_clock();
     s_fine[k] = static_cast<std::uint32_t>(t1 - t0);
   }
