@@ -1,0 +1,596 @@
+#include "analysis/cache_infer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace memhier::analysis {
+
+std::vector<WeightedValue> samples_of(const Trace& t) {
+  std::vector<WeightedValue> v;
+  if (t.kind == Trace::Kind::fine) {
+    std::map<std::uint32_t, double> m;
+    for (auto l : t.latency) m[l] += 1;
+    for (auto& [l, w] : m) v.push_back({static_cast<double>(l), w});
+  } else {
+    for (std::size_t i = 0; i < t.hist.counts.size(); ++i)
+      if (t.hist.counts[i]) v.push_back({(i + 0.5) * t.hist.bin_width, static_cast<double>(t.hist.counts[i])});
+  }
+  return v;
+}
+
+namespace {
+
+double resolution_of(const Trace& t) { return t.kind == Trace::Kind::fine ? 1.0 : t.hist.bin_width; }
+
+// Weighted quantiles of samples clamped to [lo, hi].
+std::vector<double> clamped_quantiles(std::vector<WeightedValue> s, double lo, double hi) {
+  std::sort(s.begin(), s.end(), [](auto& a, auto& b) { return a.value < b.value; });
+  double total = 0;
+  for (auto& x : s) total += x.weight;
+  std::vector<double> q;
+  for (int i = 0; i < 10; ++i) {
+    const double p = (i + 0.5) / 10 * total;
+    double acc = 0, v = s.empty() ? lo : s.back().value;
+    for (auto& x : s) {
+      acc += x.weight;
+      if (acc >= p) {
+        v = x.value;
+        break;
+      }
+    }
+    q.push_back(std::clamp(v, lo, hi));
+  }
+  return q;
+}
+
+double weight_above(const std::vector<WeightedValue>& s, double boundary, double* total) {
+  double w = 0, t = 0;
+  for (auto& x : s) {
+    t += x.weight;
+    if (x.value > boundary) w += x.weight;
+  }
+  if (total) *total = t;
+  return w;
+}
+
+std::uint64_t round_to(std::uint64_t x, std::uint64_t g) { return g ? x / g * g : x; }
+
+}  // namespace
+
+SizeResult find_size(const std::vector<std::uint64_t>& sizes, const std::vector<double>& miss,
+                     const std::vector<std::vector<double>>& vec, const std::vector<double>& n,
+                     std::uint64_t stride) {
+  SizeResult r;
+  r.stride = stride;
+  const std::size_t m = sizes.size();
+  if (m == 0) {
+    r.reason = "no capacity sweep";
+    return r;
+  }
+  r.cp = detect_change_point(vec);
+  // Baseline miss fraction: the left segment when a change was found, else the smallest sizes.
+  std::vector<double> left;
+  const std::size_t left_n = r.cp.found ? r.cp.index : std::max<std::size_t>(1, m / 4);
+  for (std::size_t i = 0; i < left_n && i < m; ++i) left.push_back(miss[i]);
+  const double base = std::min(median(left), miss.empty() ? 0.0 : *std::min_element(miss.begin(), miss.end()));
+  auto present = [&](std::size_t i) {
+    const double expect = base * n[i];
+    return miss[i] * n[i] > expect + 3 * std::sqrt(expect * (1 - base)) + 1;
+  };
+  bool any = false, all = true;
+  for (std::size_t i = 0; i < m; ++i) {
+    any = any || present(i);
+    all = all && present(i);
+  }
+  if (!any) {
+    r.state = SizeResult::State::above;
+    r.lo = sizes.back();
+    r.reason = "no capacity misses up to " + std::to_string(sizes.back()) + " bytes";
+    return r;
+  }
+  if (all) {
+    r.state = SizeResult::State::below;
+    r.hi = sizes.front();
+    r.reason = "capacity misses already at " + std::to_string(sizes.front()) + " bytes";
+    return r;
+  }
+  // Start from the confirmed change point (or the first size with misses) and walk left while
+  // the sizes still show misses.
+  std::size_t c = 0;
+  if (r.cp.found && r.cp.index < m && present(r.cp.index)) {
+    c = r.cp.index;
+  } else {
+    while (c < m && !present(c)) ++c;
+  }
+  while (c > 0 && present(c - 1)) --c;
+  if (c == 0) {
+    r.state = SizeResult::State::below;
+    r.hi = sizes.front();
+    r.reason = "capacity misses already at " + std::to_string(sizes.front()) + " bytes";
+    return r;
+  }
+  r.lo = sizes[c - 1];
+  r.hi = sizes[c];
+  r.state = r.hi - r.lo <= stride ? SizeResult::State::exact : SizeResult::State::bracket;
+  if (!r.cp.found)
+    r.reason = "no change point confirmed by the KS test over the sweep (too few sizes or a weak change)";
+  return r;
+}
+
+SetsResult sets_from_membership(const std::vector<std::vector<std::uint64_t>>& missing, std::uint64_t lines_at_c) {
+  SetsResult r;
+  std::set<std::uint64_t> prev;
+  for (std::size_t j = 0; j < missing.size(); ++j) {
+    std::set<std::uint64_t> cur(missing[j].begin(), missing[j].end());
+    std::vector<std::uint64_t> added;
+    for (auto l : cur)
+      if (!prev.count(l)) added.push_back(l);
+    const std::uint64_t new_line = lines_at_c + j;  // the line this step added
+    if (added.size() >= 2) {
+      r.ways.push_back(static_cast<int>(added.size()) - 1);
+      r.members.push_back(added);
+      r.opening_lines.push_back(new_line);
+    }
+    cur.insert(prev.begin(), prev.end());
+    prev = cur;
+    const std::uint64_t lines = lines_at_c + j + 1;
+    r.complete = prev.size() >= lines;
+    if (r.complete) break;
+  }
+  return r;
+}
+
+SetsResult sets_from_counts(const std::vector<double>& misses, std::uint64_t lines_at_c) {
+  SetsResult r;
+  double prev = 0;
+  for (std::size_t j = 0; j < misses.size(); ++j) {
+    const double d = std::round(misses[j] - prev);
+    if (d >= 2) {
+      r.ways.push_back(static_cast<int>(d) - 1);
+      r.opening_lines.push_back(lines_at_c + j);
+    }
+    prev = misses[j];
+    r.complete = std::round(misses[j]) >= static_cast<double>(lines_at_c + j + 1);
+    if (r.complete) break;
+  }
+  return r;
+}
+
+IndexBits index_bits_of(const SetsResult& s, std::uint64_t line_bytes) {
+  IndexBits out;
+  const std::size_t t = s.ways.size();
+  if (!s.complete || t == 0) return out;
+  if (t == 1) {  // fully associative: no index bits
+    out.bits = true;
+    return out;
+  }
+  if ((t & (t - 1)) != 0 || s.members.size() != t) return out;
+  int nb = 0;
+  while ((1u << nb) < t) ++nb;
+  int lb = 0;
+  while ((1ull << lb) < line_bytes) ++lb;
+  std::vector<int> fits;
+  for (int lo = lb; lo < 40; ++lo) {
+    std::set<std::uint64_t> used;
+    bool ok = true;
+    for (std::size_t k = 0; k < t && ok; ++k) {
+      std::set<std::uint64_t> v;
+      for (auto l : s.members[k]) v.insert(((l * line_bytes) >> lo) & (t - 1));
+      ok = v.size() == 1 && used.insert(*v.begin()).second;
+    }
+    if (ok) fits.push_back(lo);
+  }
+  if (fits.empty()) return out;
+  out.bits = true;
+  out.lo = fits.front();
+  out.hi = fits.front() + nb - 1;
+  out.ambiguous = fits.size() > 1;
+  return out;
+}
+
+PolicyResult replacement_of(const std::vector<std::uint64_t>& line, const std::vector<bool>& miss,
+                            std::uint64_t period) {
+  PolicyResult r;
+  const std::size_t n = line.size();
+  if (period == 0 || n < 2 * period) {
+    r.reason = "the N = C + b trace holds " + std::to_string(n) + " accesses, fewer than two passes of " +
+               std::to_string(period) + " (k >> N/s needed)";
+    return r;
+  }
+  std::set<std::uint64_t> members;
+  for (std::size_t k = 0; k < n; ++k)
+    if (miss[k]) members.insert(line[k]);
+  if (members.size() < 2) {
+    r.reason = "fewer than two lines miss at N = C + b";
+    return r;
+  }
+  bool periodic = true;
+  for (std::size_t k = 0; k + period < n && periodic; ++k) periodic = miss[k] == miss[k + period];
+  // Every member misses in every full pass?
+  bool all_each_pass = true;
+  for (std::size_t p = 0; (p + 1) * period <= n && all_each_pass; ++p) {
+    std::set<std::uint64_t> m;
+    for (std::size_t k = p * period; k < (p + 1) * period; ++k)
+      if (miss[k]) m.insert(line[k]);
+    all_each_pass = m.size() == members.size();
+  }
+  if (periodic && all_each_pass) {
+    r.policy = "lru_or_fifo";
+    return r;
+  }
+  // Fig. 11: with a+1 members and a ways, the line that misses next is the victim of the current
+  // miss; the missing line takes the victim's slot.
+  std::vector<std::uint64_t> seq;
+  for (std::size_t k = 0; k < n; ++k)
+    if (miss[k] && members.count(line[k])) seq.push_back(line[k]);
+  std::map<std::uint64_t, int> slot;
+  std::vector<double> count;
+  for (std::size_t t = 0; t + 1 < seq.size(); ++t) {
+    const std::uint64_t victim = seq[t + 1];
+    if (victim == seq[t]) continue;
+    auto it = slot.find(victim);
+    int s;
+    if (it == slot.end()) {
+      s = static_cast<int>(count.size());
+      count.push_back(0);
+    } else {
+      s = it->second;
+    }
+    count[s] += 1;
+    slot[seq[t]] = s;
+    slot.erase(victim);
+  }
+  r.way_counts = count;
+  for (double c : count) r.replacements += c;
+  std::sort(count.begin(), count.end(), std::greater<>());
+  for (double c : count) r.way_probabilities.push_back(r.replacements > 0 ? c / r.replacements : 0);
+  r.policy = chi_square_rejects_uniform(r.way_counts) ? "non-lru" : "random";
+  return r;
+}
+
+namespace {
+
+struct PathData {
+  std::vector<const Chase*> all;
+  std::vector<Level> levels;
+};
+
+std::string hex_bits(const IndexBits& b) {
+  if (b.hi < b.lo) return "none (fully associative)";
+  return std::to_string(b.lo) + "-" + std::to_string(b.hi);
+}
+
+struct CacheLevel {
+  std::string name;
+  double boundary;   // latencies above are misses
+  double hit_mean;   // hit latency
+  double miss_mean;  // latency of the next level
+  double clamp_lo, clamp_hi;
+};
+
+void infer_one(InferContext& ctx, const std::string& path, const PathData& pd, const CacheLevel& cl,
+               nlohmann::json& cache) {
+  const Dataset& d = ctx.data;
+  Evidence lat_ev;
+  // Carveout groups of the capacity sweep (count mode, warm).
+  std::map<int, std::vector<const Chase*>> by_co;
+  for (auto* c : pd.all)
+    if (c->mode == "count" && c->warm) by_co[c->carveout].push_back(c);
+  std::map<int, SizeResult> sizes;
+  for (auto& [co, list] : by_co) {
+    std::map<std::uint64_t, int> stride_n;
+    for (auto* c : list) stride_n[c->stride]++;
+    std::uint64_t s0 = 0;
+    int best = 0;
+    for (auto& [s, k] : stride_n)
+      if (k > best) best = k, s0 = s;
+    std::map<std::uint64_t, std::vector<WeightedValue>> per_size;
+    Evidence ev;
+    for (auto* c : list) {
+      if (c->stride != s0) continue;
+      const Trace* t = d.trace(*c);
+      if (!t) continue;
+      auto s = samples_of(*t);
+      auto& v = per_size[c->bytes];
+      v.insert(v.end(), s.begin(), s.end());
+      ev.add(c->name());
+    }
+    std::vector<std::uint64_t> sz;
+    std::vector<double> miss, n;
+    std::vector<std::vector<double>> vec;
+    for (auto& [b, s] : per_size) {
+      double total = 0;
+      const double w = weight_above(s, cl.boundary, &total);
+      if (total <= 0) continue;
+      sz.push_back(b);
+      miss.push_back(w / total);
+      n.push_back(total);
+      vec.push_back(clamped_quantiles(s, cl.clamp_lo, cl.clamp_hi));
+    }
+    SizeResult r = find_size(sz, miss, vec, n, s0);
+    r.evidence = ev;
+    sizes[co] = r;
+    // Refinement requests (003 §3.2: doubling, then narrowing the bracket).
+    auto want = [&](std::uint64_t b, const std::string& why) {
+      ChaseWish w;
+      w.path = path;
+      w.mode = "count";
+      w.bytes = b;
+      w.stride = s0;
+      w.iters = std::min<std::uint64_t>((b + s0 - 1) / s0, 1u << 16);
+      w.carveout = co;
+      w.why = why;
+      ctx.requests.add(w);
+    };
+    if (r.state == SizeResult::State::above) {
+      want(2 * r.lo, cl.name + " size: doubling");
+    } else if (r.state == SizeResult::State::below && r.hi / 2 >= s0) {
+      want(round_to(r.hi / 2, s0), cl.name + " size: halving");
+    } else if (r.state == SizeResult::State::bracket) {
+      const std::uint64_t gap = r.hi - r.lo;
+      for (int k = 1; k < 8; ++k) {
+        std::uint64_t b = round_to(r.lo + gap * k / 8, s0);
+        if (b > r.lo && b < r.hi) want(b, cl.name + " size: narrowing");
+      }
+    }
+  }
+  int primary = by_co.empty() ? -1 : by_co.begin()->first;
+  set_value(cache, "hit_latency_cycles", std::round(cl.hit_mean * 10) / 10, 0.9, lat_ev,
+            "mean of the fastest latency level of path " + path);
+  if (cl.miss_mean > 0)
+    set_value(cache, "miss_penalty_cycles", std::round((cl.miss_mean - cl.hit_mean) * 10) / 10, 0.9, lat_ev,
+              "next level's mean latency minus the hit latency");
+  else
+    set_null(cache, "miss_penalty_cycles", "no slower level seen on path " + path);
+  if (sizes.empty()) {
+    set_null(cache, "size_bytes", "no capacity sweep (count mode) on path " + path);
+  } else {
+    const SizeResult& r = sizes[primary];
+    if (r.state == SizeResult::State::exact)
+      set_value(cache, "size_bytes", r.lo, r.cp.found ? 0.95 : 0.7, r.evidence,
+                "largest size without capacity misses; misses at " + std::to_string(r.hi) +
+                    (r.cp.found ? "; KS D=" + std::to_string(r.cp.ks.d).substr(0, 5) + " > " +
+                                      std::to_string(r.cp.ks.critical).substr(0, 5)
+                                : std::string()));
+    else if (r.state == SizeResult::State::bracket)
+      set_null(cache, "size_bytes",
+               "between " + std::to_string(r.lo) + " and " + std::to_string(r.hi) +
+                   " bytes: sweep too coarse (sizes in between requested)",
+               r.evidence);
+    else
+      set_null(cache, "size_bytes", r.reason.empty() ? "no change point" : r.reason, r.evidence);
+    if (sizes.size() > 1) {
+      nlohmann::json by = nlohmann::json::object();
+      for (auto& [co, sr] : sizes)
+        by[std::to_string(co)] = sr.state == SizeResult::State::exact ? nlohmann::json(sr.lo) : nlohmann::json();
+      Evidence all;
+      for (auto& [co, sr] : sizes) all.add(sr.evidence);
+      set_value(cache, "size_bytes_by_carveout", by, 0.9, all,
+                "keys: shared-memory carveout percent; null: not decided");
+    }
+  }
+  if (!has_value(cache, "size_bytes")) {
+    for (auto k : {"line_bytes", "sector_bytes", "sets", "ways", "replacement", "index_bits"})
+      set_null(cache, k, "needs the cache size first");
+    return;
+  }
+  const std::uint64_t C = cache["size_bytes"].get<std::uint64_t>();
+
+  // Fill granularity from a stride-4 fine trace above C (003 §4.3).
+  std::map<std::uint64_t, double> dist;
+  Evidence gev;
+  for (auto* c : pd.all) {
+    if (c->mode != "fine" || c->stride > 8 || c->bytes <= C || (c->carveout != primary && c->carveout >= 0 && primary >= 0))
+      continue;
+    const Trace* t = d.trace(*c);
+    if (!t) continue;
+    long long last = -1;
+    for (std::size_t k = 0; k < t->latency.size(); ++k) {
+      if (t->latency[k] <= cl.boundary) continue;
+      const long long idx = t->index[k];
+      if (last >= 0 && idx > last) dist[(idx - last) * 4] += 1;
+      last = idx;
+    }
+    gev.add(c->name());
+  }
+  std::uint64_t g = 0;
+  double gw = 0, gt = 0;
+  for (auto& [dd, w] : dist) {
+    gt += w;
+    if (w > gw) gw = w, g = dd;
+  }
+  if (g == 0) {
+    set_null(cache, "sector_bytes", "no stride-4 fine trace with misses above the cache size", gev);
+    set_null(cache, "line_bytes", "needs the fill granularity first", gev);
+    ChaseWish w{path, "fine", 2 * C, 4, 4096, true, primary, cl.name + " fill granularity"};
+    ctx.requests.add(w);
+    for (auto k : {"sets", "ways", "replacement", "index_bits"}) set_null(cache, k, "needs the line size first");
+    return;
+  }
+  const double gconf = gt > 0 ? gw / gt : 0;
+  set_value(cache, "sector_bytes", g, 0.5 + 0.45 * gconf, gev,
+            "most common distance between consecutive misses of a stride-4 fine trace (fill granularity)");
+
+  // Stage 2 (000 §4.2 step 3): N = C + j*g, s = g.
+  const std::uint64_t lines_c = C / g;
+  const bool use_fine = lines_c + 256 <= 4000;
+  std::map<std::uint64_t, const Chase*> step;  // j -> chase
+  for (auto* c : pd.all)
+    if (c->stride == g && c->warm && c->bytes > C && (c->bytes - C) % g == 0 &&
+        c->mode == (use_fine ? "fine" : "count") && (c->carveout == primary || primary < 0))
+      step[(c->bytes - C) / g] = c;
+  std::vector<std::vector<std::uint64_t>> missing;
+  std::vector<double> counts;
+  Evidence sev;
+  std::uint64_t have = 0;
+  const Chase* first_step = nullptr;
+  for (std::uint64_t j = 1;; ++j) {
+    auto it = step.find(j);
+    if (it == step.end()) break;
+    const Trace* t = d.trace(*it->second);
+    if (!t) break;
+    if (j == 1) first_step = it->second;
+    sev.add(it->second->name());
+    if (use_fine) {
+      std::vector<std::uint64_t> m;
+      for (std::size_t k = 0; k < t->latency.size(); ++k)
+        if (t->latency[k] > cl.boundary) m.push_back(static_cast<std::uint64_t>(t->index[k]) * 4 / g);
+      missing.push_back(m);
+    } else {
+      double total = 0;
+      const double w = weight_above(samples_of(*t), cl.boundary, &total);
+      const double chain = static_cast<double>(it->second->chain());
+      counts.push_back(total > 0 ? w * chain / total : 0);
+    }
+    have = j;
+  }
+  SetsResult sr = use_fine ? sets_from_membership(missing, lines_c) : sets_from_counts(counts, lines_c);
+  const std::uint64_t max_j = std::min<std::uint64_t>(256, lines_c);
+  if (!sr.complete) {
+    std::uint64_t target = 16;
+    while (target <= have) target *= 2;
+    target = std::min(target, max_j);
+    for (std::uint64_t j = have + 1; j <= target; ++j) {
+      const std::uint64_t n = C + j * g;
+      ChaseWish w{path, use_fine ? "fine" : "count", n, g,
+                  use_fine ? std::min<std::uint64_t>(4096, 16 * (n / g)) : 4 * (n / g), true, primary,
+                  cl.name + " stage 2 (sets)"};
+      ctx.requests.add(w);
+    }
+  }
+  if (sr.complete) {
+    std::uint64_t total_ways = 0;
+    for (int w : sr.ways) total_ways += w;
+    const bool consistent = total_ways * g == C;
+    const std::uint64_t line = g;
+    set_value(cache, "line_bytes", line, consistent ? 0.85 : 0.5, sev,
+              "fill granularity; a longer line with sectors of this size and the same sets gives the same "
+              "P-chase misses (docs/methodology.md, inference: ambiguity classes)");
+    set_value(cache, "sets", sr.ways.size(), consistent ? 0.9 : 0.5, sev,
+              consistent ? "steps of N = C + j*g that opened a new set"
+                         : "ways x line does not add up to the size: noisy or non-LRU stage 2");
+    set_value(cache, "ways", sr.ways, consistent ? 0.9 : 0.5, sev, "per set in order of opening (may be unequal)");
+    if (use_fine) {
+      IndexBits ib = index_bits_of(sr, g);
+      if (ib.bits)
+        set_value(cache, "index_bits", ib.hi < ib.lo ? nlohmann::json::array() : nlohmann::json::array({ib.lo, ib.hi}),
+                  ib.ambiguous ? 0.6 : 0.9, sev,
+                  std::string("address bits ") + hex_bits(ib) + " reproduce the sets" +
+                      (ib.ambiguous ? "; higher bit ranges also fit the lines measured" : ""));
+      else
+        set_value(cache, "index_bits", "hashed", 0.8, sev, "no address bit range reproduces the observed sets");
+    } else {
+      set_null(cache, "index_bits", "set membership needs fine traces; the cache has too many lines for 4096 records",
+               sev);
+    }
+  } else {
+    const std::string why = have == 0 ? "stage-2 runs (N = C + j*g, s = g) not measured yet (requested)"
+                                      : "stage 2 up to j=" + std::to_string(have) + " has not opened every set" +
+                                            (have >= max_j ? "" : " (more steps requested)");
+    for (auto k : {"line_bytes", "sets", "ways", "index_bits"}) set_null(cache, k, why, sev);
+  }
+  // Replacement (000 §4.2 step 4) from the j = 1 fine run.
+  if (first_step && use_fine) {
+    const Trace* t = d.trace(*first_step);
+    std::vector<std::uint64_t> ln;
+    std::vector<bool> ms;
+    for (std::size_t k = 0; k < t->latency.size(); ++k) {
+      ln.push_back(static_cast<std::uint64_t>(t->index[k]) * 4 / g);
+      ms.push_back(t->latency[k] > cl.boundary);
+    }
+    Evidence pev;
+    pev.add(first_step->name());
+    PolicyResult pr = replacement_of(ln, ms, lines_c + 1);
+    if (pr.policy.empty()) {
+      set_null(cache, "replacement", pr.reason, pev);
+    } else {
+      set_value(cache, "replacement", pr.policy, pr.policy == "lru_or_fifo" ? 0.9 : 0.8, pev,
+                pr.policy == "lru_or_fifo"
+                    ? "periodic: every line of the overflowed set misses in every pass; a cyclic P-chase cannot "
+                      "tell LRU from FIFO"
+                    : "aperiodic misses; per-way probabilities from the victims' slots (000 Fig. 11), ways sorted by "
+                      "probability (their numbering is not observable)");
+      if (!pr.way_probabilities.empty()) {
+        nlohmann::json p = nlohmann::json::array();
+        for (double x : pr.way_probabilities) p.push_back(std::round(x * 1000) / 1000);
+        set_value(cache, "replacement_probabilities", p, 0.8, pev,
+                  "from " + std::to_string(static_cast<long long>(pr.replacements)) + " replacements");
+      }
+    }
+  } else if (!use_fine) {
+    set_null(cache, "replacement", "too many lines for a fine trace holding several passes");
+  } else {
+    set_null(cache, "replacement", "the N = C + b fine run is not measured yet (requested)");
+  }
+}
+
+}  // namespace
+
+void infer_path_caches(InferContext& ctx, const std::string& path, const std::vector<std::string>& names,
+                       bool last_level_is_miss, nlohmann::json& caches) {
+  PathData pd;
+  double res = 1;
+  std::vector<WeightedValue> all;
+  for (const auto& c : ctx.data.chases())
+    if (c.family == "pchase" && c.path == path) {
+      pd.all.push_back(&c);
+      if (c.mode == "classic") continue;
+      const Trace* t = ctx.data.trace(c);
+      if (!t) continue;
+      auto s = samples_of(*t);
+      all.insert(all.end(), s.begin(), s.end());
+      res = std::max(res, resolution_of(*t));
+    }
+  auto null_all = [&](const std::string& name, const std::string& why) {
+    nlohmann::json& c = caches[name];
+    for (auto k : {"size_bytes", "line_bytes", "sector_bytes", "sets", "ways", "replacement", "index_bits",
+                   "hit_latency_cycles", "miss_penalty_cycles"})
+      set_null(c, k, why);
+  };
+  if (pd.all.empty()) {
+    for (auto& n : names) null_all(n, "path " + path + " not measured");
+    return;
+  }
+  pd.levels = cluster_levels(all, res);
+  const auto& L = pd.levels;
+  nlohmann::json lv = nlohmann::json::array();
+  for (auto& l : L)
+    lv.push_back({{"mean_cycles", std::round(l.mean * 10) / 10}, {"min", l.lo}, {"max", l.hi}, {"accesses", l.weight}});
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    nlohmann::json& cache = caches[names[i]];
+    cache["latency_levels_" + path] = lv;
+    CacheLevel cl;
+    cl.name = names[i];
+    std::size_t j;  // the last level that counts as a hit of this cache
+    if (last_level_is_miss) {
+      if (L.size() < 2) {
+        null_all(names[i], "one latency level only on path " + path + ": no misses seen");
+        continue;
+      }
+      j = L.size() - 2;
+    } else {
+      j = i;
+      if (j + 1 >= L.size()) {
+        if (j == 0 && !L.empty()) {
+          null_all(names[i], "one latency level only on path " + path + ": no misses seen");
+          set_value(cache, "hit_latency_cycles", std::round(L[0].mean * 10) / 10, 0.8, {}, "only level");
+        } else {
+          null_all(names[i], "path " + path + " shows no latency level for this cache");
+        }
+        continue;
+      }
+    }
+    double w = 0, s = 0;
+    for (std::size_t k = (last_level_is_miss ? 0 : j); k <= j; ++k) w += L[k].weight, s += L[k].weight * L[k].mean;
+    cl.hit_mean = s / w;
+    cl.boundary = level_boundary(L, j);
+    cl.miss_mean = L[j + 1].mean;
+    cl.clamp_lo = L[j].mean;
+    cl.clamp_hi = L[j + 1].mean;
+    infer_one(ctx, path, pd, cl, cache);
+  }
+}
+
+}  // namespace memhier::analysis

@@ -1,0 +1,35 @@
+// The chases the analyzer wants measured next (docs/formats.md "Extra requests",
+// format memhier-requests/1), collected while inferring.
+#pragma once
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace memhier::analysis {
+
+struct ChaseWish {
+  std::string path, mode;
+  std::uint64_t bytes = 0, stride = 0, iters = 0;
+  bool warm = true;
+  int carveout = -1;
+  std::string why;  // which inference step wants it (not written to the file)
+  bool operator<(const ChaseWish& o) const;
+};
+struct TlbWish {
+  std::uint64_t bytes = 0, stride = 0;
+  std::string why;
+  bool operator<(const TlbWish& o) const;
+};
+
+struct Requests {
+  std::vector<ChaseWish> pchase;
+  std::vector<TlbWish> tlb;
+  void add(ChaseWish w);
+  void add(TlbWish w);
+  bool empty() const { return pchase.empty() && tlb.empty(); }
+  // Sorted, duplicates removed.
+  nlohmann::json to_json() const;
+};
+
+}  // namespace memhier::analysis

@@ -1,0 +1,207 @@
+#include "analysis/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace memhier::analysis {
+
+KsResult ks_two_sample(const std::vector<double>& a, const std::vector<double>& b, double alpha) {
+  KsResult r;
+  if (a.empty() || b.empty()) return r;
+  std::vector<double> x = a, y = b;
+  std::sort(x.begin(), x.end());
+  std::sort(y.begin(), y.end());
+  const double n = static_cast<double>(x.size()), m = static_cast<double>(y.size());
+  std::size_t i = 0, j = 0;
+  while (i < x.size() && j < y.size()) {
+    const double v = std::min(x[i], y[j]);
+    while (i < x.size() && x[i] <= v) ++i;
+    while (j < y.size() && y[j] <= v) ++j;
+    r.d = std::max(r.d, std::fabs(i / n - j / m));
+  }
+  r.critical = std::sqrt(-std::log(alpha / 2) / 2 * (n + m) / (n * m));
+  r.reject = r.d > r.critical;
+  return r;
+}
+
+std::size_t opt_single_change_point(const std::vector<double>& y) {
+  const std::size_t n = y.size();
+  if (n < 2) return 0;
+  std::vector<double> s(n + 1, 0), q(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    s[i + 1] = s[i] + y[i];
+    q[i + 1] = q[i] + y[i] * y[i];
+  }
+  auto cost = [&](std::size_t u, std::size_t v) {  // [u, v)
+    const double len = static_cast<double>(v - u), sum = s[v] - s[u];
+    return (q[v] - q[u]) - sum * sum / len;
+  };
+  std::size_t best = 1;
+  double best_c = cost(0, 1) + cost(1, n);
+  for (std::size_t t = 2; t < n; ++t) {
+    const double c = cost(0, t) + cost(t, n);
+    if (c < best_c - 1e-12 * (1 + std::fabs(best_c))) {
+      best_c = c;
+      best = t;
+    }
+  }
+  return best;
+}
+
+GeometricSeries geometric_map(const std::vector<std::vector<double>>& x) {
+  GeometricSeries g;
+  for (const auto& v : x) {
+    double norm2 = 0, dot = 0;
+    for (double e : v) {
+      norm2 += e * e;
+      dot += e;
+    }
+    const double norm = std::sqrt(norm2);
+    g.distance.push_back(norm);
+    const double c = norm > 0 && !v.empty() ? dot / (norm * std::sqrt(static_cast<double>(v.size()))) : 1;
+    g.angle.push_back(std::acos(std::clamp(c, -1.0, 1.0)));
+  }
+  return g;
+}
+
+ChangePoint detect_change_point_1d(const std::vector<double>& y, double alpha) {
+  ChangePoint cp;
+  if (y.size() < 2) return cp;
+  cp.index = opt_single_change_point(y);
+  std::vector<double> a(y.begin(), y.begin() + cp.index), b(y.begin() + cp.index, y.end());
+  cp.ks = ks_two_sample(a, b, alpha);
+  cp.found = cp.ks.reject;
+  return cp;
+}
+
+ChangePoint detect_change_point(const std::vector<std::vector<double>>& x, double alpha) {
+  const GeometricSeries g = geometric_map(x);
+  ChangePoint d = detect_change_point_1d(g.distance, alpha);
+  if (d.found) return d;
+  ChangePoint a = detect_change_point_1d(g.angle, alpha);
+  a.series = "angle";
+  return a.found ? a : d;
+}
+
+std::vector<Level> cluster_levels(std::vector<WeightedValue> values, double resolution, double min_fraction) {
+  std::sort(values.begin(), values.end(), [](auto& a, auto& b) { return a.value < b.value; });
+  values.erase(std::remove_if(values.begin(), values.end(), [](auto& v) { return !(v.weight > 0); }),
+               values.end());
+  std::vector<Level> out;
+  if (values.empty()) return out;
+  double total = 0;
+  for (auto& v : values) total += v.weight;
+  const double min_w = min_fraction * total, res_var = resolution * resolution / 12.0;
+  auto stats = [&](std::size_t lo, std::size_t hi) {  // [lo, hi)
+    Level l;
+    l.lo = values[lo].value;
+    l.hi = values[hi - 1].value;
+    double s = 0;
+    for (std::size_t i = lo; i < hi; ++i) {
+      l.weight += values[i].weight;
+      s += values[i].weight * values[i].value;
+    }
+    l.mean = s / l.weight;
+    return l;
+  };
+  auto var = [&](std::size_t lo, std::size_t hi, double mean) {
+    double w = 0, q = 0;
+    for (std::size_t i = lo; i < hi; ++i) {
+      w += values[i].weight;
+      q += values[i].weight * (values[i].value - mean) * (values[i].value - mean);
+    }
+    return q / w + res_var;
+  };
+  // Recursive split of [lo, hi).
+  std::vector<std::pair<std::size_t, std::size_t>> stack{{0, values.size()}};
+  while (!stack.empty()) {
+    auto [lo, hi] = stack.back();
+    stack.pop_back();
+    const Level all = stats(lo, hi);
+    double best = -1, w0 = 0, s0 = 0;
+    std::size_t cut = 0;
+    for (std::size_t i = lo; i + 1 < hi; ++i) {
+      w0 += values[i].weight;
+      s0 += values[i].weight * values[i].value;
+      const double w1 = all.weight - w0;
+      if (w0 < min_w || w1 < min_w) continue;
+      const double m0 = s0 / w0, m1 = (all.weight * all.mean - s0) / w1;
+      const double between = w0 * w1 * (m1 - m0) * (m1 - m0);
+      if (between > best) {
+        best = between;
+        cut = i + 1;
+      }
+    }
+    bool split = false;
+    if (best > 0) {
+      const Level a = stats(lo, cut), b = stats(cut, hi);
+      const double fisher = (b.mean - a.mean) / std::sqrt((var(lo, cut, a.mean) + var(cut, hi, b.mean)) / 2);
+      split = fisher >= 4 && (b.lo - a.hi) >= 2 * resolution;
+    }
+    if (split) {
+      stack.push_back({cut, hi});
+      stack.push_back({lo, cut});
+    } else {
+      out.push_back(all);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.mean < b.mean; });
+  return out;
+}
+
+double level_boundary(const std::vector<Level>& levels, std::size_t i) {
+  if (i + 1 >= levels.size()) return 1e300;
+  return (levels[i].hi + levels[i + 1].lo) / 2;
+}
+
+std::size_t level_of(const std::vector<Level>& levels, double latency) {
+  for (std::size_t i = 0; i + 1 < levels.size(); ++i)
+    if (latency <= level_boundary(levels, i)) return i;
+  return levels.empty() ? 0 : levels.size() - 1;
+}
+
+namespace {
+// Inverse of the standard normal CDF (Acklam's rational approximation, |error| < 1.2e-9).
+double inv_normal(double p) {
+  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                             1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00};
+  static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                             6.680131188771972e+01, -1.328068155288572e+01};
+  static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                             -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00};
+  static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                             3.754408661907416e+00};
+  if (p < 0.02425) {
+    const double q = std::sqrt(-2 * std::log(p));
+    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+           ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  if (p > 1 - 0.02425) return -inv_normal(1 - p);
+  const double q = p - 0.5, r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+         (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+}  // namespace
+
+bool chi_square_rejects_uniform(const std::vector<double>& counts, double alpha) {
+  if (counts.size() < 2) return false;
+  const double total = std::accumulate(counts.begin(), counts.end(), 0.0);
+  if (total <= 0) return false;
+  const double e = total / static_cast<double>(counts.size());
+  double chi = 0;
+  for (double c : counts) chi += (c - e) * (c - e) / e;
+  const double df = static_cast<double>(counts.size() - 1);
+  const double z = inv_normal(1 - alpha), h = 2 / (9 * df);  // Wilson–Hilferty
+  const double crit = df * std::pow(1 - h + z * std::sqrt(h), 3);
+  return chi > crit;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace memhier::analysis

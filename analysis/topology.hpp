@@ -1,0 +1,20 @@
+// The topology report (DESIGN.md "Topology report", schema memhier-topology/1, docs/formats.md
+// section topology): built from a Dataset, rendered as report.md.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "analysis/dataset.hpp"
+#include "analysis/requests.hpp"
+
+namespace memhier::analysis {
+
+constexpr const char* kTopologySchema = "memhier-topology/1";
+
+// Infers everything; the chases still needed go to `requests`.
+nlohmann::json build_topology(const Dataset& data, Requests& requests);
+
+// report.md; plot_dir: where plots/<name>.svg would be (linked only when the file exists).
+std::string render_report(const nlohmann::json& topology, const std::string& plot_dir = "");
+
+}  // namespace memhier::analysis
