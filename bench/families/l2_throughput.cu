@@ -1,0 +1,59 @@
+// l2_throughput: read bandwidth of the L2 by working-set size, from far inside it to past it
+// (000 §5.1's method on a cache-resident footprint). ld.global.cg skips the L1; the CTAs tile the
+// working set and read it round after round. On a GPU with a partitioned L2 (H100: two halves,
+// each SM closer to one) the curve shows a step where the working set outgrows one half.
+//   name: l2_throughput/bytes:N/cta_size:N/ctas:N/ilp:N
+// Counters: bytes_per_second, bytes_per_clock (whole GPU), bytes_per_clock_per_sm, sm_clock_mhz.
+// No pct_of_peak: NVIDIA documents no L2 bandwidth to compare with (docs/methodology.md).
+#include "bench/families/l2_throughput.hpp"
+
+namespace memhier {
+namespace {
+
+void register_l2_throughput(Backend&) {
+  const auto& dev = tput::device();
+  if (dev.d.l2_bytes == 0) return;
+  const bool quick = plan() == Plan::quick;
+  const double l2 = static_cast<double>(dev.d.l2_bytes);
+  const std::vector<double> fr = quick ? std::vector<double>{0.125, 0.4, 2.0}
+                                       : std::vector<double>{1.0 / 64, 1.0 / 32, 1.0 / 16, 0.125, 0.2, 0.25, 0.3, 0.35,
+                                                             0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8, 0.9, 1.0, 1.2, 1.5,
+                                                             2.0, 3.0};
+  // Expected rates size the samples: on-chip about 48 bytes per clock per SM; past the L2, DRAM.
+  const double clk = dev.d.sm_clock_khz * 1e3;
+  const double dram_bpc = clk > 0 ? dev.theoretical_dram / clk / dev.d.sm_count : 16;
+  auto reg = [&](tput::CachedReadConfig c) {
+    if (!tput::cached_read_fits(c)) return;
+    const double expect = static_cast<double>(c.bytes) > l2 ? dram_bpc : 48.0;
+    tput::register_manual(tput::cached_read_name("l2_throughput", c), 3,
+                          [c, expect](benchmark::State& st) { tput::run_cached_read(st, c, expect, 0); });
+  };
+  for (double x : fr) {
+    tput::CachedReadConfig c;
+    c.op = kern::CacheOp::cg;
+    c.bytes = std::max<std::uint64_t>(1 << 20, static_cast<std::uint64_t>(x * l2) / 65536 * 65536);
+    c.cta_size = 512;
+    c.ctas = 4;
+    c.ilp = 4;
+    reg(c);
+  }
+  // Occupancy (Little's law) at an eighth of the L2: warps per SM x ILP.
+  if (!quick) {
+    for (auto [cta, ctas] : std::vector<std::pair<int, int>>{{256, 1}, {256, 2}, {256, 4}, {256, 8}, {1024, 1}, {1024, 2}})
+      for (int ilp : {1, 2, 4, 8}) {
+        tput::CachedReadConfig c;
+        c.op = kern::CacheOp::cg;
+        c.bytes = static_cast<std::uint64_t>(l2 / 8) / 65536 * 65536;
+        c.cta_size = cta;
+        c.ctas = ctas;
+        c.ilp = ilp;
+        if (cta == 512 && ctas == 4 && ilp == 4) continue;  // already in the curve
+        reg(c);
+      }
+  }
+}
+
+FamilyRegistrar reg("l2_throughput", true, register_l2_throughput);
+
+}  // namespace
+}  // namespace memhier

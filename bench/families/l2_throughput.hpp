@@ -1,0 +1,133 @@
+// Cache-resident read bandwidth (l1_throughput, l2_throughput): one runner over
+// kern::cached_read. CUDA host code: include from .cu files only.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "bench/families/gmem_throughput.hpp"
+#include "bench/registry.hpp"
+#include "runtime/event_timer.hpp"
+
+namespace memhier::tput {
+
+struct CachedReadConfig {
+  kern::CacheOp op = kern::CacheOp::cg;
+  std::uint64_t bytes = 0;   // working set
+  int cta_size = 256, ctas = 8, ilp = 4;
+  bool tile = true;          // true: CTAs tile the working set (L2); false: each reads all of it (L1)
+  int carveout = -1;         // shared-memory carveout percent for the kernel, -1: default
+};
+
+// The working-set buffer (largest asked for so far), filled with a non-zero pattern.
+struct WorkingSet {
+  DeviceBuffer<uint4> buf;
+  DeviceBuffer<std::uint32_t> sink;
+  std::uint64_t bytes = 0;
+};
+
+inline WorkingSet& working_set(std::uint64_t bytes) {
+  static WorkingSet* ws = new WorkingSet;  // kept for the process's life (see gmem_throughput.cu)
+  if (ws->bytes < bytes) {
+    ws->buf = DeviceBuffer<uint4>();
+    ws->buf = DeviceBuffer<uint4>(bytes / 16);
+    ws->bytes = bytes;
+    kern::fill_words<std::uint32_t><<<device().d.sm_count * 4, 512>>>(
+        reinterpret_cast<std::uint32_t*>(ws->buf.get()), bytes / 4, 0x5A5A5A5Au);
+    MEMHIER_LAUNCH_CHECK();
+    if (!ws->sink.get()) ws->sink = DeviceBuffer<std::uint32_t>(1);
+    MEMHIER_CUDA(cudaDeviceSynchronize());
+  }
+  return *ws;
+}
+
+// Whether the configuration can run: the wrap arithmetic needs cta_size x ilp vectors per window.
+inline bool cached_read_fits(const CachedReadConfig& c) {
+  const auto& dev = device();
+  const std::uint64_t n = c.bytes / 16;
+  const std::uint64_t grid = static_cast<std::uint64_t>(c.ctas) * dev.d.sm_count;
+  const std::uint64_t window = c.tile ? std::max<std::uint64_t>(n / grid, c.cta_size * c.ilp) : n;
+  return c.cta_size * c.ctas <= dev.max_threads_per_sm && c.ctas <= dev.max_blocks_per_sm &&
+         static_cast<std::uint64_t>(c.cta_size) * c.ilp <= window && window <= n && n < (1ull << 31);
+}
+
+template <kern::CacheOp Op, int ILP>
+void launch_cached(const CachedReadConfig& c, std::uint32_t n, std::uint32_t window, std::uint32_t start_step,
+                   std::uint32_t rounds, kern::CtaStamp* stamps, WorkingSet& ws) {
+  const int grid = c.ctas * device().d.sm_count;
+  auto fn = c.tile ? kern::cached_read<Op, ILP, true> : kern::cached_read<Op, ILP, false>;
+  if (c.carveout >= 0)
+    MEMHIER_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout, c.carveout));
+  fn<<<grid, c.cta_size>>>(ws.buf.get(), n, window, start_step, rounds, stamps, ws.sink.get());
+  MEMHIER_LAUNCH_CHECK();
+}
+
+template <kern::CacheOp Op>
+void launch_cached_ilp(const CachedReadConfig& c, std::uint32_t n, std::uint32_t window, std::uint32_t start_step,
+                       std::uint32_t rounds, kern::CtaStamp* stamps, WorkingSet& ws) {
+  switch (c.ilp) {
+    case 1: return launch_cached<Op, 1>(c, n, window, start_step, rounds, stamps, ws);
+    case 2: return launch_cached<Op, 2>(c, n, window, start_step, rounds, stamps, ws);
+    case 4: return launch_cached<Op, 4>(c, n, window, start_step, rounds, stamps, ws);
+    case 8: return launch_cached<Op, 8>(c, n, window, start_step, rounds, stamps, ws);
+  }
+  throw std::invalid_argument("ilp must be 1, 2, 4 or 8");
+}
+
+// Runs the timed loop. `expect_bytes_per_clock_per_sm` sizes a sample (about 2 ms at that rate).
+// Counters: bytes_per_second, bytes_per_clock_per_sm (with the SM clock measured in the kernel,
+// sm_clock_mhz), pct_of_peak against `peak_bytes_per_clock_per_sm` (when > 0).
+inline void run_cached_read(benchmark::State& state, const CachedReadConfig& c, double expect_bytes_per_clock_per_sm,
+                            double peak_bytes_per_clock_per_sm) {
+  const auto& dev = device();
+  if (!cached_read_fits(c)) throw std::invalid_argument("configuration does not fit the working set");
+  WorkingSet& ws = working_set(c.bytes);
+  const std::uint32_t n = static_cast<std::uint32_t>(c.bytes / 16);
+  const int grid = c.ctas * dev.d.sm_count;
+  const std::uint32_t window = c.tile ? static_cast<std::uint32_t>(std::max<std::uint64_t>(n / grid, c.cta_size * c.ilp)) : n;
+  const std::uint32_t start_step = c.tile ? n / grid : static_cast<std::uint32_t>(c.cta_size);
+  const std::uint64_t per_round = static_cast<std::uint64_t>(grid) * c.cta_size * c.ilp * 16 *
+                                  ((window + c.cta_size * c.ilp - 1) / (c.cta_size * c.ilp));
+  const double clk = dev.d.sm_clock_khz * 1e3;
+  const double target = expect_bytes_per_clock_per_sm * dev.d.sm_count * clk * 2e-3;
+  const std::uint32_t rounds = static_cast<std::uint32_t>(std::clamp<double>(target / per_round, 1, 1e6));
+  DeviceBuffer<kern::CtaStamp> stamps(grid);
+  auto launch = [&](std::uint32_t r) {
+    if (c.op == kern::CacheOp::ca)
+      launch_cached_ilp<kern::CacheOp::ca>(c, n, window, start_step, r, stamps.get(), ws);
+    else
+      launch_cached_ilp<kern::CacheOp::cg>(c, n, window, start_step, r, stamps.get(), ws);
+  };
+  launch(1);  // warm: the working set into the cache
+  MEMHIER_CUDA(cudaDeviceSynchronize());
+  EventTimer timer;
+  std::vector<double> secs, hz;
+  for (auto _ : state) {
+    timer.start();
+    launch(rounds);
+    timer.stop();
+    const double t = timer.seconds();
+    secs.push_back(t);
+    hz.push_back(clock_hz_from_stamps(stamps.download()));
+    state.SetIterationTime(t);
+  }
+  const double bytes = static_cast<double>(per_round) * rounds;
+  const double bps = bytes / median(secs);
+  const double f = median(hz) > 0 ? median(hz) : clk;
+  const double bpc = bps / f / dev.d.sm_count;
+  state.counters["bytes_per_second"] = bps;
+  state.counters["bytes_per_clock_per_sm"] = bpc;
+  state.counters["bytes_per_clock"] = bps / f;
+  state.counters["sm_clock_mhz"] = f * 1e-6;
+  if (peak_bytes_per_clock_per_sm > 0) state.counters["pct_of_peak"] = 100.0 * bpc / peak_bytes_per_clock_per_sm;
+  state.counters["warps_per_sm"] = static_cast<double>(c.ctas) * ((c.cta_size + 31) / 32);
+  state.counters["bytes_in_flight_per_sm"] = static_cast<double>(c.ctas) * c.cta_size * c.ilp * 16;
+}
+
+inline std::string cached_read_name(const char* family, const CachedReadConfig& c) {
+  BenchName n(family);
+  n.add("bytes", static_cast<std::int64_t>(c.bytes)).add("cta_size", c.cta_size).add("ctas", c.ctas).add("ilp", c.ilp);
+  if (c.carveout >= 0) n.add("carveout", c.carveout);
+  return n.str();
+}
+
+}  // namespace memhier::tput

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Device run of the issue-4 families (throughput, bank conflicts, warp access) on the lent GPU:
+# build memhier-bench, run the families' full plan into $OUT/tput.json, keep SASS of the key
+# kernels and, with MODE=sanitize, compute-sanitizer memcheck/racecheck on the quick plan.
+#   scripts/tput_device.sh [full|quick|sanitize|ncu] [extra benchmark_filter]
+set -euo pipefail
+MODE=${1:-full}
+FILTER=${2:-'^(gmem_throughput|l1_throughput|l2_throughput|smem_throughput|smem_bank_conflict|warp_access)/'}
+OUT=${OUT:-/tmp/tput_out}
+mkdir -p "$OUT"
+B=build/dev
+cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DMEMHIER_BUILD_TESTS=OFF >/dev/null
+cmake --build $B --target memhier-bench -j16 2>&1 | tail -3
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv | tee "$OUT/smi.txt"
+O=$B/bench/CMakeFiles/memhier_families.dir/families
+if [ "$MODE" = full ] || [ "$MODE" = quick ]; then
+  PLAN=full; [ "$MODE" = quick ] && PLAN=quick
+  /usr/bin/time -f "bench wall %e s" $B/memhier-bench --plan=$PLAN --benchmark_filter="$FILTER" \
+    --benchmark_out="$OUT/tput.json" --benchmark_out_format=json --benchmark_format=console 2>&1 \
+    | tee "$OUT/bench.log" | grep -E "bench wall|ERROR|error" | head -20 || true
+  tail -1 "$OUT/bench.log"
+  { for f in l1_throughput smem_throughput warp_access gmem_throughput; do
+      cuobjdump -sass $O/$f.cu.o; done; } > "$OUT/sass.txt" 2>&1 || true
+  python3 - "$OUT/tput.json" <<'PY' || true
+import json, sys, collections
+d = json.load(open(sys.argv[1]))
+fam = collections.defaultdict(list)
+for b in d["benchmarks"]:
+    if b.get("error_occurred"): print("ERR", b["name"], b.get("error_message")); continue
+    fam[b["run_name"].split("/")[0]].append(b)
+def best(f, key="bytes_per_second", filt=lambda b: True):
+    xs = [b for b in fam[f] if filt(b) and key in b]
+    return max(xs, key=lambda b: b[key]) if xs else None
+for k in ["read", "write", "copy"]:
+    b = best("gmem_throughput", filt=lambda b: "kind:" + k in b["run_name"])
+    if b: print("gmem", k, "%.3f TB/s %.1f%%" % (b["bytes_per_second"] / 1e12, b["pct_of_peak"]), b["run_name"])
+for f in ["l1_throughput", "l2_throughput"]:
+    for b in fam[f]:
+        print(f, b["run_name"].split("/", 1)[1], "%.3f TB/s %.1f B/clk/SM %.0f MHz" % (b["bytes_per_second"] / 1e12, b["bytes_per_clock_per_sm"], b["sm_clock_mhz"]))
+b = best("smem_throughput", key="bytes_per_clock_per_sm")
+if b: print("smem best %.1f B/clk/SM" % b["bytes_per_clock_per_sm"], b["run_name"])
+for w in (4, 8, 16):
+    xs = sorted((int(b["run_name"].split("stride:")[1]), b["latency_cycles"]) for b in fam["smem_bank_conflict"] if "width:%d/" % w in b["run_name"])
+    print("bank w%d" % w, " ".join("%d:%.1f" % x for x in xs))
+for b in fam["warp_access"]: print(b["run_name"], "%.1f" % b["latency_cycles"])
+PY
+elif [ "$MODE" = sanitize ]; then
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool $tool --print-limit 5 $B/memhier-bench --plan=quick \
+      --benchmark_filter='^(smem_throughput|smem_bank_conflict|warp_access|l1_throughput/bytes:16384)' \
+      2>&1 | grep -E "ERROR SUMMARY|Error|error" | head -8
+  done
+elif [ "$MODE" = ncu ]; then
+  ncu --metrics dram__bytes_read.sum.per_second,dram__bytes_write.sum.per_second,lts__t_bytes.sum.per_second,l1tex__t_bytes.sum.per_second,smsp__inst_executed.sum,sm__cycles_elapsed.avg.per_second \
+    -k regex:'gmem|cached_read|smem_copy' -c 12 $B/memhier-bench --plan=quick --benchmark_filter="$FILTER" 2>&1 | tail -120 > "$OUT/ncu.txt"
+  tail -60 "$OUT/ncu.txt"
+fi
