@@ -1,0 +1,415 @@
+#include "sim/config.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace memhier::sim {
+
+using nlohmann::json;
+
+const char* policy_name(Policy p) {
+  switch (p) {
+    case Policy::lru: return "lru";
+    case Policy::fifo: return "fifo";
+    case Policy::plru: return "plru";
+    case Policy::random: return "random";
+  }
+  return "?";
+}
+
+const char* index_kind_name(IndexKind k) {
+  switch (k) {
+    case IndexKind::modulo: return "modulo";
+    case IndexKind::bits: return "bits";
+    case IndexKind::xor_fold: return "xor";
+    case IndexKind::table: return "table";
+  }
+  return "?";
+}
+
+const std::vector<std::string>& known_paths() {
+  static const std::vector<std::string> p = {"global_ca", "global_cg", "ldg", "texture", "constant", "shared"};
+  return p;
+}
+
+std::uint64_t LevelSpec::capacity_bytes() const {
+  std::uint64_t lines = 0;
+  for (auto w : ways) lines += w;
+  return lines * line_bytes;
+}
+
+namespace {
+
+bool pow2(std::uint64_t x) { return x && !(x & (x - 1)); }
+unsigned log2u(std::uint64_t x) {
+  unsigned n = 0;
+  while ((1ull << n) < x) ++n;
+  return n;
+}
+
+// Errors carry the JSON location ("levels[1] (l2): ...") and are prefixed with the file later.
+struct Err : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+[[noreturn]] void fail(const std::string& where, const std::string& what) {
+  throw Err(where.empty() ? what : where + ": " + what);
+}
+
+void check_keys(const json& j, const std::string& where, const std::set<std::string>& allowed) {
+  if (!j.is_object()) fail(where, "must be a JSON object");
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (!allowed.count(it.key()) && it.key() != "note")
+      fail(where, "unknown key '" + it.key() + "'");
+}
+
+std::uint64_t get_u64(const json& j, const std::string& key, const std::string& where, bool required,
+                      std::uint64_t dflt = 0) {
+  if (!j.contains(key)) {
+    if (required) fail(where, "missing '" + key + "'");
+    return dflt;
+  }
+  const json& v = j[key];
+  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
+    fail(where, "'" + key + "' must be a non-negative integer");
+  return v.get<std::uint64_t>();
+}
+
+double get_num(const json& j, const std::string& key, const std::string& where, bool required, double dflt = 0) {
+  if (!j.contains(key)) {
+    if (required) fail(where, "missing '" + key + "'");
+    return dflt;
+  }
+  if (!j[key].is_number() || j[key].get<double>() < 0) fail(where, "'" + key + "' must be a non-negative number");
+  return j[key].get<double>();
+}
+
+std::string get_str(const json& j, const std::string& key, const std::string& where, bool required,
+                    const std::string& dflt = "") {
+  if (!j.contains(key)) {
+    if (required) fail(where, "missing '" + key + "'");
+    return dflt;
+  }
+  if (!j[key].is_string()) fail(where, "'" + key + "' must be a string");
+  return j[key].get<std::string>();
+}
+
+ReplacementSpec parse_replacement(const json& j, const std::string& where) {
+  ReplacementSpec r;
+  std::string name;
+  const json* obj = nullptr;
+  if (j.is_string()) {
+    name = j.get<std::string>();
+  } else {
+    check_keys(j, where, {"policy", "weights", "seed"});
+    name = get_str(j, "policy", where, true);
+    obj = &j;
+  }
+  if (name == "lru") r.policy = Policy::lru;
+  else if (name == "fifo") r.policy = Policy::fifo;
+  else if (name == "plru" || name == "tree-plru" || name == "tree_plru") r.policy = Policy::plru;
+  else if (name == "random") r.policy = Policy::random;
+  else fail(where, "unknown replacement policy '" + name + "' (use lru, fifo, plru or random)");
+  if (obj) {
+    if (obj->contains("weights") || obj->contains("seed")) {
+      if (r.policy != Policy::random) fail(where, "'weights' and 'seed' apply to the random policy only");
+    }
+    if (obj->contains("weights")) {
+      const json& w = (*obj)["weights"];
+      if (!w.is_array() || w.empty()) fail(where, "'weights' must be a non-empty array of numbers");
+      for (const auto& x : w) {
+        if (!x.is_number() || x.get<double>() <= 0) fail(where, "every weight must be a positive number");
+        r.weights.push_back(x.get<double>());
+      }
+    }
+    r.seed = get_u64(*obj, "seed", where, false, 1);
+  }
+  return r;
+}
+
+IndexSpec parse_index(const json& j, const std::string& where) {
+  IndexSpec ix;
+  check_keys(j, where, {"function", "shift", "bits", "groups", "table"});
+  const std::string f = get_str(j, "function", where, true);
+  if (j.contains("shift")) {
+    ix.shift = static_cast<unsigned>(get_u64(j, "shift", where, true));
+    ix.shift_given = true;
+    if (ix.shift > 63) fail(where, "'shift' must be below 64");
+  }
+  if (f == "modulo") {
+    ix.kind = IndexKind::modulo;
+  } else if (f == "bits") {
+    ix.kind = IndexKind::bits;
+    if (!j.contains("bits") || !j["bits"].is_array() || j["bits"].empty())
+      fail(where, "function 'bits' needs 'bits': a non-empty list of address bit numbers");
+    std::set<unsigned> seen;
+    for (const auto& b : j["bits"]) {
+      if (!b.is_number_unsigned() || b.get<unsigned>() > 63) fail(where, "'bits' must hold bit numbers 0..63");
+      if (!seen.insert(b.get<unsigned>()).second) fail(where, "'bits' lists bit " + std::to_string(b.get<unsigned>()) + " twice");
+      ix.bits.push_back(b.get<unsigned>());
+    }
+  } else if (f == "xor") {
+    ix.kind = IndexKind::xor_fold;
+    if (!j.contains("groups") || !j["groups"].is_array() || j["groups"].empty())
+      fail(where, "function 'xor' needs 'groups': a list of {\"lo\": bit, \"width\": bits}");
+    for (const auto& g : j["groups"]) {
+      check_keys(g, where + ": groups[]", {"lo", "width"});
+      IndexSpec::Group gr;
+      gr.lo = static_cast<unsigned>(get_u64(g, "lo", where + ": groups[]", true));
+      gr.width = static_cast<unsigned>(get_u64(g, "width", where + ": groups[]", true));
+      if (gr.width == 0 || gr.lo + gr.width > 64) fail(where, "xor group must lie inside bits 0..63 and be at least 1 bit wide");
+      ix.groups.push_back(gr);
+    }
+  } else if (f == "table") {
+    ix.kind = IndexKind::table;
+    if (!j.contains("table") || !j["table"].is_array() || j["table"].empty())
+      fail(where, "function 'table' needs 'table': a non-empty list of set numbers");
+    for (const auto& t : j["table"]) {
+      if (!t.is_number_unsigned()) fail(where, "'table' must hold set numbers");
+      ix.table.push_back(t.get<std::uint32_t>());
+    }
+  } else {
+    fail(where, "unknown index function '" + f + "' (use modulo, bits, xor or table)");
+  }
+  return ix;
+}
+
+LevelSpec parse_level(const json& j, const std::string& where0, bool tlb) {
+  LevelSpec L;
+  if (!j.is_object()) fail(where0, "must be a JSON object");
+  L.name = get_str(j, "name", where0, true);
+  const std::string where = where0 + " (" + L.name + ")";
+  if (tlb)
+    check_keys(j, where, {"name", "page_bytes", "entries", "sets", "ways", "index", "replacement", "miss_penalty_cycles"});
+  else
+    check_keys(j, where, {"name", "kind", "size_bytes", "line_bytes", "sector_bytes", "sets", "ways", "index",
+                          "replacement", "hit_latency_cycles"});
+  const std::string kind = tlb ? "cache" : get_str(j, "kind", where, false, "cache");
+  if (kind == "scratchpad") {
+    L.scratchpad = true;
+    for (const char* k : {"size_bytes", "line_bytes", "sector_bytes", "sets", "ways", "index", "replacement"})
+      if (j.contains(k)) fail(where, std::string("a scratchpad takes no '") + k + "'");
+    L.hit_latency_cycles = static_cast<std::uint32_t>(get_u64(j, "hit_latency_cycles", where, true));
+    return L;
+  }
+  if (kind != "cache") fail(where, "unknown kind '" + kind + "' (use cache or scratchpad)");
+
+  L.line_bytes = get_u64(j, tlb ? "page_bytes" : "line_bytes", where, true);
+  if (!pow2(L.line_bytes)) fail(where, std::string(tlb ? "'page_bytes'" : "'line_bytes'") + " must be a power of two");
+  L.sector_bytes = tlb ? L.line_bytes : get_u64(j, "sector_bytes", where, false, L.line_bytes);
+  if (!pow2(L.sector_bytes) || L.sector_bytes > L.line_bytes || L.line_bytes / L.sector_bytes > 64)
+    fail(where, "'sector_bytes' must be a power of two dividing line_bytes, at most 64 sectors per line");
+
+  // Geometry: ways (one number or one per set), sets, and the capacity (bytes or TLB entries).
+  if (!j.contains("ways")) fail(where, "missing 'ways' (a number, or a list with the ways of each set)");
+  const std::uint64_t sets_given = get_u64(j, "sets", where, false, 0);
+  const std::uint64_t cap_given = tlb ? get_u64(j, "entries", where, false, 0) * L.line_bytes
+                                      : get_u64(j, "size_bytes", where, false, 0);
+  const json& w = j["ways"];
+  if (w.is_array()) {
+    if (w.empty()) fail(where, "'ways' list is empty");
+    for (const auto& x : w) {
+      if (!x.is_number_unsigned() || x.get<std::uint64_t>() == 0 || x.get<std::uint64_t>() > 4096)
+        fail(where, "every entry of 'ways' must be an integer 1..4096");
+      L.ways.push_back(x.get<std::uint32_t>());
+    }
+    if (sets_given && sets_given != L.ways.size())
+      fail(where, "'sets' is " + std::to_string(sets_given) + " but 'ways' lists " + std::to_string(L.ways.size()) + " sets");
+  } else {
+    if (!w.is_number_unsigned() || w.get<std::uint64_t>() == 0 || w.get<std::uint64_t>() > 4096)
+      fail(where, "'ways' must be an integer 1..4096 or a list of them");
+    const std::uint64_t ways = w.get<std::uint64_t>();
+    std::uint64_t sets = sets_given;
+    if (!sets) {
+      if (!cap_given) fail(where, std::string("give 'sets' or ") + (tlb ? "'entries'" : "'size_bytes'"));
+      if (cap_given % (ways * L.line_bytes))
+        fail(where, "capacity " + std::to_string(cap_given) + " bytes is not a multiple of ways x line");
+      sets = cap_given / (ways * L.line_bytes);
+    }
+    if (sets == 0 || sets > (1u << 24)) fail(where, "'sets' must be 1..16777216");
+    L.ways.assign(sets, static_cast<std::uint32_t>(ways));
+  }
+  if (cap_given && cap_given != L.capacity_bytes())
+    fail(where, "capacity " + std::to_string(cap_given) + " does not match sets x ways x " +
+                    (tlb ? "page" : "line") + " = " + std::to_string(L.capacity_bytes()));
+
+  L.index = j.contains("index") ? parse_index(j["index"], where + ": index") : IndexSpec{};
+  if (!L.index.shift_given) L.index.shift = log2u(L.line_bytes);
+  const std::size_t sets = L.ways.size();
+  const std::string iw = where + ": index";
+  switch (L.index.kind) {
+    case IndexKind::modulo: break;
+    case IndexKind::bits:
+      if ((1ull << L.index.bits.size()) != sets)
+        fail(iw, std::to_string(L.index.bits.size()) + " index bits choose among " +
+                     std::to_string(1ull << L.index.bits.size()) + " sets, but the level has " + std::to_string(sets));
+      break;
+    case IndexKind::xor_fold:
+      if (!pow2(sets)) fail(iw, "function 'xor' needs a power-of-two number of sets");
+      for (const auto& g : L.index.groups)
+        if ((1ull << g.width) > sets) fail(iw, "an xor group is wider than log2(sets) = " + std::to_string(log2u(sets)));
+      break;
+    case IndexKind::table:
+      for (auto t : L.index.table)
+        if (t >= sets) fail(iw, "table entry " + std::to_string(t) + " is not a set (the level has " + std::to_string(sets) + ")");
+      break;
+  }
+
+  L.replacement = j.contains("replacement") ? parse_replacement(j["replacement"], where + ": replacement") : ReplacementSpec{};
+  const std::uint32_t max_ways = *std::max_element(L.ways.begin(), L.ways.end());
+  if (L.replacement.policy == Policy::plru)
+    for (auto wy : L.ways)
+      if (!pow2(wy) || wy > 64) fail(where, "tree-PLRU needs power-of-two ways (at most 64) in every set");
+  if (!L.replacement.weights.empty() && L.replacement.weights.size() < max_ways)
+    fail(where, "random replacement lists " + std::to_string(L.replacement.weights.size()) +
+                    " weights for sets of up to " + std::to_string(max_ways) + " ways");
+  if (tlb)
+    L.miss_penalty_cycles = static_cast<std::uint32_t>(get_u64(j, "miss_penalty_cycles", where, true));
+  else
+    L.hit_latency_cycles = static_cast<std::uint32_t>(get_u64(j, "hit_latency_cycles", where, true));
+  return L;
+}
+
+int parse_cc(const std::string& s, int* minor) {
+  auto dot = s.find('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 >= s.size()) return -1;
+  try {
+    *minor = std::stoi(s.substr(dot + 1));
+    return std::stoi(s.substr(0, dot));
+  } catch (...) {
+    return -1;
+  }
+}
+
+Config parse(const json& root) {
+  Config c;
+  check_keys(root, "", {"format", "name", "description", "device", "context", "clock_overhead",
+                        "dram_latency_cycles", "array_base", "levels", "tlbs", "paths"});
+  if (!root.contains("format")) fail("", std::string("missing 'format' (expected \"") + kConfigFormat + "\")");
+  const std::string fmt = get_str(root, "format", "", true);
+  if (fmt != kConfigFormat) fail("", "unsupported format '" + fmt + "' (this build reads " + kConfigFormat + ")");
+  c.name = get_str(root, "name", "", true);
+  if (c.name.empty() || c.name.find_first_of(" /:\t") != std::string::npos)
+    fail("", "'name' must be a non-empty word without spaces, ':' or '/'");
+  c.description = get_str(root, "description", "", false);
+
+  if (!root.contains("device")) fail("", "missing 'device'");
+  const json& d = root["device"];
+  check_keys(d, "device", {"gpu_name", "compute_capability", "sm_count", "sm_clock_khz", "smem_per_sm_bytes",
+                           "smem_per_block_optin_bytes", "l2_bytes", "global_mem_bytes", "const_bytes"});
+  c.device.gpu_name = get_str(d, "gpu_name", "device", false, "Simulated GPU (" + c.name + ")");
+  const std::string cc = get_str(d, "compute_capability", "device", true);
+  c.device.cc_major = parse_cc(cc, &c.device.cc_minor);
+  if (c.device.cc_major < 0) fail("device", "'compute_capability' must look like \"2.0\"");
+  c.device.sm_count = static_cast<int>(get_u64(d, "sm_count", "device", true));
+  if (c.device.sm_count < 1) fail("device", "'sm_count' must be at least 1");
+  c.device.sm_clock_khz = get_u64(d, "sm_clock_khz", "device", true);
+  if (c.device.sm_clock_khz == 0) fail("device", "'sm_clock_khz' must be positive");
+  c.device.smem_per_sm_bytes = get_u64(d, "smem_per_sm_bytes", "device", true);
+  c.device.smem_per_block_optin_bytes = get_u64(d, "smem_per_block_optin_bytes", "device", false, c.device.smem_per_sm_bytes);
+  c.device.l2_bytes = get_u64(d, "l2_bytes", "device", true);
+  c.device.global_mem_bytes = get_u64(d, "global_mem_bytes", "device", true);
+  if (c.device.global_mem_bytes == 0) fail("device", "'global_mem_bytes' must be positive");
+  c.device.const_bytes = get_u64(d, "const_bytes", "device", false, 65536);
+
+  if (root.contains("context")) {
+    const json& cx = root["context"];
+    if (!cx.is_object()) fail("context", "must be an object of strings");
+    for (auto it = cx.begin(); it != cx.end(); ++it) {
+      if (it.value().is_string()) c.context[it.key()] = it.value().get<std::string>();
+      else if (it.value().is_number()) c.context[it.key()] = it.value().dump();
+      else fail("context", "value of '" + it.key() + "' must be a string or a number");
+    }
+  }
+  if (!root.contains("clock_overhead")) fail("", "missing 'clock_overhead' ({\"pair_cycles\": .., \"fine_cycles\": ..})");
+  const json& co = root["clock_overhead"];
+  check_keys(co, "clock_overhead", {"pair_cycles", "fine_cycles"});
+  c.clock_pair_cycles = get_num(co, "pair_cycles", "clock_overhead", true);
+  c.clock_fine_cycles = get_num(co, "fine_cycles", "clock_overhead", true);
+  c.dram_latency_cycles = static_cast<std::uint32_t>(get_u64(root, "dram_latency_cycles", "", true));
+  c.array_base = get_u64(root, "array_base", "", false, 0);
+
+  std::set<std::string> names;
+  if (!root.contains("levels") || !root["levels"].is_array() || root["levels"].empty())
+    fail("", "missing 'levels' (a non-empty list of cache levels)");
+  for (std::size_t i = 0; i < root["levels"].size(); ++i) {
+    c.levels.push_back(parse_level(root["levels"][i], "levels[" + std::to_string(i) + "]", false));
+    if (!names.insert(c.levels.back().name).second) fail("levels[" + std::to_string(i) + "]", "duplicate name '" + c.levels.back().name + "'");
+  }
+  if (root.contains("tlbs")) {
+    if (!root["tlbs"].is_array()) fail("tlbs", "must be a list of TLB levels");
+    for (std::size_t i = 0; i < root["tlbs"].size(); ++i) {
+      c.tlbs.push_back(parse_level(root["tlbs"][i], "tlbs[" + std::to_string(i) + "]", true));
+      if (!names.insert(c.tlbs.back().name).second) fail("tlbs[" + std::to_string(i) + "]", "duplicate name '" + c.tlbs.back().name + "'");
+    }
+  }
+
+  if (!root.contains("paths") || !root["paths"].is_object() || root["paths"].empty())
+    fail("", "missing 'paths' (an object: load path -> {\"levels\": [...]})");
+  const std::uint64_t global_max = std::min<std::uint64_t>(c.device.global_mem_bytes / 2, 0xFFFFFFFFull * 4);
+  for (auto it = root["paths"].begin(); it != root["paths"].end(); ++it) {
+    const std::string pw = "paths." + it.key();
+    const auto& kp = known_paths();
+    if (std::find(kp.begin(), kp.end(), it.key()) == kp.end())
+      fail(pw, "unknown load path (use global_ca, global_cg, ldg, texture, constant or shared)");
+    const json& pj = it.value();
+    check_keys(pj, pw, {"levels", "translated", "max_array_bytes"});
+    PathSpec p;
+    if (!pj.contains("levels") || !pj["levels"].is_array() || pj["levels"].empty())
+      fail(pw, "missing 'levels' (a non-empty list of level names)");
+    for (const auto& l : pj["levels"]) {
+      if (!l.is_string()) fail(pw, "'levels' must list level names");
+      const std::string ln = l.get<std::string>();
+      auto lv = std::find_if(c.levels.begin(), c.levels.end(), [&](const LevelSpec& s) { return s.name == ln; });
+      if (lv == c.levels.end()) fail(pw, "level '" + ln + "' is not defined in 'levels'");
+      if (std::find(p.levels.begin(), p.levels.end(), ln) != p.levels.end()) fail(pw, "level '" + ln + "' listed twice");
+      p.levels.push_back(ln);
+    }
+    if (pj.contains("translated")) {
+      if (!pj["translated"].is_boolean()) fail(pw, "'translated' must be true or false");
+      p.translated = pj["translated"].get<bool>();
+    }
+    if (p.translated && c.tlbs.empty()) fail(pw, "'translated' is true but the config defines no 'tlbs'");
+    std::uint64_t dflt = global_max;
+    if (it.key() == "shared") dflt = c.device.smem_per_block_optin_bytes;
+    if (it.key() == "constant") dflt = c.device.const_bytes;
+    p.max_array_bytes = get_u64(pj, "max_array_bytes", pw, false, dflt);
+    if (p.max_array_bytes < 4) fail(pw, "'max_array_bytes' must be at least 4");
+    c.paths[it.key()] = p;
+  }
+  return c;
+}
+
+}  // namespace
+
+Config parse_config(const std::string& text, const std::string& origin) {
+  json root;
+  try {
+    root = json::parse(text);
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    throw std::runtime_error(origin + ": not valid JSON (" + what.substr(what.find(']') == std::string::npos ? 0 : what.find(']') + 2) + ")");
+  }
+  try {
+    Config c = parse(root);
+    c.source_path = origin;
+    return c;
+  } catch (const Err& e) {
+    throw std::runtime_error(origin + ": " + e.what());
+  } catch (const json::exception& e) {
+    throw std::runtime_error(origin + ": " + e.what());
+  }
+}
+
+Config load_config(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot open the simulator config (no such file or not readable)");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_config(ss.str(), path);
+}
+
+}  // namespace memhier::sim

@@ -1,0 +1,98 @@
+// The simulated device's description (docs/formats.md, section sim-config, format
+// `memhier-sim-config/1`): cache levels in order, TLB levels, which load path goes through which
+// levels, DRAM latency, clock overhead and the device figures the sweeps derive from.
+// load_config() validates everything and throws std::runtime_error with one line
+// "<file>: <what is wrong>" on any problem.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace memhier::sim {
+
+constexpr const char* kConfigFormat = "memhier-sim-config/1";
+
+enum class Policy { lru, fifo, plru, random };
+enum class IndexKind { modulo, bits, xor_fold, table };
+
+const char* policy_name(Policy p);
+const char* index_kind_name(IndexKind k);
+
+// How an address picks a set.
+struct IndexSpec {
+  IndexKind kind = IndexKind::modulo;
+  // modulo: set = (addr >> shift) % sets; shift defaults to log2(line_bytes)
+  // table:  set = table[(addr >> shift) % table.size()]
+  unsigned shift = 0;
+  bool shift_given = false;
+  std::vector<unsigned> bits;  // bits: set bit j = address bit bits[j]
+  struct Group {
+    unsigned lo = 0, width = 0;
+  };
+  std::vector<Group> groups;   // xor: set = XOR over groups of (addr >> lo) & (2^width - 1)
+  std::vector<std::uint32_t> table;
+};
+
+struct ReplacementSpec {
+  Policy policy = Policy::lru;
+  std::vector<double> weights;  // random: per-way weights (empty: uniform)
+  std::uint64_t seed = 1;       // random: generator seed (re-seeded at every reset)
+};
+
+// One cache level (kind "cache"), a scratchpad (kind "scratchpad": always hits, e.g. shared
+// memory), or one TLB level (line = page).
+struct LevelSpec {
+  std::string name;
+  bool scratchpad = false;
+  std::uint64_t line_bytes = 0;    // TLB: page size
+  std::uint64_t sector_bytes = 0;  // fill granularity (= line_bytes when absent)
+  std::vector<std::uint32_t> ways; // ways of each set (sets may be unequal)
+  IndexSpec index;
+  ReplacementSpec replacement;
+  std::uint32_t hit_latency_cycles = 0;   // caches
+  std::uint32_t miss_penalty_cycles = 0;  // TLBs
+  std::uint64_t capacity_bytes() const;
+  std::size_t sets() const { return ways.size(); }
+};
+
+struct PathSpec {
+  std::vector<std::string> levels;  // cache levels in lookup order (names of LevelSpec)
+  bool translated = false;          // goes through the TLB levels
+  std::uint64_t max_array_bytes = 0;
+};
+
+struct DeviceSpec {
+  std::string gpu_name;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 1;
+  std::uint64_t sm_clock_khz = 1000000;
+  std::uint64_t smem_per_sm_bytes = 0;
+  std::uint64_t smem_per_block_optin_bytes = 0;
+  std::uint64_t l2_bytes = 0;
+  std::uint64_t global_mem_bytes = 0;
+  std::uint64_t const_bytes = 65536;
+};
+
+struct Config {
+  std::string name;         // device_backend is "sim:<name>"
+  std::string description;
+  std::string source_path;  // the file it came from
+  DeviceSpec device;
+  std::map<std::string, std::string> context;  // extra context keys (strings)
+  double clock_pair_cycles = 0, clock_fine_cycles = 0;
+  std::uint32_t dram_latency_cycles = 0;
+  std::uint64_t array_base = 0;  // byte address of every chased array (aligned)
+  std::vector<LevelSpec> levels;
+  std::vector<LevelSpec> tlbs;  // in lookup order
+  std::map<std::string, PathSpec> paths;  // by path name: global_ca, global_cg, ldg, texture, constant, shared
+};
+
+// The load paths a config may map.
+const std::vector<std::string>& known_paths();
+
+Config load_config(const std::string& path);
+// Parses JSON text; `origin` names it in error messages.
+Config parse_config(const std::string& json_text, const std::string& origin);
+
+}  // namespace memhier::sim
