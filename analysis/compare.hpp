@@ -25,7 +25,7 @@ Direction counter_direction(const std::string& counter);
 Direction topology_direction(const std::string& path);
 
 struct CompareOptions {
-  double threshold = 0.05;  // relative change that counts (0.05 = 5 %)
+  double threshold = 0.10;  // relative change that counts (0.10 = 10 %; docs/methodology.md)
   double alpha = 0.05;      // U-test significance level
   bool ignore_device = false;
   bool common_only = false;  // benchmarks present in one run only: summary count, no rows

@@ -95,7 +95,7 @@ TEST(CompareVerdicts, SingleSamplesUseTheThreshold) {
   ASSERT_TRUE(r.same_device);
   auto* lat = find(r, kChase, "latency_cycles");
   ASSERT_NE(lat, nullptr);
-  EXPECT_EQ(lat->verdict, Verdict::same);  // +4 % < 5 %
+  EXPECT_EQ(lat->verdict, Verdict::same);  // +4 % < 10 %
   EXPECT_EQ(lat->test, "threshold");
   auto* mr = find(r, kChase, "miss_rate");
   ASSERT_NE(mr, nullptr);
@@ -113,7 +113,7 @@ TEST(CompareVerdicts, SingleSamplesUseTheThreshold) {
 
 TEST(CompareVerdicts, RepetitionsUseTheUTest) {
   BenchRun a = run_of(), b = run_of(), noisy = run_of();
-  const double base[] = {100, 101, 99, 100.5, 99.5}, slow[] = {110, 111, 109, 110.5, 109.5},
+  const double base[] = {100, 101, 99, 100.5, 99.5}, slow[] = {115, 116, 114, 115.5, 114.5},
                wide[] = {80, 140, 106, 60, 150};
   for (int i = 0; i < 5; ++i) {
     add(a, kChase, {{"latency_cycles", base[i]}}, i);
@@ -128,7 +128,7 @@ TEST(CompareVerdicts, RepetitionsUseTheUTest) {
   EXPECT_EQ(row->verdict, Verdict::worse);
   EXPECT_DOUBLE_EQ(row->base.get<double>(), 100.0);  // median
 
-  // Median +6 %, but the repetitions overlap: not significant.
+  // Median +6 %, and the repetitions overlap: not significant (p) and within the threshold.
   CompareResult r = compare_runs(input(a), input(noisy), CompareOptions{});
   row = find(r, kChase, "latency_cycles");
   EXPECT_GT(*row->p_value, 0.05);
