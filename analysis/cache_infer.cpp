@@ -77,7 +77,8 @@ SizeResult find_size(const std::vector<std::uint64_t>& sizes, const std::vector<
   const double base = std::min(median(left), miss.empty() ? 0.0 : *std::min_element(miss.begin(), miss.end()));
   auto present = [&](std::size_t i) {
     const double expect = base * n[i];
-    return miss[i] * n[i] > expect + 3 * std::sqrt(expect * (1 - base)) + 1;
+    // With a zero baseline a single miss is evidence; otherwise 3 binomial standard deviations + 1.
+    return miss[i] * n[i] > expect + 3 * std::sqrt(expect * (1 - base)) + (base > 0 ? 1 : 0.5);
   };
   bool any = false, all = true;
   for (std::size_t i = 0; i < m; ++i) {
@@ -455,7 +456,7 @@ void infer_one(InferContext& ctx, const std::string& path, const PathData& pd, c
     for (std::uint64_t j = have + 1; j <= target; ++j) {
       const std::uint64_t n = C + j * g;
       ChaseWish w{path, use_fine ? "fine" : "count", n, g,
-                  use_fine ? std::min<std::uint64_t>(4096, 16 * (n / g)) : 4 * (n / g), true, primary,
+                  use_fine ? 4096 : 4 * (n / g), true, primary,
                   cl.name + " stage 2 (sets)"};
       ctx.requests.add(w);
     }
