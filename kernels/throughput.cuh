@@ -127,7 +127,11 @@ __global__ void cached_read(const uint4* __restrict__ src, std::uint32_t n, std:
   const std::uint32_t start =
       Tile ? static_cast<std::uint32_t>((static_cast<std::uint64_t>(blockIdx.x) * start_step) % n) : 0u;
   const std::uint32_t steps = (window + bd * ILP - 1) / (bd * ILP);
-  std::uint32_t o = threadIdx.x;
+  // L1 (no Tile): CTAs start at staggered offsets of the working set, so CTAs sharing an SM do not
+  // walk it in lockstep (one CTA's misses would otherwise fill the L1 for the others).
+  std::uint32_t o =
+      Tile ? threadIdx.x
+           : static_cast<std::uint32_t>((static_cast<std::uint64_t>(blockIdx.x) * start_step + threadIdx.x) % window);
   std::uint32_t acc = 0;
   __syncthreads();  // measurement: all warps start together
   std::uint64_t c0 = 0, t0 = 0;

@@ -427,7 +427,7 @@ def plot_bandwidth_configs(out, fam, entries):
         return False
     panels = defaultdict(list)
     for e in entries:
-        panels[(e.p("kernel", e.p("level", "")), e.p("width", ""))].append(e)
+        panels[(e.p("kind", e.p("kernel", "")), e.p("width", ""))].append(e)
     keys = sorted(panels)
     fig, axes = out.plt.subplots(len(keys), 1, figsize=(7, 3.2 * len(keys)), squeeze=False)
     peak = num(out.ctx.get("theoretical_dram_bytes_per_second")) if fam == "gmem_throughput" else None
@@ -477,7 +477,7 @@ def plot_throughput(out, entries, trace_dir, fam):
 
 
 def active_warps(e, ctx):
-    w = e.pn("warps")
+    w = e.counters.get("warps_per_sm", e.pn("warps"))
     if w is not None:
         return w
     size = e.pn("cta_size")

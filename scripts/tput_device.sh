@@ -16,9 +16,9 @@ O=$B/bench/CMakeFiles/memhier_families.dir/families
 if [ "$MODE" = full ] || [ "$MODE" = quick ]; then
   PLAN=full; [ "$MODE" = quick ] && PLAN=quick
   /usr/bin/time -f "bench wall %e s" $B/memhier-bench --plan=$PLAN --benchmark_filter="$FILTER" \
-    --benchmark_out="$OUT/tput.json" --benchmark_out_format=json --benchmark_format=console 2>&1 \
-    | tee "$OUT/bench.log" | grep -E "bench wall|ERROR|error" | head -20 || true
-  tail -1 "$OUT/bench.log"
+    --benchmark_out="$OUT/tput.json" --benchmark_out_format=json --benchmark_format=console \
+    > "$OUT/bench.log" 2>&1 || echo "memhier-bench exit $?"
+  grep -E "bench wall|ERROR|error" "$OUT/bench.log" | head -20
   { for f in l1_throughput smem_throughput warp_access gmem_throughput; do
       cuobjdump -sass $O/$f.cu.o; done; } > "$OUT/sass.txt" 2>&1 || true
   python3 - "$OUT/tput.json" <<'PY' || true

@@ -84,7 +84,9 @@ inline void run_cached_read(benchmark::State& state, const CachedReadConfig& c, 
   const std::uint32_t n = static_cast<std::uint32_t>(c.bytes / 16);
   const int grid = c.ctas * dev.d.sm_count;
   const std::uint32_t window = c.tile ? static_cast<std::uint32_t>(std::max<std::uint64_t>(n / grid, c.cta_size * c.ilp)) : n;
-  const std::uint32_t start_step = c.tile ? n / grid : static_cast<std::uint32_t>(c.cta_size);
+  // L1: CTA starts spread by a golden-ratio step over the working set (multiples of 32 vectors).
+  const std::uint32_t start_step =
+      c.tile ? n / grid : static_cast<std::uint32_t>(static_cast<std::uint64_t>(n * 0.6180339887) / 32 * 32 + 32);
   const std::uint64_t per_round = static_cast<std::uint64_t>(grid) * c.cta_size * c.ilp * 16 *
                                   ((window + c.cta_size * c.ilp - 1) / (c.cta_size * c.ilp));
   const double clk = dev.d.sm_clock_khz * 1e3;

@@ -22,12 +22,12 @@ if(TARGET memhier-compare)
   memhier_compare_case(bench_files_same 0 ARGS ${G}/base/bench.json ${G}/same/bench.json
     EXPECT "0 worse, 0 better, 0 changed")
   memhier_compare_case(bandwidth_drop_worse 1 ARGS ${G}/base ${G}/slower_bw
-    EXPECT "WORSE +gmem_throughput/kernel:read/ctas:528/cta_size:256/ilp:4/width:16 bytes_per_second"
+    EXPECT "WORSE +gmem_throughput/kind:read/width:16/ilp:4/cta_size:256/ctas:528 bytes_per_second"
            "-20\\.0%" "2 worse")
   memhier_compare_case(bandwidth_drop_within_threshold 0 ARGS --threshold=0.25 ${G}/base ${G}/slower_bw
     EXPECT "0 worse")
   memhier_compare_case(bandwidth_drop_markdown 1 ARGS --format=markdown ${G}/base ${G}/slower_bw
-    EXPECT "### memhier-compare: regression" "\\| WORSE \\| `gmem_throughput/kernel:read/ctas:528")
+    EXPECT "### memhier-compare: regression" "\\| WORSE \\| `gmem_throughput/kind:read/width:16/ilp:4/cta_size:256/ctas:528")
   memhier_compare_case(bandwidth_drop_json 1
     ARGS --format=json -o ${CMAKE_CURRENT_BINARY_DIR}/cli_compare_drop.json ${G}/base ${G}/slower_bw
     OUT_FILE ${CMAKE_CURRENT_BINARY_DIR}/cli_compare_drop.json

@@ -124,7 +124,7 @@ def main():
                 for ctas in (1, 4, 16, 64):
                     warps = ctas * size / 32 * ilp
                     bw = peak * 0.9 * warps / (warps + 24.0) * (0.95 if kernel == "copy" else 1.0)
-                    add("gmem_throughput/kernel:%s/ctas:%d/cta_size:%d/ilp:%d/width:16" % (kernel, ctas, size, ilp),
+                    add("gmem_throughput/kind:%s/width:16/ilp:%d/cta_size:%d/ctas:%d" % (kernel, ilp, size, ctas),
                         {"bytes_per_second": bw, "pct_of_peak": 100 * bw / peak})
     for level, lat_bw in (("l1", 96.0), ("l2", 40.0)):
         for ws in (4096, 8192, 16384, 65536, 262144, 1048576):
