@@ -1,0 +1,33 @@
+# memhier-infer CLI tests on the golden inputs of tests/cli/golden/infer (bench.json: a texture
+# capacity sweep with C = 4 KiB between two measured sizes; the bad inputs are named for what is
+# wrong with them). Driver: golden/infer/run_case.cmake.
+if(TARGET memhier-infer)
+  set(MEMHIER_INFER_GOLDEN ${CMAKE_CURRENT_SOURCE_DIR}/cli/golden/infer)
+  function(memhier_infer_case name rc)
+    cmake_parse_arguments(C "" "CHECK_FILE" "ARGS;EXPECT" ${ARGN})
+    string(REPLACE ";" "@@" a "${C_ARGS}")
+    string(REPLACE ";" "@@" e "${C_EXPECT}")
+    add_test(NAME cli_infer_${name}
+             COMMAND ${CMAKE_COMMAND} -DTOOL=$<TARGET_FILE:memhier-infer> "-DARGS=${a}" -DRC=${rc}
+                     "-DEXPECT=${e}" "-DCHECK_FILE=${C_CHECK_FILE}"
+                     -DWORK=${CMAKE_CURRENT_BINARY_DIR}/cli_infer/${name} -P ${MEMHIER_INFER_GOLDEN}/run_case.cmake)
+    set_tests_properties(cli_infer_${name} PROPERTIES LABELS cli)
+  endfunction()
+  set(G ${MEMHIER_INFER_GOLDEN})
+  memhier_infer_case(topology 0 ARGS ${G}/bench.json -o topology.json CHECK_FILE topology.json
+    EXPECT "\"schema\": \"memhier-topology/1\"" "\"gpu_name\": \"golden-4k\""
+           "between 4096 and 5120 bytes" "\"hit_latency_cycles\": 3[0-9]")
+  memhier_infer_case(next_requests 0 ARGS ${G}/bench.json -o t.json --next-requests req.json CHECK_FILE req.json
+    EXPECT "\"format\": \"memhier-requests/1\"" "\"bytes\": 4224" "\"stride\": 32" "\"mode\": \"count\"")
+  memhier_infer_case(report 0 ARGS ${G}/bench.json -o t.json --report report.md CHECK_FILE report.md
+    EXPECT "# Memory topology: golden-4k" "### texture" "plots/texture.svg" "Refinement pending")
+  memhier_infer_case(missing_file nonzero ARGS ${G}/does_not_exist.json EXPECT "memhier-infer: .*cannot open")
+  memhier_infer_case(not_json nonzero ARGS ${G}/not_json.json EXPECT "not valid JSON")
+  memhier_infer_case(other_tool nonzero ARGS ${G}/other_tool.json EXPECT "not Google Benchmark JSON|not written by memhier-bench")
+  memhier_infer_case(two_devices nonzero ARGS ${G}/bench.json ${G}/other_device.json EXPECT "another device")
+  memhier_infer_case(truncated_trace nonzero ARGS ${G}/truncated/bench.json EXPECT "truncated trace")
+  memhier_infer_case(failed_run nonzero ARGS ${G}/failed_run.json EXPECT "failed: texture object creation failed")
+  memhier_infer_case(failed_run_allowed 0 ARGS ${G}/failed_run.json --allow-errors -o t.json CHECK_FILE t.json
+    EXPECT "texture object creation failed")
+  memhier_infer_case(no_input nonzero ARGS EXPECT "no input")
+endif()
