@@ -104,13 +104,14 @@ p, s = sys.argv[1], float(sys.argv[2])
 d = json.load(open(p)); d["context"]["characterize_wall_seconds"] = s
 json.dump(d, open(p, "w"), indent=2)
 PY
-  if [ -x "$INFER" ]; then
-    say "analyzing"
-    "$INFER" "${inputs[@]}" -o "$tmp/topology.json" --report "$tmp/report.md"
-  fi
+  # plots first, so that report.md can embed them
   if [ -f scripts/plot.py ]; then
     say "plotting"
     python3 scripts/plot.py "$tmp" >/dev/null || say "plot.py failed (is matplotlib installed?); archive has no plots"
+  fi
+  if [ -x "$INFER" ]; then
+    say "analyzing"
+    "$INFER" "${inputs[@]}" -o "$tmp/topology.json" --report "$tmp/report.md"
   fi
   local sm slug drv ts dest
   sm=$(safe "$(ctx "$tmp/bench.json" sm_tag sim)")
