@@ -44,12 +44,19 @@ for w in (4, 8, 16):
     print("bank w%d" % w, " ".join("%d:%.1f" % x for x in xs))
 for b in fam["warp_access"]: print(b["run_name"], "%.1f" % b["latency_cycles"])
 PY
+elif [ "$MODE" = gputest ]; then
+  cmake -S . -B build/devt -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
+  cmake --build build/devt --target memhier_gpu_tests -j16 2>&1 | tail -1
+  build/devt/tests/memhier_gpu_tests --gtest_filter='ThroughputGpu*' 2>&1 | tail -8
 elif [ "$MODE" = sanitize ]; then
-  for tool in memcheck racecheck; do
-    compute-sanitizer --tool $tool --print-limit 5 $B/memhier-bench --plan=quick \
-      --benchmark_filter='^(smem_throughput|smem_bank_conflict|warp_access|l1_throughput/bytes:16384)' \
-      2>&1 | grep -E "ERROR SUMMARY|Error|error" | head -8
-  done
+  # memcheck over the quick plan of every family here; racecheck where threads share memory
+  # (shared-memory kernels), on one small configuration each.
+  timeout 150 compute-sanitizer --tool memcheck --print-limit 5 $B/memhier-bench --plan=quick \
+    --benchmark_filter="$FILTER" > "$OUT/memcheck.log" 2>&1 || true
+  grep -E "ERROR SUMMARY|Invalid|error" "$OUT/memcheck.log" | head -8
+  timeout 120 compute-sanitizer --tool racecheck --print-limit 5 $B/memhier-bench --plan=quick \
+    --benchmark_filter='^(smem_bank_conflict|warp_access|smem_throughput/width:4)' > "$OUT/racecheck.log" 2>&1 || true
+  grep -E "RACECHECK SUMMARY|ERROR SUMMARY|hazard|error" "$OUT/racecheck.log" | head -8
 elif [ "$MODE" = ncu ]; then
   ncu --metrics dram__bytes_read.sum.per_second,dram__bytes_write.sum.per_second,lts__t_bytes.sum.per_second,l1tex__t_bytes.sum.per_second,smsp__inst_executed.sum,sm__cycles_elapsed.avg.per_second \
     -k regex:'gmem|cached_read|smem_copy' -c 12 $B/memhier-bench --plan=quick --benchmark_filter="$FILTER" 2>&1 | tail -120 > "$OUT/ncu.txt"
