@@ -187,6 +187,11 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("memhier_plan", o.plan);
   benchmark::AddCustomContext("trace_dir", trace_rel);
   for (const auto& [k, v] : be.context()) benchmark::AddCustomContext(k, v);
+  // Limits of this backend, so that the analyzer asks for no chase the device cannot run.
+  for (Path p : {Path::global_ca, Path::global_cg, Path::ldg, Path::texture, Path::constant, Path::shared})
+    if (be.supports(p))
+      benchmark::AddCustomContext(std::string("chase_limit_bytes_") + path_name(p), std::to_string(be.max_array_bytes(p)));
+  benchmark::AddCustomContext("tlb_limit_bytes", std::to_string(tlb_footprint_limit(be)));
 
   const bool is_cuda = be.name() == "cuda";
   try {

@@ -1,5 +1,6 @@
 #include "bench/registry.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -19,6 +20,11 @@ std::string& trace_dir_slot() {
   return d;
 }
 }  // namespace
+
+std::uint64_t tlb_footprint_limit(Backend& be) {
+  const std::uint64_t half = be.figures().global_mem_bytes / 2;
+  return std::min<std::uint64_t>(be.max_array_bytes(Path::global_cg), std::min<std::uint64_t>(half, 15ull << 30));
+}
 
 void set_trace_dir(const std::string& dir) { trace_dir_slot() = dir; }
 const std::string& trace_dir() { return trace_dir_slot(); }

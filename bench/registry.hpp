@@ -27,6 +27,10 @@ struct FamilyRegistrar {
   }
 };
 
+// Largest footprint of the tlb and latency_spectrum families: half the device memory, at most
+// 15 GiB (4-byte element indices address 16 GiB), and what the L2 path can chase.
+std::uint64_t tlb_footprint_limit(Backend& be);
+
 // Where traces go (absolute directory), "" when traces are off. Set by main.
 void set_trace_dir(const std::string& dir);
 const std::string& trace_dir();

@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-device=cuda:0; all=0; plan=full; rounds=4; results=$ROOT/results; build=1; extra=()
+device=cuda:0; all=0; plan=full; rounds=6; results=$ROOT/results; build=1; extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --device) device=${2:?--device needs a value}; shift 2 ;;

@@ -20,8 +20,7 @@ double median(std::vector<std::uint32_t> v) {
 void register_spectrum(Backend& be) {
   if (plan() == Plan::none) return;
   const DeviceFigures f = be.figures();
-  const std::uint64_t cap = std::min<std::uint64_t>(be.max_array_bytes(Path::global_cg),
-                                                    std::min<std::uint64_t>(f.global_mem_bytes / 2, 15ull << 30));
+  const std::uint64_t cap = tlb_footprint_limit(be);
   SpectrumParams sp;
   sp.far_stride_bytes = 32ull << 20;
   sp.footprint_bytes = std::max<std::uint64_t>(2 * sp.far_stride_bytes, cap / sp.far_stride_bytes * sp.far_stride_bytes);

@@ -85,6 +85,7 @@ void register_extras(Backend& be) {
     const bool warm = x.get("warm", 1) != 0;
     const int co = static_cast<int>(x.get("carveout", path_uses_carveout(p) ? 0 : -1));
     ChaseRequest r = make_request(p, m, bytes, stride, static_cast<std::uint64_t>(x.get("iters", 0)), warm, co);
+    r.max_records = static_cast<std::uint32_t>(std::max<std::int64_t>(1, x.get("max_records", r.max_records)));
     std::string name = chase_name(p, m, bytes, stride, r.iters, warm, co);
     if (m == Mode::count && be.parallel_chases(p) > 1) {
       auto& g = groups[ps + "/" + std::to_string(co)];
