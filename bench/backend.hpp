@@ -78,6 +78,9 @@ class Backend {
   virtual DeviceFigures figures() const = 0;
   // Context keys of DESIGN.md (gpu_name, sm_count, ...) for AddCustomContext.
   virtual std::map<std::string, std::string> context() const = 0;
+  // Keys added to the JSON context after the run (e.g. the SM clock measured at the end, to flag
+  // throttling against the one measured at the start).
+  virtual std::map<std::string, std::string> end_context() { return {}; }
   virtual bool supports(Path p) const = 0;
   virtual ClockOverhead clock_overhead() = 0;
   virtual ChaseResult run_chase(const ChaseRequest& r) = 0;

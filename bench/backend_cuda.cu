@@ -5,6 +5,7 @@
 #include "bench/backend_cuda.hpp"
 #include "kernels/pchase.cuh"
 #include "runtime/buffers.hpp"
+#include "runtime/clock_check.hpp"
 #include "runtime/device_info.hpp"
 #include "runtime/event_timer.hpp"
 
@@ -53,6 +54,7 @@ class CudaBackend final : public Backend {
     MEMHIER_CUDA(cudaSetDevice(index));
     MEMHIER_CUDA(cudaFree(nullptr));  // create the context now, not inside the first timing
     MEMHIER_CUDA(cudaDeviceGetAttribute(&max_tex_width_, cudaDevAttrMaxTexture1DLinearWidth, index));
+    clock_start_mhz_ = measure_sm_clock_mhz();
   }
 
   std::string name() const override { return "cuda"; }
@@ -72,7 +74,21 @@ class CudaBackend final : public Backend {
     return f;
   }
 
-  std::map<std::string, std::string> context() const override { return desc_.context(); }
+  std::map<std::string, std::string> context() const override {
+    auto c = desc_.context();
+    c["sm_clock_measured_mhz_start"] = std::to_string(clock_start_mhz_);
+    return c;
+  }
+
+  // Throttle check: the SM clock from clock64 against %globaltimer, at the start and the end.
+  std::map<std::string, std::string> end_context() override {
+    const double end = measure_sm_clock_mhz();
+    const double nominal = desc_.sm_clock_khz / 1e3;
+    std::map<std::string, std::string> c;
+    c["sm_clock_measured_mhz_end"] = std::to_string(end);
+    c["sm_clock_throttled"] = (end < 0.9 * nominal || clock_start_mhz_ < 0.9 * nominal) ? "true" : "false";
+    return c;
+  }
 
   bool supports(Path) const override { return true; }
 
@@ -328,6 +344,7 @@ class CudaBackend final : public Backend {
 
   DeviceDescription desc_;
   int max_tex_width_ = 0;
+  double clock_start_mhz_ = 0;
   DeviceBuffer<std::uint32_t> pool_;
   DeviceBuffer<std::uint32_t> flush_;
   DeviceBuffer<std::uint32_t> tlb_flush_;

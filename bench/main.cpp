@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -134,7 +135,7 @@ std::string relative_to(const fs::path& target, const fs::path& base_dir) {
 }
 
 // The plan's wall time goes into the context of the JSON file after the run.
-void record_wall_time(const std::string& out, double seconds) {
+void record_wall_time(const std::string& out, double seconds, const std::map<std::string, std::string>& extra) {
   std::ifstream in(out);
   if (!in) return;
   nlohmann::json j;
@@ -145,6 +146,7 @@ void record_wall_time(const std::string& out, double seconds) {
   }
   in.close();
   j["context"]["plan_wall_seconds"] = seconds;
+  for (const auto& [k, v] : extra) j["context"][k] = v;
   std::ofstream o(out);
   o << j.dump(2) << "\n";
 }
@@ -209,7 +211,15 @@ int main(int argc, char** argv) {
   }
   benchmark::Shutdown();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!o.out.empty() && o.out_format == "json") record_wall_time(o.out, wall);
+  std::map<std::string, std::string> end;
+  try {
+    end = be.end_context();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "memhier-bench: end-of-run check failed: %s\n", e.what());
+  }
+  if (!o.out.empty() && o.out_format == "json") record_wall_time(o.out, wall, end);
+  if (end.count("sm_clock_throttled") && end["sm_clock_throttled"] == "true")
+    std::fprintf(stderr, "memhier-bench: warning: the SM clock was below 90%% of nominal (throttling?)\n");
   std::fprintf(stderr, "memhier-bench: plan finished in %.1f s\n", wall);
   return 0;
 }
