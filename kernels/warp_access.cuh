@@ -52,7 +52,7 @@ __device__ __forceinline__ std::uint32_t warp_load(const std::uint32_t* g, cudaT
 template <WarpMem M>
 __global__ void warp_pattern_chase(const std::uint32_t* g, cudaTextureObject_t tex, std::uint32_t words,
                                    WarpPattern pattern, std::uint32_t stride, std::uint32_t iterations,
-                                   std::uint64_t* out) {
+                                   std::uint32_t zero, std::uint64_t* out) {
   extern __shared__ __align__(16) std::uint32_t s_words[];
   __shared__ std::uint32_t sink[32];
   const std::uint32_t lane = threadIdx.x & 31;
@@ -62,9 +62,13 @@ __global__ void warp_pattern_chase(const std::uint32_t* g, cudaTextureObject_t t
   const std::uint32_t sbase = static_cast<std::uint32_t>(__cvta_generic_to_shared(s_words));
   const std::uint32_t my = warp_pattern_index(pattern, lane, stride);
   std::uint64_t sum = 0, empty = 0;
+  std::uint32_t j = my;
   for (std::uint32_t it = 0; it <= iterations; ++it) {
-    std::uint32_t j = my;
     std::uint64_t t0 = read_clock();
+    // measurement: the chain starts from the clock value (times `zero`, 0 from the host) and from
+    // the last pass's result, so the compiler can neither hoist it out of the loop nor start it
+    // before the first clock read.
+    j += static_cast<std::uint32_t>(t0) * zero;
 #pragma unroll
     for (int k = 0; k < kWarpChain; ++k) j = my + warp_load<M>(g, tex, sbase, j);
     sink[lane] = j;  // measurement: a dependent store keeps the end clock behind the last load
@@ -97,9 +101,10 @@ __global__ void private_array_chase(std::uint32_t seed, std::uint32_t iterations
 #pragma unroll
   for (int i = 0; i < kPrivateWords; ++i) a[i] = (static_cast<std::uint32_t>(i) + 1 + seed) % kPrivateWords;
   std::uint64_t sum = 0, empty = 0;
+  std::uint32_t j = seed + lane % kPrivateWords;
   for (std::uint32_t it = 0; it <= iterations; ++it) {
-    std::uint32_t j = seed + lane % kPrivateWords;
     std::uint64_t t0 = read_clock();
+    j = (j + static_cast<std::uint32_t>(t0) * seed) % kPrivateWords;  // measurement: after t0, loop-carried
     if constexpr (Local) {
 #pragma unroll
       for (int k = 0; k < 4 * kPrivateWords; ++k) j = a[j];  // run-time index: local memory

@@ -40,7 +40,7 @@ for f in ["l1_throughput", "l2_throughput"]:
 b = best("smem_throughput", key="bytes_per_clock_per_sm")
 if b: print("smem best %.1f B/clk/SM" % b["bytes_per_clock_per_sm"], b["run_name"])
 for w in (4, 8, 16):
-    xs = sorted((int(b["run_name"].split("stride:")[1]), b["latency_cycles"]) for b in fam["smem_bank_conflict"] if "width:%d/" % w in b["run_name"])
+    xs = sorted((int(b["run_name"].split("stride:")[1].split("/")[0]), b["latency_cycles"]) for b in fam["smem_bank_conflict"] if "width:%d/" % w in b["run_name"])
     print("bank w%d" % w, " ".join("%d:%.1f" % x for x in xs))
 for b in fam["warp_access"]: print(b["run_name"], "%.1f" % b["latency_cycles"])
 PY

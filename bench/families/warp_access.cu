@@ -71,16 +71,16 @@ void run_pattern(benchmark::State& state, WarpMem m, WarpPattern p, std::uint32_
     timer.start();
     switch (m) {
       case WarpMem::shared:
-        kern::warp_pattern_chase<WarpMem::shared><<<1, 32, smem>>>(a.words.get(), a.tex.get(), kWords, p, stride, kIterations, a.out.get());
+        kern::warp_pattern_chase<WarpMem::shared><<<1, 32, smem>>>(a.words.get(), a.tex.get(), kWords, p, stride, kIterations, 0u, a.out.get());
         break;
       case WarpMem::constant:
-        kern::warp_pattern_chase<WarpMem::constant><<<1, 32>>>(a.words.get(), a.tex.get(), kWords, p, stride, kIterations, a.out.get());
+        kern::warp_pattern_chase<WarpMem::constant><<<1, 32>>>(a.words.get(), a.tex.get(), kWords, p, stride, kIterations, 0u, a.out.get());
         break;
       case WarpMem::global:
-        kern::warp_pattern_chase<WarpMem::global><<<1, 32>>>(a.words.get(), a.tex.get(), kWords, p, stride, kIterations, a.out.get());
+        kern::warp_pattern_chase<WarpMem::global><<<1, 32>>>(a.words.get(), a.tex.get(), kWords, p, stride, kIterations, 0u, a.out.get());
         break;
       case WarpMem::texture:
-        kern::warp_pattern_chase<WarpMem::texture><<<1, 32>>>(a.words.get(), a.tex.get(), kWords, p, stride, kIterations, a.out.get());
+        kern::warp_pattern_chase<WarpMem::texture><<<1, 32>>>(a.words.get(), a.tex.get(), kWords, p, stride, kIterations, 0u, a.out.get());
         break;
     }
     MEMHIER_LAUNCH_CHECK();
