@@ -214,13 +214,14 @@ json cache_section(const std::vector<BenchRun>& runs, const std::string& fam, do
     const Point* p = curve[xs[i]];
     if (!peak || p->get("bytes_per_second") > peak->get("bytes_per_second")) peak = p;
   }
-  // ...and the best over every configuration at those working sets (occupancy sweeps included).
+  // The peak is the best of every configuration and working set (a working set that does not fit
+  // can only be slower); saturation is judged at the peak's working set.
+  std::vector<const Point*> all;
+  for (const auto& p : pts) all.push_back(&p);
+  if (const Point* b = best_of(all, "bytes_per_second")) peak = b;
   std::vector<const Point*> in_first;
-  for (const auto& p : pts) {
-    const double b = static_cast<double>(p.params.get_int_or("bytes", -1));
-    if (b >= xs[plats[0].first] && b <= xs[plats[0].last]) in_first.push_back(&p);
-  }
-  if (const Point* b = best_of(in_first, "bytes_per_second")) peak = b;
+  for (const auto& p : pts)
+    if (p.params.get_int_or("bytes", -1) == peak->params.get_int_or("bytes", -2)) in_first.push_back(&p);
   j["peak_bytes_per_second"] = peak->get("bytes_per_second");
   j["peak_bytes_per_clock_per_sm"] = peak->get("bytes_per_clock_per_sm", NAN);
   j["peak_bytes_per_clock"] = peak->get("bytes_per_clock", NAN);
@@ -323,9 +324,12 @@ void shared_section(const std::vector<BenchRun>& runs, json& topo) {
       s["bank_width_bytes"] = f.bank_width_bytes;
       json law;
       law["model"] =
-          "latency = base + per_wavefront x (wavefronts - 1); wavefronts = sum over phases of banks x bank_width "
+          "latency = base[width] + per_wavefront x (wavefronts - 1); wavefronts = sum over phases of banks x bank_width "
           "bytes of the busiest bank's distinct words (4-byte words: gcd(stride, banks))";
       law["base_cycles"] = f.base_cycles;
+      json bw = json::object();
+      for (const auto& [w, v] : f.base_by_width) bw[std::to_string(w)] = v;
+      law["base_cycles_by_width"] = bw;
       law["cycles_per_wavefront"] = f.cycles_per_wavefront;
       law["rms_residual_cycles"] = f.rms_residual;
       law["r2"] = f.r2;

@@ -66,21 +66,42 @@ BankLawFit fit_bank_law(const std::vector<StrideSample>& samples) {
     int banks, width;
     LineFit f;
     std::vector<int> wf;
+    std::map<int, double> base;  // intercept per access width
   };
   std::vector<Cand> cands;
   for (int banks : {8, 16, 32, 64})
     for (int bw : {4, 8}) {
-      Cand c{banks, bw, {}, {}};
-      std::vector<double> x, y;
+      Cand c{banks, bw, {}, {}, {}};
+      // One slope (cycles per wavefront) shared by all widths, one intercept per width: a wider
+      // access pays a fixed extra cost per instruction beyond its wavefronts.
+      std::map<int, std::pair<double, double>> sum;  // width -> (sum x, sum y)
+      std::map<int, int> cnt;
       for (const auto& s : samples) {
         const int wf = bank_wavefronts(s.stride, s.width_bytes, banks, bw);
-        // Per-width offset: the narrowest access width's one-pass latency is the base; wider
-        // accesses of one pass per phase are modelled by their phase count (wavefronts).
         c.wf.push_back(wf);
-        x.push_back(wf - 1);
-        y.push_back(s.latency_cycles);
+        sum[s.width_bytes].first += wf - 1;
+        sum[s.width_bytes].second += s.latency_cycles;
+        ++cnt[s.width_bytes];
       }
-      c.f = fit_line(x, y);
+      double sxy = 0, sxx = 0;
+      for (std::size_t i = 0; i < samples.size(); ++i) {
+        const int w = samples[i].width_bytes;
+        const double mx = sum[w].first / cnt[w], my = sum[w].second / cnt[w];
+        sxy += (c.wf[i] - 1 - mx) * (samples[i].latency_cycles - my);
+        sxx += (c.wf[i] - 1 - mx) * (c.wf[i] - 1 - mx);
+      }
+      c.f.b = sxx > 0 ? sxy / sxx : 0;
+      for (const auto& [w, xy] : sum) c.base[w] = xy.second / cnt[w] - c.f.b * xy.first / cnt[w];
+      double ss = 0, st = 0, my_all = 0;
+      for (const auto& x : samples) my_all += x.latency_cycles / samples.size();
+      for (std::size_t i = 0; i < samples.size(); ++i) {
+        const double r = samples[i].latency_cycles - (c.base[samples[i].width_bytes] + c.f.b * (c.wf[i] - 1));
+        ss += r * r;
+        st += (samples[i].latency_cycles - my_all) * (samples[i].latency_cycles - my_all);
+      }
+      c.f.rms = std::sqrt(ss / samples.size());
+      c.f.r2 = st > 0 ? 1 - ss / st : 1;
+      c.f.a = c.base.begin()->second;  // the narrowest width's intercept
       cands.push_back(std::move(c));
     }
   // Smallest residual; within 2 % of it, the smallest banks x width product (the simpler bank
@@ -105,11 +126,12 @@ BankLawFit fit_bank_law(const std::vector<StrideSample>& samples) {
   best.rms_residual = pick->f.rms;
   best.r2 = pick->f.r2;
   best.runner_up_rms = 0;
+  best.base_by_width = pick->base;
   for (const auto& c : cands)
     if (&c != pick && c.f.b > 0 && (c.banks * c.width != pick->banks * pick->width || c.f.rms > pick->f.rms * 1.02))
       best.runner_up_rms = best.runner_up_rms == 0 ? c.f.rms : std::min(best.runner_up_rms, c.f.rms);
   for (std::size_t i = 0; i < samples.size(); ++i) {
-    const double pred = pick->f.a + pick->f.b * (pick->wf[i] - 1);
+    const double pred = pick->base.at(samples[i].width_bytes) + pick->f.b * (pick->wf[i] - 1);
     const double r = samples[i].latency_cycles - pred;
     if (std::fabs(r) > std::max(3.0, 0.10 * pred))
       best.departures.push_back({samples[i].width_bytes, samples[i].stride, samples[i].latency_cycles, pred, pick->wf[i]});

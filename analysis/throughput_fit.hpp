@@ -2,6 +2,7 @@
 // bandwidth-by-working-set curve, and least squares. No CUDA, no JSON.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,8 @@ struct BankLawFit {
   std::string reason;            // why not, when !ok
   int banks = 0;
   int bank_width_bytes = 0;
-  double base_cycles = 0;        // latency at one wavefront
+  double base_cycles = 0;        // latency at one wavefront (narrowest access width)
+  std::map<int, double> base_by_width;  // intercept per access width (bytes)
   double cycles_per_wavefront = 0;
   double rms_residual = 0;       // cycles
   double r2 = 0;
@@ -39,7 +41,7 @@ struct BankLawFit {
   double runner_up_rms = 0;           // best rms of any other (banks, width) candidate
 };
 
-// Fits latency = base + per_wavefront x (wavefronts - 1) for each candidate bank count
+// Fits latency = base[width] + per_wavefront x (wavefronts - 1) (one slope, an intercept per width) for each candidate bank count
 // (8, 16, 32, 64) and bank width (4, 8 bytes); the candidate with the smallest residual wins (ties
 // within 2 % go to the fewer wavefront-model parameters: more banks x narrower width is not
 // preferred, the smaller banks x width product is). Needs at least 8 samples and a slope > 0.
