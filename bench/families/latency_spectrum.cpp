@@ -19,7 +19,6 @@ double median(std::vector<std::uint32_t> v) {
 
 void register_spectrum(Backend& be) {
   if (plan() == Plan::none) return;
-  const DeviceFigures f = be.figures();
   const std::uint64_t cap = tlb_footprint_limit(be);
   SpectrumParams sp;
   sp.far_stride_bytes = 32ull << 20;

@@ -36,7 +36,6 @@ void register_tlb(Backend& be) {
   }
   if (plan() == Plan::none) return;
   const bool quick = plan() == Plan::quick;
-  const DeviceFigures f = be.figures();
   const std::uint64_t cap = tlb_footprint_limit(be);
   const std::uint64_t s_lo = 64ull << 10, s_hi = 32ull << 20;
   for (std::uint64_t s = s_lo; s <= s_hi; s *= (quick ? 8 : 2)) {
