@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Device run (lead): the characterization end to end, RUNS times (default 1), then
+# memhier-compare of the first two runs, and the GPU tests; archives come back as one tarball.
+set -uo pipefail
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT/results"
+RUNS=${RUNS:-1}
+for i in $(seq 1 "$RUNS"); do
+  scripts/characterize.sh --results "$OUT/results" > "$OUT/characterize-$i.log" 2>&1
+  echo "characterize run $i rc=$?"
+  grep -E "^\[characterize|^archive:" "$OUT/characterize-$i.log" | tail -12
+done
+mapfile -t archives < <(find "$OUT/results" -mindepth 4 -maxdepth 4 -type d -not -name '.incomplete-*' | sort)
+if [ "${#archives[@]}" -ge 2 ]; then
+  ./build/release/memhier-compare "${archives[0]}" "${archives[1]}" --format=markdown -o "${archives[1]}/compare-with-previous.md" > "$OUT/compare.log" 2>&1
+  echo "compare rc=$?"; tail -25 "$OUT/compare.log"
+fi
+cmake --build --preset release --target memhier_gpu_tests > "$OUT/gpu-build.log" 2>&1 && ./build/release/tests/memhier_gpu_tests > "$OUT/gpu-tests.log" 2>&1; echo "gpu tests rc=$? $(grep -cE '^\[       OK' "$OUT/gpu-tests.log") ok, $(grep -cE '^\[  FAILED  \] [A-Z]' "$OUT/gpu-tests.log") failed"
+(cd "$OUT" && tar czf archive.tgz results && rm -rf results && tar czf logs.tgz *.log && rm -f *.log)
+for a in "${archives[@]}"; do echo "== $a"; sed -n '1,400p' "$a/report.md" 2>/dev/null | grep -E "^\|" | head -0; done
