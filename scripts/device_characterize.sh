@@ -15,5 +15,5 @@ if [ "${#archives[@]}" -ge 2 ]; then
   echo "compare rc=$?"; tail -25 "$OUT/compare.log"
 fi
 cmake --build --preset release --target memhier_gpu_tests > "$OUT/gpu-build.log" 2>&1 && ./build/release/tests/memhier_gpu_tests > "$OUT/gpu-tests.log" 2>&1; echo "gpu tests rc=$? $(grep -cE '^\[       OK' "$OUT/gpu-tests.log") ok, $(grep -cE '^\[  FAILED  \] [A-Z]' "$OUT/gpu-tests.log") failed"
+grep -vE "^\[characterize" "$OUT/characterize-1.log" | head -150
 (cd "$OUT" && tar czf archive.tgz results && rm -rf results && tar czf logs.tgz *.log && rm -f *.log)
-for a in "${archives[@]}"; do echo "== $a"; sed -n '1,400p' "$a/report.md" 2>/dev/null | grep -E "^\|" | head -0; done
