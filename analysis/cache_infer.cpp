@@ -20,6 +20,34 @@ std::vector<WeightedValue> samples_of(const Trace& t) {
   return v;
 }
 
+void refine_level_means(std::vector<Level>& L, const Dataset& data, const std::vector<const Chase*>& chases) {
+  if (L.empty()) return;
+  std::vector<double> sum(L.size(), 0), w(L.size(), 0);
+  for (const Chase* c : chases) {
+    if (c->mode == "classic") continue;
+    const Trace* t = data.trace(*c);
+    if (!t) continue;
+    if (t->kind == Trace::Kind::fine) {
+      for (auto l : t->latency) {
+        const std::size_t k = level_of(L, l);
+        sum[k] += l;
+        w[k] += 1;
+      }
+      continue;
+    }
+    const auto s = samples_of(*t);
+    if (s.empty() || !c->entry || !c->entry->has("latency_cycles")) continue;
+    const std::size_t k = level_of(L, s.front().value);
+    if (level_of(L, s.back().value) != k) continue;
+    double n = 0;
+    for (auto& x : s) n += x.weight;
+    sum[k] += c->entry->counter("latency_cycles") * n;
+    w[k] += n;
+  }
+  for (std::size_t k = 0; k < L.size(); ++k)
+    if (w[k] > 0) L[k].mean = sum[k] / w[k];
+}
+
 namespace {
 
 double resolution_of(const Trace& t) { return t.kind == Trace::Kind::fine ? 1.0 : t.hist.bin_width; }
@@ -529,36 +557,85 @@ void infer_one(InferContext& ctx, const std::string& path, const PathData& pd, c
 
 }  // namespace
 
-void infer_path_caches(InferContext& ctx, const std::string& path, const std::vector<std::string>& names,
-                       bool last_level_is_miss, nlohmann::json& caches) {
+namespace {
+
+// Latency levels of one load path (all its non-classic chases).
+PathData path_data(const Dataset& data, const std::string& path, double* resolution) {
   PathData pd;
   double res = 1;
   std::vector<WeightedValue> all;
-  for (const auto& c : ctx.data.chases())
+  for (const auto& c : data.chases())
     if (c.family == "pchase" && c.path == path) {
       pd.all.push_back(&c);
       if (c.mode == "classic") continue;
-      const Trace* t = ctx.data.trace(c);
+      const Trace* t = data.trace(c);
       if (!t) continue;
       auto s = samples_of(*t);
       all.insert(all.end(), s.begin(), s.end());
       res = std::max(res, resolution_of(*t));
     }
+  if (!all.empty()) {
+    pd.levels = cluster_levels(all, res);
+    refine_level_means(pd.levels, data, pd.all);
+  }
+  if (resolution) *resolution = res;
+  return pd;
+}
+
+// The L2-only path: the level its largest warm capacity run settles in is the first level beyond
+// the L2 (a footprint far above the L2 misses on every access); every faster level is an L2 hit
+// (near and far L2 partitions can be two levels). Returns the index of the last L2-hit level.
+std::optional<std::size_t> last_l2_level(const Dataset& data, const PathData& pd) {
+  const auto& L = pd.levels;
+  if (L.size() < 2) return std::nullopt;
+  const Chase* big = nullptr;
+  for (auto* c : pd.all)
+    if (c->mode == "count" && c->warm && data.trace(*c) && (!big || c->bytes > big->bytes)) big = c;
+  if (big) {
+    std::vector<double> w(L.size(), 0);
+    for (auto& x : samples_of(*data.trace(*big))) w[level_of(L, x.value)] += x.weight;
+    const std::size_t d = static_cast<std::size_t>(std::max_element(w.begin(), w.end()) - w.begin());
+    if (d >= 1) return d - 1;
+  }
+  return L.size() - 2;
+}
+
+}  // namespace
+
+std::optional<double> l2_hit_latency(const Dataset& data) {
+  PathData pd = path_data(data, "global_cg", nullptr);
+  auto j = last_l2_level(data, pd);
+  if (!j) return std::nullopt;
+  return pd.levels[0].mean;
+}
+
+void infer_path_caches(InferContext& ctx, const std::string& path, const std::vector<std::string>& names,
+                       bool last_level_is_miss, nlohmann::json& caches) {
+  double res = 1;
+  PathData pd = path_data(ctx.data, path, &res);
   auto null_all = [&](const std::string& name, const std::string& why) {
     nlohmann::json& c = caches[name];
     for (auto k : {"size_bytes", "line_bytes", "sector_bytes", "sets", "ways", "replacement", "index_bits",
                    "hit_latency_cycles", "miss_penalty_cycles"})
       set_null(c, k, why);
   };
-  if (pd.all.empty()) {
-    for (auto& n : names) null_all(n, "path " + path + " not measured");
+  if (pd.all.empty() || pd.levels.empty()) {
+    for (auto& n : names) {
+      null_all(n, "path " + path + " not measured");
+      set_null(caches[n], "present", "path " + path + " not measured");
+    }
     return;
   }
-  pd.levels = cluster_levels(all, res);
   const auto& L = pd.levels;
   nlohmann::json lv = nlohmann::json::array();
   for (auto& l : L)
     lv.push_back({{"mean_cycles", std::round(l.mean * 10) / 10}, {"min", l.lo}, {"max", l.hi}, {"accesses", l.weight}});
+  // The L2 hit latency: a level of an L1-side path that already takes it is the L2, not a cache of
+  // the path's own (Kepler and Maxwell cache global loads in L2 only).
+  const std::optional<double> l2 = last_level_is_miss ? std::nullopt : l2_hit_latency(ctx.data);
+  Evidence path_ev;
+  for (auto* c : pd.all)
+    if (c->mode == "count" && path_ev.names.size() < 4) path_ev.add(c->name());
   for (std::size_t i = 0; i < names.size(); ++i) {
     nlohmann::json& cache = caches[names[i]];
     cache["latency_levels_" + path] = lv;
@@ -566,23 +643,40 @@ void infer_path_caches(InferContext& ctx, const std::string& path, const std::ve
     cl.name = names[i];
     std::size_t j;  // the last level that counts as a hit of this cache
     if (last_level_is_miss) {
-      if (L.size() < 2) {
+      auto jj = last_l2_level(ctx.data, pd);
+      if (!jj) {
         null_all(names[i], "one latency level only on path " + path + ": no misses seen");
+        set_value(cache, "present", true, 0.8, path_ev, "the path's only latency level");
         continue;
       }
-      j = L.size() - 2;
+      j = *jj;
     } else {
       j = i;
+      const double l2v = l2.value_or(-1e9);
+      if (j < L.size() && l2 && std::fabs(L[j].mean - l2v) <= std::max(2 * res, 0.03 * l2v)) {
+        const std::string why = "path " + path + ": its latency level " + std::to_string(j) + " (" +
+                                std::to_string(static_cast<long long>(std::lround(L[j].mean))) +
+                                " cycles) is the L2 hit latency (" +
+                                std::to_string(static_cast<long long>(std::lround(l2v))) +
+                                " cycles on global_cg): no cache of its own at this level";
+        null_all(names[i], why);
+        set_value(cache, "present", false, 0.9, path_ev, why);
+        continue;
+      }
       if (j + 1 >= L.size()) {
         if (j == 0 && !L.empty()) {
           null_all(names[i], "one latency level only on path " + path + ": no misses seen");
           set_value(cache, "hit_latency_cycles", std::round(L[0].mean * 10) / 10, 0.8, {}, "only level");
+          set_value(cache, "present", true, 0.6, path_ev, "a latency level below the L2's");
         } else {
           null_all(names[i], "path " + path + " shows no latency level for this cache");
+          set_null(cache, "present", "path " + path + " shows no latency level for this cache");
         }
         continue;
       }
     }
+    set_value(cache, "present", true, 0.9, path_ev,
+              last_level_is_miss ? "the L2-only path" : "a latency level of path " + path + " below the L2 hit latency");
     double w = 0, s = 0;
     for (std::size_t k = (last_level_is_miss ? 0 : j); k <= j; ++k) w += L[k].weight, s += L[k].weight * L[k].mean;
     cl.hit_mean = s / w;

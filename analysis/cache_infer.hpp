@@ -27,6 +27,11 @@ namespace memhier::analysis {
 // Latency samples of one trace or histogram.
 std::vector<WeightedValue> samples_of(const Trace& t);
 
+// Level means from exact data where there is some: the latencies of fine traces (every access
+// recorded as measured) and the mean latency (`latency_cycles`) of count runs whose whole histogram
+// lies in one level. Histogram bin centres (bin width 4) bias a mean by up to 2 cycles otherwise.
+void refine_level_means(std::vector<Level>& levels, const Dataset& data, const std::vector<const Chase*>& chases);
+
 // Result of the size search for one cache over one capacity series.
 struct SizeResult {
   enum class State { none, exact, bracket, above, below } state = State::none;
@@ -78,6 +83,9 @@ struct InferContext {
   const Dataset& data;
   Requests& requests;
 };
+
+// Mean latency of an L2 hit (the fastest level of the global_cg path), nullopt when not measured.
+std::optional<double> l2_hit_latency(const Dataset& data);
 
 // Infers every cache seen through one load path and writes caches.<name> into `caches`.
 // cache_names: the caches of the path by level ("l1"; "constant_l1","constant_l15"; "l2").

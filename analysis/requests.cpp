@@ -1,6 +1,7 @@
 #include "analysis/requests.hpp"
 
 #include <algorithm>
+#include <string>
 #include <tuple>
 
 namespace memhier::analysis {
@@ -11,8 +12,36 @@ bool ChaseWish::operator<(const ChaseWish& o) const {
 }
 bool TlbWish::operator<(const TlbWish& o) const { return std::tie(stride, bytes) < std::tie(o.stride, o.bytes); }
 
-void Requests::add(ChaseWish w) { pchase.push_back(std::move(w)); }
-void Requests::add(TlbWish w) { tlb.push_back(std::move(w)); }
+void Requests::set_limits(const std::map<std::string, std::string>& ctx) {
+  const std::string pre = "chase_limit_bytes_";
+  for (const auto& [k, v] : ctx) {
+    std::uint64_t x = 0;
+    try {
+      x = std::stoull(v);
+    } catch (...) {
+      continue;
+    }
+    if (k.compare(0, pre.size(), pre) == 0) chase_limit[k.substr(pre.size())] = x;
+    if (k == "tlb_limit_bytes") tlb_limit = x;
+  }
+}
+
+bool Requests::fits(const ChaseWish& w) const {
+  auto it = chase_limit.find(w.path);
+  return it == chase_limit.end() || w.bytes <= it->second;
+}
+bool Requests::fits(const TlbWish& w) const { return tlb_limit == 0 || w.bytes <= tlb_limit; }
+
+bool Requests::add(ChaseWish w) {
+  if (!fits(w)) return false;
+  pchase.push_back(std::move(w));
+  return true;
+}
+bool Requests::add(TlbWish w) {
+  if (!fits(w)) return false;
+  tlb.push_back(std::move(w));
+  return true;
+}
 
 nlohmann::json Requests::to_json() const {
   auto p = pchase;

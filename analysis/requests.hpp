@@ -2,6 +2,7 @@
 // format memhier-requests/1), collected while inferring.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -25,8 +26,16 @@ struct TlbWish {
 struct Requests {
   std::vector<ChaseWish> pchase;
   std::vector<TlbWish> tlb;
-  void add(ChaseWish w);
-  void add(TlbWish w);
+  // Limits the bench.json context names (chase_limit_bytes_<path>, tlb_limit_bytes); absent: none.
+  std::map<std::string, std::uint64_t> chase_limit;
+  std::uint64_t tlb_limit = 0;
+  // Reads the limits from a bench.json context.
+  void set_limits(const std::map<std::string, std::string>& context);
+  // False (and nothing added) when the wish exceeds the device's limit: it cannot be measured.
+  bool fits(const ChaseWish& w) const;
+  bool fits(const TlbWish& w) const;
+  bool add(ChaseWish w);
+  bool add(TlbWish w);
   bool empty() const { return pchase.empty() && tlb.empty(); }
   // Sorted, duplicates removed.
   nlohmann::json to_json() const;

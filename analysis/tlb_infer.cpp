@@ -43,7 +43,8 @@ void infer_tlbs(InferContext& ctx, nlohmann::json& caches) {
     for (auto n : names) null_all(caches[n], "tlb family not measured (or its traces are missing)");
     return;
   }
-  const auto L = cluster_levels(all, res);
+  auto L = cluster_levels(all, res);
+  refine_level_means(L, ctx.data, tl);
   for (std::size_t lvl = 0; lvl < 2; ++lvl) {
     nlohmann::json& cache = caches[names[lvl]];
     if (lvl + 1 >= L.size()) {
@@ -78,31 +79,38 @@ void infer_tlbs(InferContext& ctx, nlohmann::json& caches) {
       }
       reach[stride] = find_size(sz, miss, vec, n, stride);
     }
-    // Page: smallest stride from which reach/stride stays constant.
-    std::vector<std::pair<std::uint64_t, double>> ratio;  // stride, lower bound of reach/stride
+    // Page (000 §4.4): below the page, a footprint of m strides touches m*stride/page pages, so the
+    // reach in bytes is the same at every stride; above it, each access takes an entry of its own
+    // and the reach in bytes grows with the stride. The page is the largest stride whose reach
+    // bracket [lo, hi) in bytes still overlaps the smallest stride's. Strides whose reach was not
+    // bracketed (no misses up to the device's tlb limit) do not take part.
+    std::vector<std::pair<std::uint64_t, SizeResult>> decided;
     for (auto& [s, r] : reach)
-      if (r.state == SizeResult::State::exact || r.state == SizeResult::State::bracket)
-        ratio.push_back({s, static_cast<double>(r.lo) / s});
+      if (r.state == SizeResult::State::exact || r.state == SizeResult::State::bracket) decided.push_back({s, r});
     std::uint64_t page = 0;
-    if (ratio.size() >= 2) {
-      const double e = ratio.back().second;
-      for (std::size_t i = ratio.size(); i-- > 0;) {
-        if (std::fabs(ratio[i].second - e) > 0.5) break;
-        page = ratio[i].first;
+    bool grows = false;
+    if (decided.size() >= 2) {
+      const SizeResult& r0 = decided.front().second;
+      for (auto& [s, r] : decided) {
+        if (r.lo < r0.hi && r0.lo < r.hi) page = s;
+        else {
+          grows = true;
+          break;
+        }
       }
-      if (page == ratio.front().first) page = 0;  // constant over every stride: page <= smallest stride
+      if (!grows) page = 0;  // the same reach at every stride measured: the page is above the largest
     }
     if (page == 0) {
       set_null(cache, "page_bytes",
-               ratio.size() < 2 ? "fewer than two strides with a decided reach"
-                                : "reach in strides is the same for every stride measured: the page is not above the "
-                                  "smallest stride",
+               decided.size() < 2 ? "fewer than two strides with a decided reach (within the device's tlb limit)"
+                                  : "the reach in bytes is the same at every stride measured: the page is above the "
+                                    "largest stride",
                ev);
       for (auto k : {"line_bytes", "size_bytes", "entries", "sets", "ways", "index_bits", "replacement"})
         set_null(cache, k, "needs the page size first", ev);
       continue;
     }
-    set_value(cache, "page_bytes", page, 0.9, ev, "smallest stride from which the reach in strides is constant");
+    set_value(cache, "page_bytes", page, 0.9, ev, "largest stride with the same reach in bytes as the smallest (above it every access takes its own entry)");
     set_value(cache, "line_bytes", page, 0.9, ev, "a TLB entry maps one page");
     const SizeResult& r = reach[page];
     if (r.state != SizeResult::State::exact) {

@@ -18,7 +18,7 @@ void finish_cache(nlohmann::json& c, const std::string& name) {
   set_value(c, "per_sm", per_sm, 0.7, {},
             per_sm ? "served by a per-SM path (caches_per_sm family not evaluated)" : "device-wide level");
   set_null(c, "shared_with", "cache_sharing family not evaluated by this analyzer version");
-  for (auto k : {"size_bytes", "line_bytes", "sector_bytes", "sets", "ways", "replacement", "index_bits",
+  for (auto k : {"present", "size_bytes", "line_bytes", "sector_bytes", "sets", "ways", "replacement", "index_bits",
                  "hit_latency_cycles", "miss_penalty_cycles"})
     if (!c.contains(k)) set_null(c, k, "not inferred for this cache");
   // Cache-level confidence: the weakest of its structural values; evidence: their union.
@@ -42,6 +42,7 @@ nlohmann::json build_topology(const Dataset& data, Requests& requests) {
   nlohmann::json inputs = nlohmann::json::array();
   for (auto& r : data.runs()) inputs.push_back(r.path);
   t["inputs"] = inputs;
+  requests.set_limits(data.context());
   InferContext ctx{data, requests};
   nlohmann::json caches = nlohmann::json::object();
   infer_path_caches(ctx, "global_ca", {"l1"}, false, caches);

@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""Checks a topology.json (memhier-infer) against the truth of the simulated device it measured.
+
+usage: check_topology.py <sim config.json> <topology.json> [--sigma K]
+
+The truth is read from the sim config itself (docs/formats.md, section sim-config): for every load
+path the analyzer reads (global_ca -> l1, texture -> texture, ldg -> readonly, constant ->
+constant_l1 and constant_l15, global_cg -> l2) the path's own cache level, and tlbs[0], tlbs[1] ->
+l1_tlb, l2_tlb. A path whose first level is the L2 has no cache of its own: the topology must say
+so (present: false). Checked exactly: size, line, sector, sets, ways per set (as a multiset: the
+order of the sets is not observable), index bits ([lo, hi], [] fully associative, "hashed"),
+replacement, hit latency (TLBs: entries, page, miss penalty). Per-way replacement probabilities of
+a weighted random policy: within K (default 4) binomial standard errors of the replacements the
+analyzer saw (`replacements_observed`).
+
+Documented ambiguities (docs/methodology.md, section inference) that are accepted when the analyzer
+reports them, never silently:
+  - lru and fifo are both "lru_or_fifo" (a cyclic P-chase cannot tell them apart);
+  - a TLB's index function over several sets: index_bits null with a reason (set membership is
+    not observable from miss counts);
+  - the cache's `alternatives` list: structures (line, sector, sets, ways, index bits) that give
+    identical misses in every experiment run; the truth may match the main values or one of them.
+Exit 0 when everything matches, 1 with one line per mismatch otherwise, 2 on bad input.
+"""
+import json
+import math
+import sys
+
+PATH_CACHES = [("global_ca", ["l1"]), ("texture", ["texture"]), ("ldg", ["readonly"]),
+               ("constant", ["constant_l1", "constant_l15"]), ("global_cg", ["l2"])]
+STRUCT_KEYS = ["line_bytes", "sector_bytes", "sets", "ways", "index_bits"]
+
+
+def log2(x):
+    n = 0
+    while (1 << n) < x:
+        n += 1
+    return n
+
+
+def level_truth(lv):
+    """Expected topology values of a cache level of the config."""
+    line = lv["line_bytes"]
+    sector = lv.get("sector_bytes", line)
+    ways = lv["ways"]
+    if isinstance(ways, list):
+        sets = len(ways)
+    else:
+        sets = lv.get("sets") or lv["size_bytes"] // (ways * line)
+        ways = [ways] * sets
+    size = sum(ways) * line
+    ix = lv.get("index", {"function": "modulo"})
+    fn = ix.get("function", "modulo")
+    pow2 = sets & (sets - 1) == 0
+    if sets == 1:
+        index = []
+    elif fn == "modulo" and pow2:
+        lo = ix.get("shift", log2(line))
+        index = [lo, lo + log2(sets) - 1]
+    elif fn == "bits" and ix["bits"] == list(range(ix["bits"][0], ix["bits"][0] + len(ix["bits"]))):
+        index = [ix["bits"][0], ix["bits"][-1]]
+    elif fn == "bits":
+        index = ix["bits"]
+    else:
+        index = "hashed"
+    rep = lv.get("replacement", "lru")
+    policy, weights = (rep, None) if isinstance(rep, str) else (rep["policy"], rep.get("weights"))
+    if policy == "random" and weights:
+        w = weights[: max(ways)]
+        probs = sorted((x / sum(w) for x in w), reverse=True)
+        uniform = max(w) == min(w)
+    else:
+        probs, uniform = None, True
+    t = {"size_bytes": size, "line_bytes": line, "sector_bytes": sector, "sets": sets,
+         "ways": sorted(ways), "index_bits": index, "policy": policy, "probs": probs, "uniform": uniform}
+    if "hit_latency_cycles" in lv:
+        t["hit_latency_cycles"] = lv["hit_latency_cycles"]
+    if "miss_penalty_cycles" in lv:
+        t["miss_penalty_cycles"] = lv["miss_penalty_cycles"]
+    return t
+
+
+class Checker:
+    def __init__(self, sigma):
+        self.sigma = sigma
+        self.failures = []
+        self.checked = 0
+
+    def fail(self, where, what):
+        self.failures.append(f"{where}: {what}")
+
+    def eq(self, where, key, want, got):
+        self.checked += 1
+        if got != want:
+            self.fail(f"{where}.{key}", f"expected {json.dumps(want)}, got {json.dumps(got)}")
+
+    def structure(self, where, c, truth):
+        """line, sector, sets, ways, index bits: the main values or one of the reported alternatives."""
+        cands = [c] + [dict(c, **a) for a in c.get("alternatives") or []]
+
+        def norm(cand, k):
+            v = cand.get(k)
+            return sorted(v) if k == "ways" and isinstance(v, list) else v
+
+        for cand in cands:
+            if all(norm(cand, k) == truth[k] for k in STRUCT_KEYS):
+                self.checked += len(STRUCT_KEYS)
+                return
+        for k in STRUCT_KEYS:
+            self.eq(where, k, truth[k], norm(c, k))
+        if len(cands) > 1:
+            self.fail(where, f"no reported alternative matches either ({len(cands) - 1} listed)")
+
+    def replacement(self, where, c, truth):
+        got = c.get("replacement")
+        pol = truth["policy"]
+        self.checked += 1
+        if pol in ("lru", "fifo"):
+            if got != "lru_or_fifo":
+                self.fail(f"{where}.replacement", f"expected lru_or_fifo ({pol}), got {json.dumps(got)}")
+            return
+        if pol == "random" and truth["uniform"]:
+            if got != "random":
+                self.fail(f"{where}.replacement", f"expected random, got {json.dumps(got)}")
+            return
+        if pol == "random":
+            if got != "non-lru":
+                self.fail(f"{where}.replacement", f"expected non-lru (weighted random), got {json.dumps(got)}")
+                return
+            probs = c.get("replacement_probabilities") or []
+            n = c.get("replacements_observed") or 0
+            if len(probs) != len(truth["probs"]) or n <= 0:
+                self.fail(f"{where}.replacement_probabilities",
+                          f"expected {len(truth['probs'])} ways, got {json.dumps(probs)} from {n} replacements")
+                return
+            for i, (p, q) in enumerate(zip(truth["probs"], probs)):
+                tol = self.sigma * math.sqrt(p * (1 - p) / n) + 0.0015  # + rounding to 3 decimals
+                self.checked += 1
+                if abs(p - q) > tol:
+                    self.fail(f"{where}.replacement_probabilities[{i}]",
+                              f"expected {p:.3f} +- {tol:.3f} ({self.sigma} sigma of {n:.0f}), got {q}")
+            return
+        self.fail(f"{where}.replacement", f"policy {pol} has no expected topology value in this checker")
+
+    def cache(self, name, c, truth):
+        if c.get("present") is False:
+            self.fail(name, "reported absent: " + str(c.get("provenance", {}).get("present", {}).get("reason")))
+            return
+        self.eq(name, "size_bytes", truth["size_bytes"], c.get("size_bytes"))
+        self.structure(name, c, truth)
+        self.replacement(name, c, truth)
+        self.eq(name, "hit_latency_cycles", truth["hit_latency_cycles"], c.get("hit_latency_cycles"))
+
+    def absent(self, name, c, why):
+        self.checked += 1
+        if c.get("present") is not False:
+            self.fail(name, f"expected no such cache ({why}), got present={json.dumps(c.get('present'))}"
+                            f" size_bytes={json.dumps(c.get('size_bytes'))}")
+
+    def tlb(self, name, c, truth):
+        page = truth["line_bytes"]
+        entries = sum(truth["ways"])
+        self.eq(name, "page_bytes", page, c.get("page_bytes"))
+        self.eq(name, "entries", entries, c.get("entries"))
+        self.eq(name, "size_bytes", entries * page, c.get("size_bytes"))
+        self.eq(name, "sets", truth["sets"], c.get("sets"))
+        ways = c.get("ways")
+        self.eq(name, "ways", truth["ways"], sorted(ways) if isinstance(ways, list) else ways)
+        self.replacement(name, c, truth)
+        self.eq(name, "miss_penalty_cycles", truth["miss_penalty_cycles"], c.get("miss_penalty_cycles"))
+        got = c.get("index_bits")
+        if truth["sets"] > 1 and got is None:
+            self.checked += 1
+            if not c.get("provenance", {}).get("index_bits", {}).get("reason"):
+                self.fail(f"{name}.index_bits", "null without a reason")
+        else:
+            self.eq(name, "index_bits", truth["index_bits"], got)
+
+
+def main(argv):
+    args = [a for a in argv[1:] if not a.startswith("--")]
+    sigma = 4.0
+    for a in argv[1:]:
+        if a.startswith("--sigma="):
+            sigma = float(a.split("=", 1)[1])
+    if len(args) != 2:
+        print(__doc__.splitlines()[2], file=sys.stderr)
+        return 2
+    try:
+        cfg = json.load(open(args[0]))
+        topo = json.load(open(args[1]))
+    except (OSError, ValueError) as e:
+        print(f"check_topology: {e}", file=sys.stderr)
+        return 2
+    levels = {lv["name"]: lv for lv in cfg.get("levels", [])}
+    paths = cfg.get("paths", {})
+    caches = topo.get("caches", {})
+    l2_first = paths.get("global_cg", {}).get("levels", [None])[0]
+    ck = Checker(sigma)
+    for path, names in PATH_CACHES:
+        if path not in paths:
+            continue
+        own = [ln for ln in paths[path]["levels"] if ln != l2_first or path == "global_cg"]
+        for i, name in enumerate(names):
+            c = caches.get(name, {})
+            if i < len(own) and not levels[own[i]].get("kind") == "scratchpad":
+                ck.cache(name, c, level_truth(levels[own[i]]))
+            else:
+                ck.absent(name, c, f"path {path} goes through {paths[path]['levels']}")
+    if paths.get("global_cg", {}).get("translated"):
+        for name, lv in zip(["l1_tlb", "l2_tlb"], cfg.get("tlbs", [])):
+            t = dict(lv)
+            t["line_bytes"] = lv["page_bytes"]
+            if "sets" not in t and not isinstance(lv["ways"], list):
+                t["sets"] = lv["entries"] // lv["ways"]
+            ck.tlb(name, caches.get(name, {}), level_truth(t))
+    for f in ck.failures:
+        print("MISMATCH " + f)
+    print(f"check_topology: {cfg.get('name')}: {ck.checked} values checked, {len(ck.failures)} mismatches")
+    return 1 if ck.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
