@@ -38,7 +38,12 @@ say() { printf '[characterize %5ss] %s\n' "$SECONDS" "$*" >&2; }
 #    says what it cannot find), nvcc on the PATH.
 if command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   need=()
-  for p in cmake ninja-build g++ libbenchmark-dev libgtest-dev nlohmann-json3-dev python3-matplotlib; do
+  # tools by command (they may come from elsewhere than Debian packages), libraries by package
+  command -v cmake >/dev/null 2>&1 || need+=(cmake)
+  command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
+  command -v g++ >/dev/null 2>&1 || need+=(g++)
+  python3 -c 'import matplotlib' 2>/dev/null || /usr/bin/python3 -c 'import matplotlib' 2>/dev/null || need+=(python3-matplotlib)
+  for p in libbenchmark-dev libgtest-dev nlohmann-json3-dev; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
   done
   if [ ${#need[@]} -gt 0 ]; then
@@ -57,9 +62,11 @@ if [ "$build" = 1 ]; then
     if ! command -v nvidia-smi >/dev/null 2>&1 && [ -z "${CUDAARCHS:-}" ]; then
       export CUDAARCHS=90  # no GPU to detect: build for sm_90 (a sim run needs no GPU code anyway)
     fi
+    mkdir -p "$ROOT/build"
     cmake --preset release >"$ROOT/build/release-configure.log" 2>&1 || { cat "$ROOT/build/release-configure.log" >&2; exit 1; }
   fi
   say "building release"
+  mkdir -p "$ROOT/build"
   cmake --build --preset release --target memhier-bench memhier-infer memhier-compare >"$ROOT/build/release-build.log" 2>&1 ||
     cmake --build --preset release --target memhier-bench >>"$ROOT/build/release-build.log" 2>&1 ||
     { tail -30 "$ROOT/build/release-build.log" >&2; exit 1; }

@@ -6,8 +6,12 @@ cd "$(dirname "$0")/.."
 
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+command -v cmake >/dev/null 2>&1 || need+=(cmake)
+command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
+command -v g++ >/dev/null 2>&1 || need+=(g++)
+python3 -c 'import matplotlib' 2>/dev/null || /usr/bin/python3 -c 'import matplotlib' 2>/dev/null || need+=(python3-matplotlib)
 if command -v dpkg-query >/dev/null 2>&1; then
-  for p in cmake ninja-build g++ libbenchmark-dev libgtest-dev nlohmann-json3-dev python3-matplotlib; do
+  for p in libbenchmark-dev libgtest-dev nlohmann-json3-dev; do
     have_pkg "$p" || need+=("$p")
   done
 fi
