@@ -77,6 +77,133 @@ __global__ void gmem_copy(const V* __restrict__ src, V* __restrict__ dst, std::u
   }
 }
 
+// ---- Streaming variants (the DRAM tuning of docs/methodology.md, section throughput) ----
+// Access: the cache hint of every load and store of a stream.
+//   plain: ordinary ld/st (the compiler's choice; const __restrict__ loads become LDG.CONSTANT)
+//   cs   : ld.global.cs / st.global.cs (cache streaming, evict first in L1 and L2)
+//   na   : ld.global.nc.L1::no_allocate (loads skip the L1 allocation); plain stores
+//   ef   : L1::no_allocate with an L2 evict_first cache policy (createpolicy) on loads and stores
+// Layout: grid = grid stride (CTA b's step s covers the s-th grid-wide chunk); chunk = each CTA
+// streams one contiguous n / gridDim.x range (a DRAM page is touched by one CTA at a time).
+enum class Access : int { plain = 0, cs = 1, na = 2, ef = 3 };
+enum class Layout : int { grid = 0, chunk = 1 };
+
+__device__ __forceinline__ std::uint64_t evict_first_policy() {
+  std::uint64_t pol;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+  return pol;
+}
+
+template <Access A, typename V>
+__device__ __forceinline__ V ld_stream(const V* p, std::uint64_t pol) {
+  if constexpr (A == Access::plain || sizeof(V) != 16) {
+    return *p;
+  } else {
+    uint4 v;
+    if constexpr (A == Access::cs)
+      asm volatile("ld.global.cs.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    else if constexpr (A == Access::na)
+      asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
+                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                   : "l"(p));
+    else
+      asm volatile("ld.global.L1::no_allocate.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
+                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                   : "l"(p), "l"(pol));
+    return v;
+  }
+}
+
+template <Access A, typename V>
+__device__ __forceinline__ void st_stream(V* p, const V& v, std::uint64_t pol) {
+  if constexpr (A == Access::plain || A == Access::na || sizeof(V) != 16) {
+    *p = v;
+  } else if constexpr (A == Access::cs) {
+    asm volatile("st.global.cs.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+                 : "memory");
+  } else {
+    asm volatile("st.global.L1::no_allocate.L2::cache_hint.v4.u32 [%0], {%1,%2,%3,%4}, %5;" ::"l"(p), "r"(v.x),
+                 "r"(v.y), "r"(v.z), "r"(v.w), "l"(pol)
+                 : "memory");
+  }
+}
+
+// Index range of this CTA in a stream of n vectors: first index, stride between steps, end.
+// grid : start b * bd * ILP, step gridDim * bd * ILP, end n.
+// chunk: start b * (n / gridDim), step bd * ILP, end (b + 1) * (n / gridDim). The caller makes n a
+// multiple of gridDim * bd * ILP, so both cover every vector exactly once.
+template <Layout L, int ILP>
+__device__ __forceinline__ void stream_range(std::uint64_t n, std::uint64_t& i, std::uint64_t& step,
+                                             std::uint64_t& end) {
+  const std::uint64_t bd = blockDim.x;
+  if constexpr (L == Layout::grid) {
+    i = blockIdx.x * bd * ILP + threadIdx.x;
+    step = static_cast<std::uint64_t>(gridDim.x) * bd * ILP;
+    end = n;
+  } else {
+    const std::uint64_t per = n / gridDim.x;
+    i = blockIdx.x * per + threadIdx.x;
+    step = bd * ILP;
+    end = (blockIdx.x + 1) * per;
+  }
+}
+
+template <typename V, int ILP, Access A, Layout L>
+__global__ void gmem_read_v(const V* __restrict__ src, std::uint64_t n, std::uint32_t* __restrict__ sink) {
+  std::uint64_t i, step, end;
+  stream_range<L, ILP>(n, i, step, end);
+  const std::uint64_t pol = A == Access::ef ? evict_first_policy() : 0;
+  const std::uint32_t bd = blockDim.x;
+  std::uint32_t acc = 0;
+  for (; i + (ILP - 1) * bd < end; i += step) {
+    V v[ILP];
+#pragma unroll
+    for (int k = 0; k < ILP; ++k) v[k] = ld_stream<A>(src + i + k * bd, pol);
+#pragma unroll
+    for (int k = 0; k < ILP; ++k) acc ^= fold(v[k]);
+  }
+  if (acc == 0xFFFFFFFFu) sink[0] = acc;  // never true for the host's data (see gmem_read)
+}
+
+template <typename V, int ILP, Access A, Layout L>
+__global__ void gmem_write_v(V* __restrict__ dst, std::uint64_t n, std::uint32_t value) {
+  std::uint64_t i, step, end;
+  stream_range<L, ILP>(n, i, step, end);
+  const std::uint64_t pol = A == Access::ef ? evict_first_policy() : 0;
+  const std::uint32_t bd = blockDim.x;
+  const V v = splat<V>(value);
+  for (; i + (ILP - 1) * bd < end; i += step) {
+#pragma unroll
+    for (int k = 0; k < ILP; ++k) st_stream<A>(dst + i + k * bd, v, pol);
+  }
+}
+
+template <typename V, int ILP, Access A, Layout L>
+__global__ void gmem_copy_v(const V* __restrict__ src, V* __restrict__ dst, std::uint64_t n) {
+  std::uint64_t i, step, end;
+  stream_range<L, ILP>(n, i, step, end);
+  const std::uint64_t pol = A == Access::ef ? evict_first_policy() : 0;
+  const std::uint32_t bd = blockDim.x;
+  for (; i + (ILP - 1) * bd < end; i += step) {
+    V v[ILP];
+#pragma unroll
+    for (int k = 0; k < ILP; ++k) v[k] = ld_stream<A>(src + i + k * bd, pol);
+#pragma unroll
+    for (int k = 0; k < ILP; ++k) st_stream<A>(dst + i + k * bd, v[k], pol);
+  }
+}
+
+// Reads a buffer and keeps nothing (the clean L2 flush: evicts, writing back, whatever lines were
+// dirty, and leaves the L2 full of clean lines of this buffer).
+template <typename V>
+__global__ void read_words(const V* __restrict__ src, std::uint64_t n, std::uint32_t* sink) {
+  std::uint32_t acc = 0;
+  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<std::uint64_t>(gridDim.x) * blockDim.x)
+    acc ^= fold(src[i]);
+  if (acc == 0xFFFFFFFFu) sink[0] = acc;
+}
+
 // Writes `value` over a buffer (the L2 flush between timed samples: a write footprint of at least
 // twice the L2 leaves none of the measured data behind).
 template <typename T>

@@ -45,10 +45,23 @@ Streams& streams() {
   return *s;
 }
 
+// access/layout/flush: the tuning variants (kernels/throughput.cuh); plain/grid/dirty is the
+// baseline kernel (gmem_read/write/copy) and adds nothing to the name. Layout oneshot: the chunk
+// kernel with one grid step per CTA, as many CTAs as the footprint needs (the hardware scheduler
+// hands them out; `ctas` then names how many are resident per SM).
+enum class Layout { grid, chunk, oneshot };
 struct Config {
   Kind kind;
   int width, ilp, cta_size, ctas;
+  kern::Access access = kern::Access::plain;
+  Layout layout = Layout::grid;
+  bool clean = false;  // clean L2 flush before each sample (read streams)
+  bool variant() const { return access != kern::Access::plain || layout != Layout::grid || ilp > 8; }
 };
+const char* access_name(kern::Access a) {
+  return a == kern::Access::plain ? "plain" : a == kern::Access::cs ? "cs" : a == kern::Access::na ? "na" : "ef";
+}
+const char* layout_name(Layout l) { return l == Layout::grid ? "grid" : l == Layout::chunk ? "chunk" : "oneshot"; }
 
 template <int W, int ILP>
 void launch(const Config& c, std::uint64_t n, int grid) {
@@ -76,11 +89,52 @@ void launch_w(const Config& c, std::uint64_t n, int grid) {
   throw std::invalid_argument("ilp must be 1, 2, 4 or 8");
 }
 
+// The variant kernels: 16-byte vectors only.
+template <int ILP, kern::Access A, kern::Layout L>
+void launch_v(const Config& c, std::uint64_t n, int grid) {
+  Streams& s = streams();
+  auto* src = reinterpret_cast<const uint4*>(s.src.get());
+  auto* dst = reinterpret_cast<uint4*>(s.dst.get());
+  if (c.kind == Kind::read)
+    kern::gmem_read_v<uint4, ILP, A, L><<<grid, c.cta_size>>>(src, n, s.sink.get());
+  else if (c.kind == Kind::write)
+    kern::gmem_write_v<uint4, ILP, A, L><<<grid, c.cta_size>>>(dst, n, 0xA5A5A5A5u);
+  else
+    kern::gmem_copy_v<uint4, ILP, A, L><<<grid, c.cta_size>>>(src, dst, n);
+  MEMHIER_LAUNCH_CHECK();
+}
+
+template <int ILP, kern::Access A>
+void launch_va(const Config& c, std::uint64_t n, int grid) {
+  if (c.layout == Layout::grid) return launch_v<ILP, A, kern::Layout::grid>(c, n, grid);
+  return launch_v<ILP, A, kern::Layout::chunk>(c, n, grid);
+}
+
+template <int ILP>
+void launch_vi(const Config& c, std::uint64_t n, int grid) {
+  switch (c.access) {
+    case kern::Access::plain: return launch_va<ILP, kern::Access::plain>(c, n, grid);
+    case kern::Access::cs: return launch_va<ILP, kern::Access::cs>(c, n, grid);
+    case kern::Access::na: return launch_va<ILP, kern::Access::na>(c, n, grid);
+    case kern::Access::ef: return launch_va<ILP, kern::Access::ef>(c, n, grid);
+  }
+}
+
+void launch_variant(const Config& c, std::uint64_t n, int grid) {
+  if (c.width != 16) throw std::invalid_argument("variants use 16-byte vectors");
+  switch (c.ilp) {
+    case 4: return launch_vi<4>(c, n, grid);
+    case 8: return launch_vi<8>(c, n, grid);
+    case 16: return launch_vi<16>(c, n, grid);
+  }
+  throw std::invalid_argument("variant ilp must be 4, 8 or 16");
+}
+
 void run_config(benchmark::State& state, const Config& c) {
   const auto& dev = tput::device();
   Streams& s = streams();
-  const int grid = c.ctas * dev.d.sm_count;
-  const std::uint64_t chunk = static_cast<std::uint64_t>(grid) * c.cta_size * c.ilp;  // vectors per grid step
+  const int resident = c.ctas * dev.d.sm_count;
+  const std::uint64_t chunk = static_cast<std::uint64_t>(resident) * c.cta_size * c.ilp;  // vectors per grid step
   // Expected rate: bytes in flight over ~1 us (a loaded DRAM latency), capped at the peak; the
   // sample moves what that rate moves in 1.5 ms (at least one grid step, at most the buffer).
   const double inflight = static_cast<double>(chunk) * c.width;
@@ -92,10 +146,14 @@ void run_config(benchmark::State& state, const Config& c) {
   if (cap == 0) throw std::runtime_error("stream buffer smaller than one grid step");
   n = std::min(n, cap);
   const double bytes = static_cast<double>(n) * c.width * dirs;
+  const std::uint64_t grid64 = c.layout == Layout::oneshot ? n / (static_cast<std::uint64_t>(c.cta_size) * c.ilp) : resident;
+  if (grid64 > 0x7FFFFFFFull) throw std::runtime_error("grid too large");
+  const int grid = static_cast<int>(grid64);
 
   EventTimer timer;
   auto one = [&] {
-    if (c.width == 4) launch_w<4>(c, n, grid);
+    if (c.variant()) launch_variant(c, n, grid);
+    else if (c.width == 4) launch_w<4>(c, n, grid);
     else if (c.width == 8) launch_w<8>(c, n, grid);
     else launch_w<16>(c, n, grid);
   };
@@ -103,7 +161,8 @@ void run_config(benchmark::State& state, const Config& c) {
   MEMHIER_CUDA(cudaDeviceSynchronize());
   std::vector<double> secs;
   for (auto _ : state) {
-    s.flusher.flush();  // no line of the footprint left in the L2
+    if (c.clean) s.flusher.flush_clean();  // no line of the footprint left in the L2, none dirty
+    else s.flusher.flush();                // no line of the footprint left in the L2
     timer.start();
     one();
     timer.stop();
@@ -143,10 +202,34 @@ void register_gmem_throughput(Backend&) {
             for (int w : {4, 8}) add(k, w, ilp, cta, ctas);
         }
   }
+  // Tuning variants (16-byte vectors): cache hints, layouts, ILP 16 and, for reads, a clean L2.
+  if (!quick) {
+    for (Kind k : {Kind::read, Kind::write, Kind::copy})
+      for (auto [cta, ctas] : std::vector<std::pair<int, int>>{{256, 8}, {512, 4}, {1024, 2}, {1024, 1}, {256, 4}})
+        for (int ilp : {4, 8, 16})
+          for (kern::Access a : {kern::Access::plain, kern::Access::cs, kern::Access::na, kern::Access::ef})
+            for (Layout l : {Layout::grid, Layout::chunk, Layout::oneshot})
+              for (bool clean : {false, true}) {
+                if (clean && k != Kind::read) continue;  // writes leave dirty lines: the dirty flush balances them
+                if (k == Kind::write && a == kern::Access::na) continue;  // na = plain for stores
+                if (l == Layout::oneshot && ilp == 16) continue;
+                const std::size_t before = cfgs.size();
+                add(k, 16, ilp, cta, ctas);
+                if (cfgs.size() == before) continue;
+                Config& c = cfgs.back();
+                c.access = a;
+                c.layout = l;
+                c.clean = clean;
+                if (!c.variant() && !clean) cfgs.pop_back();  // the baseline, registered above
+              }
+  }
   for (const Config& c : cfgs) {
     BenchName n("gmem_throughput");
     n.add("kind", kind_name(c.kind)).add("width", c.width).add("ilp", c.ilp);
     n.add("cta_size", c.cta_size).add("ctas", c.ctas);
+    if (c.access != kern::Access::plain) n.add("access", access_name(c.access));
+    if (c.layout != Layout::grid) n.add("layout", layout_name(c.layout));
+    if (c.clean) n.add("flush", "clean");
     tput::register_manual(n.str(), 3, [c](benchmark::State& st) { run_config(st, c); });
   }
 }

@@ -49,6 +49,9 @@ inline const Device& device() {
 // Writes 2 x L2 bytes (at least 64 MiB) so that no line of the measured data stays in the L2.
 // Writing (not reading) also leaves the L2 full of dirty lines before a sample, as a write sample
 // leaves it after: the write-back of one balances the other.
+// flush_clean() reads a second buffer of the same size instead: the dirty lines are written back
+// before the timed region and the L2 is left full of clean lines, as a long read-only stream leaves
+// it (a read sample that starts from dirty lines pays for a write-back it did not cause).
 class L2Flusher {
  public:
   L2Flusher() : buf_(std::max<std::uint64_t>(2 * device().d.l2_bytes, 64ull << 20) / 4) {}
@@ -56,9 +59,22 @@ class L2Flusher {
     kern::fill_words<std::uint32_t><<<device().d.sm_count * 4, 512, 0, s>>>(buf_.get(), buf_.size(), ++value_);
     MEMHIER_LAUNCH_CHECK();
   }
+  void flush_clean(cudaStream_t s = nullptr) {
+    if (!clean_.get()) {
+      clean_ = DeviceBuffer<uint4>(buf_.size() / 4);
+      sink_ = DeviceBuffer<std::uint32_t>(1);
+      kern::fill_words<std::uint32_t><<<device().d.sm_count * 4, 512, 0, s>>>(
+          reinterpret_cast<std::uint32_t*>(clean_.get()), clean_.size() * 4, 0x3C3C3C3Cu);
+      MEMHIER_LAUNCH_CHECK();
+    }
+    kern::read_words<uint4><<<device().d.sm_count * 4, 512, 0, s>>>(clean_.get(), clean_.size(), sink_.get());
+    MEMHIER_LAUNCH_CHECK();
+  }
 
  private:
   DeviceBuffer<std::uint32_t> buf_;
+  DeviceBuffer<uint4> clean_;
+  DeviceBuffer<std::uint32_t> sink_;
   std::uint32_t value_ = 0;
 };
 

@@ -5,6 +5,9 @@
 //   name: l2_throughput/bytes:N/cta_size:N/ctas:N/ilp:N
 // Counters: bytes_per_second, bytes_per_clock (whole GPU), bytes_per_clock_per_sm, sm_clock_mhz.
 // No pct_of_peak: NVIDIA documents no L2 bandwidth to compare with (docs/methodology.md).
+#include <set>
+#include <tuple>
+
 #include "bench/families/l2_throughput.hpp"
 
 namespace memhier {
@@ -22,8 +25,9 @@ void register_l2_throughput(Backend&) {
   // Expected rates size the samples: on-chip about 48 bytes per clock per SM; past the L2, DRAM.
   const double clk = dev.d.sm_clock_khz * 1e3;
   const double dram_bpc = clk > 0 ? dev.theoretical_dram / clk / dev.d.sm_count : 16;
+  std::set<std::string> seen;
   auto reg = [&](tput::CachedReadConfig c) {
-    if (!tput::cached_read_fits(c)) return;
+    if (!tput::cached_read_fits(c) || !seen.insert(tput::cached_read_name("l2_throughput", c)).second) return;
     const double expect = static_cast<double>(c.bytes) > l2 ? dram_bpc : 48.0;
     tput::register_manual(tput::cached_read_name("l2_throughput", c), 3,
                           [c, expect](benchmark::State& st) { tput::run_cached_read(st, c, expect, 0); });
@@ -36,6 +40,35 @@ void register_l2_throughput(Backend&) {
     c.ctas = 4;
     c.ilp = 4;
     reg(c);
+  }
+  // Tuning: working sets of 16 % to 48 % of the L2 (inside one half), the tile layout against
+  // layout:all (every CTA reads the whole working set from a staggered start, so every line is
+  // read by every SM), at four occupancy / ILP points.
+  if (!quick) {
+    for (double x : {0.16, 0.24, 0.32, 0.4, 0.48})
+      for (bool tile : {true, false})
+        for (auto [cta, ctas, ilp] : std::vector<std::tuple<int, int, int>>{{512, 4, 4}, {512, 4, 8}, {1024, 2, 8}, {256, 8, 16}}) {
+          tput::CachedReadConfig c;
+          c.op = kern::CacheOp::cg;
+          c.tile = tile;
+          c.bytes = static_cast<std::uint64_t>(x * l2) / 65536 * 65536;
+          c.cta_size = cta;
+          c.ctas = ctas;
+          c.ilp = ilp;
+          reg(c);
+        }
+    // layout:all over the whole curve (the partition step, if any, shows where replicas stop fitting)
+    for (double x : fr) {
+      if (x > 1.0) continue;  // past the L2 every CTA would stream the whole working set from DRAM
+      tput::CachedReadConfig c;
+      c.op = kern::CacheOp::cg;
+      c.tile = false;
+      c.bytes = std::max<std::uint64_t>(1 << 20, static_cast<std::uint64_t>(x * l2) / 65536 * 65536);
+      c.cta_size = 512;
+      c.ctas = 4;
+      c.ilp = 8;
+      reg(c);
+    }
   }
   // Occupancy (Little's law) at an eighth of the L2: warps per SM x ILP.
   if (!quick) {

@@ -14,7 +14,7 @@ struct CachedReadConfig {
   kern::CacheOp op = kern::CacheOp::cg;
   std::uint64_t bytes = 0;   // working set
   int cta_size = 256, ctas = 8, ilp = 4;
-  bool tile = true;          // true: CTAs tile the working set (L2); false: each reads all of it (L1)
+  bool tile = true;          // true: CTAs tile the working set; false: each reads all of it (L1, L2 layout:all)
   int carveout = -1;         // shared-memory carveout percent for the kernel, -1: default
 };
 
@@ -69,8 +69,9 @@ void launch_cached_ilp(const CachedReadConfig& c, std::uint32_t n, std::uint32_t
     case 2: return launch_cached<Op, 2>(c, n, window, start_step, rounds, stamps, ws);
     case 4: return launch_cached<Op, 4>(c, n, window, start_step, rounds, stamps, ws);
     case 8: return launch_cached<Op, 8>(c, n, window, start_step, rounds, stamps, ws);
+    case 16: return launch_cached<Op, 16>(c, n, window, start_step, rounds, stamps, ws);
   }
-  throw std::invalid_argument("ilp must be 1, 2, 4 or 8");
+  throw std::invalid_argument("ilp must be 1, 2, 4, 8 or 16");
 }
 
 // Runs the timed loop. `expect_bytes_per_clock_per_sm` sizes a sample (about 2 ms at that rate).
@@ -129,6 +130,8 @@ inline std::string cached_read_name(const char* family, const CachedReadConfig& 
   BenchName n(family);
   n.add("bytes", static_cast<std::int64_t>(c.bytes)).add("cta_size", c.cta_size).add("ctas", c.ctas).add("ilp", c.ilp);
   if (c.carveout >= 0) n.add("carveout", c.carveout);
+  // L2 with every CTA reading the whole working set (staggered starts) instead of a tile of it.
+  if (c.op == kern::CacheOp::cg && !c.tile) n.add("layout", "all");
   return n.str();
 }
 
