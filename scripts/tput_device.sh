@@ -92,7 +92,7 @@ elif [ "$MODE" = sanitize ]; then
   grep -E "RACECHECK SUMMARY|ERROR SUMMARY|hazard|error" "$OUT/racecheck.log" | head -8
 elif [ "$MODE" = ncuf ]; then
   # ncu on chosen benchmarks: $2 benchmark filter, $3 kernel regex, $4 metrics, $5 launches.
-  ncu --clock-control none --metrics "$4" -k regex:"$3" -c "${5:-4}" $B/memhier-bench --plan=full \
+  ncu --clock-control none --cache-control none --metrics "$4" -k regex:"$3" -c "${5:-4}" $B/memhier-bench --plan=full \
     --benchmark_filter="$2" > "$OUT/ncu_$(echo "$3" | tr -cd 'a-z0-9_').txt" 2>&1 || true
   grep -E "^  [a-z_]+<|^  [a-z_]+\(|void|dram__|lts__|sm__|l1tex__|gpu__" "$OUT/ncu_$(echo "$3" | tr -cd 'a-z0-9_').txt" | sed 's/  */ /g' | cut -c1-150 | head -60
 elif [ "$MODE" = ncu ]; then
