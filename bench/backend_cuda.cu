@@ -138,13 +138,24 @@ class CudaBackend final : public Backend {
     for (std::size_t i = 0; i < rs.size(); ++i) pending[i] = i;
     for (int attempt = 0; attempt < 6 && !pending.empty(); ++attempt) {
       std::vector<std::size_t> next;
-      for (std::size_t w = 0; w < pending.size(); w += static_cast<std::size_t>(desc_.sm_count)) {
-        std::vector<const ChaseRequest*> wave;
-        std::vector<std::size_t> ids;
-        for (std::size_t i = w; i < std::min(pending.size(), w + desc_.sm_count); ++i) {
-          wave.push_back(&rs[pending[i]]);
-          ids.push_back(pending[i]);
+      // Waves of at most one chase per SM whose arrays together fit in half the L2, so that a
+      // per-SM cache's misses are served by the L2 and not by DRAM because of the other SMs.
+      std::vector<std::vector<std::size_t>> waves(1);
+      std::uint64_t wave_bytes = 0;
+      const std::uint64_t budget = std::max<std::uint64_t>(desc_.l2_bytes / 2, 1);
+      for (std::size_t i : pending) {
+        const std::uint64_t b = rs[i].array_bytes;
+        if (!waves.back().empty() &&
+            (waves.back().size() >= static_cast<std::size_t>(desc_.sm_count) || wave_bytes + b > budget)) {
+          waves.emplace_back();
+          wave_bytes = 0;
         }
+        waves.back().push_back(i);
+        wave_bytes += b;
+      }
+      for (const auto& ids : waves) {
+        std::vector<const ChaseRequest*> wave;
+        for (std::size_t i : ids) wave.push_back(&rs[i]);
         auto res = run_launch(wave, /*batch=*/true);
         for (std::size_t i = 0; i < ids.size(); ++i) {
           if (res[i].error == kNotRun) next.push_back(ids[i]);

@@ -148,7 +148,7 @@ void record_wall_time(const std::string& out, double seconds, const std::map<std
   j["context"]["plan_wall_seconds"] = seconds;
   for (const auto& [k, v] : extra) j["context"][k] = v;
   std::ofstream o(out);
-  o << j.dump(2) << "\n";
+  o << j.dump(1) << "\n";  // one-space indent: an archive's JSON stays small and readable
 }
 
 }  // namespace
@@ -197,8 +197,12 @@ int main(int argc, char** argv) {
 
   const bool is_cuda = be.name() == "cuda";
   try {
-    for (const auto& f : family_registry())
-      if (!f.needs_cuda || is_cuda) f.register_fn(be);
+    for (const auto& f : family_registry()) {
+      if (f.needs_cuda && !is_cuda) continue;
+      // --plan=none: only the families that take --memhier_extra requests (the P-chase kind)
+      if (f.needs_cuda && plan() == Plan::none) continue;
+      f.register_fn(be);
+    }
   } catch (const std::exception& e) {
     die(std::string("while registering the plan: ") + e.what());
   }

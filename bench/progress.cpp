@@ -1,5 +1,7 @@
 #include "bench/progress.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
 
 namespace memhier {
@@ -15,6 +17,7 @@ void ProgressReporter::line(bool final) {
 }
 
 void ProgressReporter::ReportRuns(const std::vector<Run>& runs) {
+  static const bool tty = isatty(2);
   for (const Run& r : runs) {
     if (r.run_type == Run::RT_Aggregate) continue;
     std::string name = r.benchmark_name();
@@ -24,9 +27,9 @@ void ProgressReporter::ReportRuns(const std::vector<Run>& runs) {
       family_ = fam;
     }
     ++done_;
-    if (!r.report_label.empty() && r.report_label == "error") ++errors_;
   }
-  line(false);
+  // on a terminal the line updates in place; in a log only the per-family lines appear
+  if (tty) line(false);
 }
 
 void ProgressReporter::Finalize() {

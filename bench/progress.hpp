@@ -20,7 +20,6 @@ class ProgressReporter : public benchmark::BenchmarkReporter {
   void line(bool final);
   long total_;
   long done_ = 0;
-  long errors_ = 0;
   std::string family_;
   std::chrono::steady_clock::time_point t0_;
 };

@@ -15,20 +15,27 @@ Histogram histogram_of(const std::vector<std::uint32_t>& latencies, std::uint32_
   return h;
 }
 
-namespace {
-// One class only: hits when its mean is nearer the baseline than kLevelRatio x baseline.
-void one_class(HitMissSplit& out, double baseline) {
-  if (baseline > 0 && out.hit_mean > baseline * (1.0 + kLevelRatio) / 2.0) {
-    out.miss_mean = out.hit_mean;
-    out.misses = out.hits;
-    out.hits = 0;
-    out.hit_mean = 0;
-  }
-}
-}  // namespace
-
 HitMissSplit split_hit_miss(const Histogram& h, double baseline) {
   HitMissSplit out;
+  if (baseline > 0) {
+    const double threshold = kLevelRatio * baseline;
+    double hs = 0, ms = 0;
+    for (std::size_t i = 0; i < h.counts.size(); ++i) {
+      const double x = (i + 0.5) * h.bin_width, c = static_cast<double>(h.counts[i]);
+      if (x < threshold) {
+        out.hits += h.counts[i];
+        hs += c * x;
+      } else {
+        out.misses += h.counts[i];
+        ms += c * x;
+      }
+    }
+    out.threshold = threshold;
+    out.separated = out.hits > 0 && out.misses > 0;
+    out.hit_mean = out.hits ? hs / static_cast<double>(out.hits) : 0;
+    out.miss_mean = out.misses ? ms / static_cast<double>(out.misses) : 0;
+    return out;
+  }
   const std::size_t n = h.counts.size();
   const double w = h.bin_width;
   double total = 0, total_sum = 0, total_sq = 0;
@@ -40,10 +47,7 @@ HitMissSplit split_hit_miss(const Histogram& h, double baseline) {
   }
   out.hits = static_cast<std::uint64_t>(total);
   out.hit_mean = total > 0 ? total_sum / total : 0;
-  if (total < 2) {
-    one_class(out, baseline);
-    return out;
-  }
+  if (total < 2) return out;
   double best = -1;
   std::size_t best_i = 0;
   double c0 = 0, s0 = 0;
@@ -60,10 +64,7 @@ HitMissSplit split_hit_miss(const Histogram& h, double baseline) {
       best_i = i;
     }
   }
-  if (best < 0) {
-    one_class(out, baseline);
-    return out;
-  }
+  if (best < 0) return out;
   // Class statistics for the best split.
   double c0n = 0, s0n = 0, q0 = 0;
   for (std::size_t i = 0; i <= best_i; ++i) {
@@ -77,10 +78,7 @@ HitMissSplit split_hit_miss(const Histogram& h, double baseline) {
   double v0 = std::max(0.0, q0 / c0n - m0 * m0) + w * w / 12.0;
   double v1 = std::max(0.0, q1 / c1n - m1 * m1) + w * w / 12.0;
   double fisher = (m1 - m0) / std::sqrt((v0 + v1) / 2.0);
-  if (fisher < 4.0 || (m1 - m0) < 2 * w || m1 < kLevelRatio * m0) {
-    one_class(out, baseline);
-    return out;
-  }
+  if (fisher < 4.0 || (m1 - m0) < 2 * w || m1 < kLevelRatio * m0) return out;
   out.separated = true;
   out.threshold = (best_i + 1) * w;
   out.hit_mean = m0;

@@ -197,7 +197,8 @@ class Out:
     def save(self, fig, name):
         path = os.path.join(self.outdir, re.sub(r"[^A-Za-z0-9._-]", "_", name) + ".svg")
         fig.tight_layout()
-        fig.savefig(path, format="svg")
+        # points are rasterized (trace plots hold thousands): keeps an archive's plots small
+        fig.savefig(path, format="svg", dpi=110)
         self.plt.close(fig)
         self.written.append(path)
         print(path)
@@ -368,14 +369,15 @@ def plot_fine_trace(out, e, trace_dir, name):
         for lab, pts in sorted(groups.items()):
             xs, ys = zip(*pts)
             name_l = SPECTRUM_LABELS[lab] if 0 <= lab < len(SPECTRUM_LABELS) else str(lab)
-            ax.scatter(xs, ys, s=4, label=name_l)
+            ax.scatter(xs, ys, s=4, label=name_l, rasterized=True)
     else:
         lv, meds = levels_of(lat)
         for level in range(len(meds)):
             pts = [(i, x) for i, x, l in zip(k, lat, lv) if l == level]
             if pts:
                 xs, ys = zip(*pts)
-                ax.scatter(xs, ys, s=3, label="level %d (~%g cycles, %d)" % (level + 1, meds[level], len(pts)))
+                ax.scatter(xs, ys, s=3, label="level %d (~%g cycles, %d)" % (level + 1, meds[level], len(pts)),
+                           rasterized=True)
     ax.legend(fontsize=7, markerscale=3)
     ax.set_xlabel("access number")
     ax.set_ylabel("latency (cycles)")
@@ -609,6 +611,7 @@ def main():
             os.execv(system, [system, os.path.abspath(__file__)] + sys.argv[1:])
         die("matplotlib is missing (Debian: apt-get install python3-matplotlib)", 3)
     matplotlib.rcParams["svg.hashsalt"] = "memhier"  # reproducible SVG ids
+    matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: plots a few times smaller
     outdir = args.output or os.path.join(archive, "plots")
     os.makedirs(outdir, exist_ok=True)
     out = Out(plt, outdir, ctx)

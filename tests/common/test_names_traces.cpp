@@ -108,3 +108,18 @@ TEST(HitMissSplit, OneClassIsHitsOrMissesByTheBaseline) {
   EXPECT_EQ(f.misses, 0u);
   EXPECT_EQ(f.hits, 500u);
 }
+
+TEST(HitMissSplit, WithABaselineL2HitsAndDramAreBothMisses) {
+  // L1 hits, L2 hits and DRAM accesses in one distribution: misses of the first level are the
+  // L2 and DRAM accesses together, whatever their proportions
+  for (int l2 : {10, 300, 600}) {
+    std::vector<std::uint32_t> lat;
+    for (int i = 0; i < 400; ++i) lat.push_back(34 + i % 3);
+    for (int i = 0; i < l2; ++i) lat.push_back(281 + i % 9);
+    for (int i = 0; i < 200; ++i) lat.push_back(690 + i % 20);
+    auto s = split_hit_miss(histogram_of(lat, 4), 34.0);
+    EXPECT_EQ(s.hits, 400u);
+    EXPECT_EQ(s.misses, static_cast<std::uint64_t>(l2 + 200));
+    EXPECT_NEAR(s.hit_mean, 35, 2.5);
+  }
+}
