@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <set>
 
 namespace memhier::analysis {
@@ -309,8 +310,14 @@ void infer_one(InferContext& ctx, const std::string& path, const PathData& pd, c
     if (c->mode == "count" && c->warm) by_co[c->carveout].push_back(c);
   std::map<int, SizeResult> sizes;
   for (auto& [co, list] : by_co) {
+    // The sweep stride: the plan's (the first input's) most common count stride; refinement runs
+    // (stage 2 at the line or sector stride) do not outvote it.
     std::map<std::uint64_t, int> stride_n;
-    for (auto* c : list) stride_n[c->stride]++;
+    const std::size_t first_run = (*std::min_element(list.begin(), list.end(), [](auto* a, auto* b) {
+                                    return a->run < b->run;
+                                  }))->run;
+    for (auto* c : list)
+      if (c->run == first_run) stride_n[c->stride]++;
     std::uint64_t s0 = 0;
     int best = 0;
     for (auto& [s, k] : stride_n)
@@ -359,8 +366,8 @@ void infer_one(InferContext& ctx, const std::string& path, const PathData& pd, c
       want(round_to(r.hi / 2, s0), cl.name + " size: halving");
     } else if (r.state == SizeResult::State::bracket) {
       const std::uint64_t gap = r.hi - r.lo;
-      for (int k = 1; k < 8; ++k) {
-        std::uint64_t b = round_to(r.lo + gap * k / 8, s0);
+      for (int k = 1; k < 32; ++k) {
+        std::uint64_t b = round_to(r.lo + gap * k / 32, s0);
         if (b > r.lo && b < r.hi) want(b, cl.name + " size: narrowing");
       }
     }
@@ -442,14 +449,94 @@ void infer_one(InferContext& ctx, const std::string& path, const PathData& pd, c
   set_value(cache, "sector_bytes", g, 0.5 + 0.45 * gconf, gev,
             "most common distance between consecutive misses of a stride-4 fine trace (fill granularity)");
 
-  // Stage 2 (000 §4.2 step 3): N = C + j*g, s = g.
-  const std::uint64_t lines_c = C / g;
+  // Line (000 §4.2): stage-2 probes at the fill granularity, N = C + j*g (j = 1..17, count mode,
+  // 8 passes). A new set overflows at the steps whose miss count jumps by more than the one new
+  // unit; with lines of r*g bytes filled in g-byte sectors (or g-byte lines whose set index starts
+  // r*g up) they come every r steps. r = 1: the line is g. r > 1: one run at stride r*g, N = C + r*g
+  // tells the two apart: a line of r*g bytes overflows a set there, g-byte lines (only one in r of
+  // them touched) do not.
+  std::uint64_t u = 0;
+  std::string line_note;
+  Evidence lev;
+  {
+    auto per_pass = [&](const Chase* c) {
+      double total = 0;
+      const double w = weight_above(samples_of(*d.trace(*c)), cl.boundary, &total);
+      return total > 0 ? w * static_cast<double>(c->chain()) / total : 0.0;
+    };
+    auto find_run = [&](std::uint64_t stride, std::uint64_t bytes) -> const Chase* {
+      for (auto* c : pd.all)
+        if (c->stride == stride && c->bytes == bytes && c->warm && c->mode == "count" &&
+            (c->carveout == primary || primary < 0) && d.trace(*c))
+          return c;
+      return nullptr;
+    };
+    auto want_count = [&](std::uint64_t stride, std::uint64_t bytes, const std::string& why) {
+      ChaseWish w{path, "count", bytes, stride, 8 * ((bytes + stride - 1) / stride), true, primary, why};
+      ctx.requests.add(w);
+    };
+    constexpr std::uint64_t kProbe = 17;
+    std::vector<double> m;
+    for (std::uint64_t j = 1; j <= kProbe; ++j) {
+      const Chase* c = find_run(g, C + j * g);
+      if (!c) break;
+      m.push_back(per_pass(c));
+      lev.add(c->name());
+    }
+    if (m.size() < kProbe) {
+      for (std::uint64_t j = 1; j <= kProbe; ++j) want_count(g, C + j * g, cl.name + " line: stage-2 probe at g");
+      line_note = "stage-2 probes at the fill granularity not measured yet (requested)";
+    } else {
+      std::vector<std::uint64_t> open;
+      double prev = 0;
+      for (std::uint64_t j = 1; j <= kProbe; ++j) {
+        if (m[j - 1] - prev >= 1.5) open.push_back(j);
+        prev = m[j - 1];
+      }
+      std::uint64_t r = 0;
+      for (std::size_t k = 1; k < open.size(); ++k) r = std::gcd(r, open[k] - open[k - 1]);
+      if (open.size() < 2) {
+        line_note = "fewer than two set overflows in " + std::to_string(kProbe) + " probe steps: line above " +
+                    std::to_string(kProbe / 2) + " x the fill granularity, not resolved";
+      } else if (r == 1) {
+        u = g;
+        line_note = "every probe step at the fill granularity overflows a new set: the line is the fill granularity";
+      } else {
+        const Chase* c = find_run(r * g, C + r * g);
+        if (!c) {
+          want_count(r * g, C + r * g, cl.name + " line: sector or line");
+          line_note = "set overflows every " + std::to_string(r) + " probe steps; the run at stride " +
+                      std::to_string(r * g) + " that tells sectors from lines is requested";
+        } else {
+          lev.add(c->name());
+          if (per_pass(c) >= 1.5) {
+            u = r * g;
+            line_note = "set overflows every " + std::to_string(r) + " steps of the fill granularity, and N = C + " +
+                        std::to_string(r * g) + " at that stride overflows a set: lines of " + std::to_string(u) +
+                        " bytes filled in " + std::to_string(g) + "-byte sectors";
+          } else {
+            u = g;
+            line_note = "set overflows every " + std::to_string(r) + " steps of the fill granularity, but N = C + " +
+                        std::to_string(r * g) + " at that stride does not overflow: " + std::to_string(g) +
+                        "-byte lines whose set index starts above them";
+          }
+        }
+      }
+    }
+  }
+  if (u == 0) {
+    for (auto k : {"line_bytes", "sets", "ways", "index_bits", "replacement"}) set_null(cache, k, line_note, lev);
+    return;
+  }
+
+  // Stage 2 (000 §4.2 step 3): N = C + j*u, s = u.
+  const std::uint64_t lines_c = C / u;
   const bool use_fine = lines_c + 256 <= 4000;
   std::map<std::uint64_t, const Chase*> step;  // j -> chase
   for (auto* c : pd.all)
-    if (c->stride == g && c->warm && c->bytes > C && (c->bytes - C) % g == 0 &&
+    if (c->stride == u && c->warm && c->bytes > C && (c->bytes - C) % u == 0 &&
         c->mode == (use_fine ? "fine" : "count") && (c->carveout == primary || primary < 0))
-      step[(c->bytes - C) / g] = c;
+      step[(c->bytes - C) / u] = c;
   std::vector<std::vector<std::uint64_t>> missing;
   std::vector<double> counts;
   Evidence sev;
@@ -465,7 +552,7 @@ void infer_one(InferContext& ctx, const std::string& path, const PathData& pd, c
     if (use_fine) {
       std::vector<std::uint64_t> m;
       for (std::size_t k = 0; k < t->latency.size(); ++k)
-        if (t->latency[k] > cl.boundary) m.push_back(static_cast<std::uint64_t>(t->index[k]) * 4 / g);
+        if (t->latency[k] > cl.boundary) m.push_back(static_cast<std::uint64_t>(t->index[k]) * 4 / u);
       missing.push_back(m);
     } else {
       double total = 0;
@@ -476,15 +563,20 @@ void infer_one(InferContext& ctx, const std::string& path, const PathData& pd, c
     have = j;
   }
   SetsResult sr = use_fine ? sets_from_membership(missing, lines_c) : sets_from_counts(counts, lines_c);
-  const std::uint64_t max_j = std::min<std::uint64_t>(256, lines_c);
+  const std::uint64_t max_j = std::min<std::uint64_t>(use_fine ? 256 : 4096, lines_c);
   if (!sr.complete) {
     std::uint64_t target = 16;
     while (target <= have) target *= 2;
+    // Every step so far opened a set of the same ways: all sets are likely alike, so ask for enough
+    // steps to open C / (ways * line) of them at once (the stage ends at the step that opens the last).
+    bool alike = !sr.ways.empty() && sr.ways.size() == have;
+    for (int w : sr.ways) alike = alike && w == sr.ways.front();
+    if (alike && sr.ways.front() > 0) target = std::max<std::uint64_t>(target, lines_c / sr.ways.front());
     target = std::min(target, max_j);
     for (std::uint64_t j = have + 1; j <= target; ++j) {
-      const std::uint64_t n = C + j * g;
-      ChaseWish w{path, use_fine ? "fine" : "count", n, g,
-                  use_fine ? 4096 : 4 * (n / g), true, primary,
+      const std::uint64_t n = C + j * u;
+      ChaseWish w{path, use_fine ? "fine" : "count", n, u,
+                  use_fine ? 4096 : 2 * (n / u), true, primary,
                   cl.name + " stage 2 (sets)"};
       ctx.requests.add(w);
     }
@@ -492,17 +584,14 @@ void infer_one(InferContext& ctx, const std::string& path, const PathData& pd, c
   if (sr.complete) {
     std::uint64_t total_ways = 0;
     for (int w : sr.ways) total_ways += w;
-    const bool consistent = total_ways * g == C;
-    const std::uint64_t line = g;
-    set_value(cache, "line_bytes", line, consistent ? 0.85 : 0.5, sev,
-              "fill granularity; a longer line with sectors of this size and the same sets gives the same "
-              "P-chase misses (docs/methodology.md, inference: ambiguity classes)");
+    const bool consistent = total_ways * u == C;
+    set_value(cache, "line_bytes", u, consistent ? 0.85 : 0.5, lev, line_note);
     set_value(cache, "sets", sr.ways.size(), consistent ? 0.9 : 0.5, sev,
-              consistent ? "steps of N = C + j*g that opened a new set"
+              consistent ? "steps of N = C + j*u that opened a new set"
                          : "ways x line does not add up to the size: noisy or non-LRU stage 2");
     set_value(cache, "ways", sr.ways, consistent ? 0.9 : 0.5, sev, "per set in order of opening (may be unequal)");
     if (use_fine) {
-      IndexBits ib = index_bits_of(sr, g);
+      IndexBits ib = index_bits_of(sr, u);
       if (ib.bits)
         set_value(cache, "index_bits", ib.hi < ib.lo ? nlohmann::json::array() : nlohmann::json::array({ib.lo, ib.hi}),
                   ib.ambiguous ? 0.6 : 0.9, sev,
@@ -511,11 +600,54 @@ void infer_one(InferContext& ctx, const std::string& path, const PathData& pd, c
       else
         set_value(cache, "index_bits", "hashed", 0.8, sev, "no address bit range reproduces the observed sets");
     } else {
-      set_null(cache, "index_bits", "set membership needs fine traces; the cache has too many lines for 4096 records",
-               sev);
+      // Count mode (too many lines for a fine trace): every step opened a set of its own, so the
+      // candidate is the bit range right above the line. Test it: W+1 lines 2^(log2 line + log2 T)
+      // bytes apart share one set under that range and all miss each pass; a hash spreads them.
+      const std::uint64_t T = sr.ways.size();
+      bool alike = (T & (T - 1)) == 0;
+      for (int w : sr.ways) alike = alike && w == sr.ways.front();
+      if (!alike || !consistent) {
+        set_null(cache, "index_bits",
+                 "set membership needs fine traces (too many lines for one) and the sets are not alike", sev);
+      } else {
+        const std::uint64_t W = static_cast<std::uint64_t>(sr.ways.front());
+        const std::uint64_t stride = T * u, bytes = (W + 1) * stride;
+        const Chase* c = nullptr;
+        for (auto* x : pd.all)
+          if (x->stride == stride && x->bytes == bytes && x->warm && x->mode == "count" &&
+              (x->carveout == primary || primary < 0) && d.trace(*x))
+            c = x;
+        int lb = 0, nb = 0;
+        while ((1ull << lb) < u) ++lb;
+        while ((1ull << nb) < T) ++nb;
+        if (!c) {
+          ChaseWish w{path, "count", bytes, stride, 8 * (W + 1), true, primary, cl.name + " index bits"};
+          if (ctx.requests.add(w))
+            set_null(cache, "index_bits", "the run that tests index bits " + std::to_string(lb) + "-" +
+                                              std::to_string(lb + nb - 1) + " is requested", sev);
+          else
+            set_null(cache, "index_bits", "the run that tests the index bits (" + std::to_string(bytes) +
+                                              " bytes) exceeds the device's limit for path " + path, sev);
+        } else {
+          Evidence iev = sev;
+          iev.add(c->name());
+          double total = 0;
+          const double w = weight_above(samples_of(*d.trace(*c)), cl.boundary, &total);
+          const double frac = total > 0 ? w / total : 0;
+          if (frac > 0.99)
+            set_value(cache, "index_bits", nlohmann::json::array({lb, lb + nb - 1}), 0.85, iev,
+                      std::to_string(W + 1) + " lines " + std::to_string(stride) +
+                          " bytes apart all miss every pass: they share one set (address bits " + std::to_string(lb) +
+                          "-" + std::to_string(lb + nb - 1) + ")");
+          else
+            set_value(cache, "index_bits", "hashed", 0.8, iev,
+                      "consecutive lines open distinct sets, but " + std::to_string(W + 1) + " lines " +
+                          std::to_string(stride) + " bytes apart do not share one set: no bit range above the line");
+        }
+      }
     }
   } else {
-    const std::string why = have == 0 ? "stage-2 runs (N = C + j*g, s = g) not measured yet (requested)"
+    const std::string why = have == 0 ? "stage-2 runs (N = C + j*u, s = u) not measured yet (requested)"
                                       : "stage 2 up to j=" + std::to_string(have) + " has not opened every set" +
                                             (have >= max_j ? "" : " (more steps requested)");
     for (auto k : {"line_bytes", "sets", "ways", "index_bits"}) set_null(cache, k, why, sev);
@@ -526,7 +658,7 @@ void infer_one(InferContext& ctx, const std::string& path, const PathData& pd, c
     std::vector<std::uint64_t> ln;
     std::vector<bool> ms;
     for (std::size_t k = 0; k < t->latency.size(); ++k) {
-      ln.push_back(static_cast<std::uint64_t>(t->index[k]) * 4 / g);
+      ln.push_back(static_cast<std::uint64_t>(t->index[k]) * 4 / u);
       ms.push_back(t->latency[k] > cl.boundary);
     }
     Evidence pev;
@@ -546,10 +678,26 @@ void infer_one(InferContext& ctx, const std::string& path, const PathData& pd, c
         for (double x : pr.way_probabilities) p.push_back(std::round(x * 1000) / 1000);
         set_value(cache, "replacement_probabilities", p, 0.8, pev,
                   "from " + std::to_string(static_cast<long long>(pr.replacements)) + " replacements");
+        set_value(cache, "replacements_observed", pr.replacements, 0.9, pev,
+                  "replacements reconstructed from the N = C + b trace (the sample behind the probabilities)");
       }
     }
   } else if (!use_fine) {
-    set_null(cache, "replacement", "too many lines for a fine trace holding several passes");
+    // Count mode: an overflowed set whose W+1 lines all miss in every pass (the miss count jumped by
+    // exactly W+1 at each opening and the ways add up to the size) is LRU or FIFO; a random policy
+    // keeps some of them.
+    bool exact = sr.complete && !sr.ways.empty();
+    std::uint64_t tw = 0;
+    for (int w : sr.ways) tw += static_cast<std::uint64_t>(w);
+    exact = exact && tw * u == C;
+    if (exact)
+      set_value(cache, "replacement", "lru_or_fifo", 0.8, sev,
+                "count-mode stage 2: every line of each overflowed set misses in every pass; a cyclic P-chase "
+                "cannot tell LRU from FIFO");
+    else
+      set_null(cache, "replacement",
+               "too many lines for a fine trace holding several passes, and the miss counts are not those of "
+               "LRU/FIFO sets");
   } else {
     set_null(cache, "replacement", "the N = C + b fine run is not measured yet (requested)");
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 
 namespace memhier::analysis {
@@ -45,8 +47,12 @@ void infer_tlbs(InferContext& ctx, nlohmann::json& caches) {
   }
   auto L = cluster_levels(all, res);
   refine_level_means(L, ctx.data, tl);
+  nlohmann::json lv = nlohmann::json::array();
+  for (auto& l : L)
+    lv.push_back({{"mean_cycles", std::round(l.mean * 10) / 10}, {"min", l.lo}, {"max", l.hi}, {"accesses", l.weight}});
   for (std::size_t lvl = 0; lvl < 2; ++lvl) {
     nlohmann::json& cache = caches[names[lvl]];
+    cache["latency_levels_tlb"] = lv;
     if (lvl + 1 >= L.size()) {
       null_all(cache, "the tlb sweep shows no latency level for this TLB's misses");
       continue;
@@ -78,6 +84,22 @@ void infer_tlbs(InferContext& ctx, nlohmann::json& caches) {
         vec.push_back({t > 0 ? w / t : 0});
       }
       reach[stride] = find_size(sz, miss, vec, n, stride);
+      // Narrow every bracket to one stride (the page rule below compares exact reaches): 31 sizes
+      // in between per round (a TLB run is one short pass, so a wide round costs little).
+      const SizeResult& r = reach[stride];
+      if (std::getenv("MEMHIER_DEBUG_TLB"))
+        std::fprintf(stderr, "%s stride %llu state %d lo %llu hi %llu\n", names[lvl], (unsigned long long)stride,
+                     (int)r.state, (unsigned long long)r.lo, (unsigned long long)r.hi);
+      if (r.state == SizeResult::State::bracket) {
+        const std::uint64_t gap = (r.hi - r.lo) / stride;
+        for (std::uint64_t k = 1; k < 32 && k < gap; ++k) {
+          const std::uint64_t m = r.lo / stride + (gap <= 32 ? k : (gap * k + 16) / 32);
+          if (m > r.lo / stride && m < r.hi / stride)
+            ctx.requests.add(TlbWish{m * stride, stride, std::string(names[lvl]) + " reach"});
+        }
+      } else if (r.state == SizeResult::State::above) {
+        ctx.requests.add(TlbWish{2 * r.lo, stride, std::string(names[lvl]) + " reach: doubling"});
+      }
     }
     // Page (000 §4.4): below the page, a footprint of m strides touches m*stride/page pages, so the
     // reach in bytes is the same at every stride; above it, each access takes an entry of its own
@@ -88,21 +110,26 @@ void infer_tlbs(InferContext& ctx, nlohmann::json& caches) {
     for (auto& [s, r] : reach)
       if (r.state == SizeResult::State::exact || r.state == SizeResult::State::bracket) decided.push_back({s, r});
     std::uint64_t page = 0;
-    bool grows = false;
+    bool grows = false, narrowing = false;
     if (decided.size() >= 2) {
-      const SizeResult& r0 = decided.front().second;
+      const std::uint64_t r0 = decided.front().second.lo;
       for (auto& [s, r] : decided) {
-        if (r.lo < r0.hi && r0.lo < r.hi) page = s;
-        else {
+        if (r.state != SizeResult::State::exact) {
+          narrowing = true;
+          break;
+        }
+        if (r.lo != r0) {
           grows = true;
           break;
         }
+        page = s;
       }
-      if (!grows) page = 0;  // the same reach at every stride measured: the page is above the largest
+      if (!grows) page = 0;  // not decided yet, or the page is above the largest stride measured
     }
     if (page == 0) {
       set_null(cache, "page_bytes",
                decided.size() < 2 ? "fewer than two strides with a decided reach (within the device's tlb limit)"
+               : narrowing        ? "the reach at some strides is still a bracket (sizes in between requested)"
                                   : "the reach in bytes is the same at every stride measured: the page is above the "
                                     "largest stride",
                ev);

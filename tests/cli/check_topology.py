@@ -31,6 +31,19 @@ PATH_CACHES = [("global_ca", ["l1"]), ("texture", ["texture"]), ("ldg", ["readon
 STRUCT_KEYS = ["line_bytes", "sector_bytes", "sets", "ways", "index_bits"]
 
 
+def short(v):
+    """A value for a message: long lists as value x count runs."""
+    if isinstance(v, list) and len(v) > 8:
+        runs = []
+        for x in v:
+            if runs and runs[-1][0] == x:
+                runs[-1][1] += 1
+            else:
+                runs.append([x, 1])
+        return "[" + ", ".join(f"{x}" if n == 1 else f"{x} x{n}" for x, n in runs) + "]"
+    return json.dumps(v)
+
+
 def log2(x):
     n = 0
     while (1 << n) < x:
@@ -92,7 +105,7 @@ class Checker:
     def eq(self, where, key, want, got):
         self.checked += 1
         if got != want:
-            self.fail(f"{where}.{key}", f"expected {json.dumps(want)}, got {json.dumps(got)}")
+            self.fail(f"{where}.{key}", f"expected {short(want)}, got {short(got)}")
 
     def structure(self, where, c, truth):
         """line, sector, sets, ways, index bits: the main values or one of the reported alternatives."""

@@ -5,22 +5,35 @@
 #   up to 6 rounds: memhier-infer ... --next-requests req-N.json; stop when it is empty, else
 #                   memhier-bench --plan=none --memhier_extra=req-N.json -> refine-N.json
 #   memhier-infer bench.json refine-*.json -o topology.json --report report.md
-# usage: infer_sim_loop.sh <build dir> <sim config.json> <work dir> [max rounds]
-# Prints one line per step with its wall time; exits non-zero when a step fails.
+# usage: infer_sim_loop.sh <build dir> <sim config.json | gen:SEED> <work dir> [--check] [max rounds]
+#   gen:SEED   a random device from gen_sim_config.py --seed SEED (written to <work dir>/config.json)
+#   --check    then compare topology.json with the config's truth (check_topology.py)
+# Prints one line per step with its wall time; exits non-zero when a step or the check fails.
 set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
 if [ $# -lt 3 ]; then
-  echo "usage: $0 <build dir> <sim config.json> <work dir> [max rounds]" >&2
+  echo "usage: $0 <build dir> <sim config.json | gen:SEED> <work dir> [--check] [max rounds]" >&2
   exit 2
 fi
-BUILD=$(cd "$1" && pwd) CFG=$(realpath "$2") WORK=$3 ROUNDS=${4:-6}
+BUILD=$(cd "$1" && pwd) CFG=$2 WORK=$3
+shift 3
+CHECK=0
+[ "${1:-}" = --check ] && CHECK=1 && shift
+ROUNDS=${1:-6}
+rm -rf "$WORK"
+mkdir -p "$WORK"
+WORK=$(cd "$WORK" && pwd)
+if [[ $CFG == gen:* ]]; then
+  python3 "$HERE/gen_sim_config.py" --seed "${CFG#gen:}" -o "$WORK/config.json"
+  CFG=$WORK/config.json
+fi
+CFG=$(realpath "$CFG")
 BENCH=$BUILD/memhier-bench
 INFER=$BUILD/memhier-infer
 for t in "$BENCH" "$INFER"; do
   [ -x "$t" ] || { echo "infer_sim_loop: $t not built" >&2; exit 2; }
 done
 [ -f "$CFG" ] || { echo "infer_sim_loop: no config $CFG" >&2; exit 2; }
-rm -rf "$WORK"
-mkdir -p "$WORK"
 cd "$WORK"
 
 step() {  # step <label> <command...>: runs it, prints the wall time, keeps its output in <label>.log
@@ -51,3 +64,6 @@ for ((r = 1; r <= ROUNDS; ++r)); do
 done
 step final "$INFER" "${inputs[@]}" -o topology.json --report report.md --next-requests req-final.json
 echo "final: $(pending req-final.json) requests still pending"
+if [ "$CHECK" = 1 ]; then
+  python3 "$HERE/check_topology.py" "$CFG" topology.json
+fi
