@@ -213,7 +213,8 @@ __global__ void fill_words(T* dst, std::uint64_t n, T value) {
     dst[i] = value;
 }
 
-enum class CacheOp : int { ca = 0, cg = 1 };
+// ca: cache in L1 and L2; cg: L2 only; na: the non-coherent (texture) path, no L1 allocation.
+enum class CacheOp : int { ca = 0, cg = 1, na = 2 };
 
 template <CacheOp Op>
 __device__ __forceinline__ uint4 load_vec(const uint4* p) {
@@ -222,8 +223,12 @@ __device__ __forceinline__ uint4 load_vec(const uint4* p) {
     asm volatile("ld.global.ca.v4.u32 {%0,%1,%2,%3}, [%4];"
                  : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                  : "l"(p));
-  } else {
+  } else if constexpr (Op == CacheOp::cg) {
     asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
+  } else {
+    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
                  : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                  : "l"(p));
   }

@@ -66,16 +66,14 @@ for k in ["read", "write", "copy"]:
     base = [b for b in xs if "access:" not in b["run_name"] and "layout:" not in b["run_name"] and "flush:" not in b["run_name"] and "ilp:16" not in b["run_name"]]
     if base: print("gmem %s baseline best %.3f TB/s %s" % (k, base[0]["bytes_per_second"] / 1e12, short(base[0]["run_name"])))
     for b in xs[:8]: print("gmem %s %.3f TB/s %s" % (k, b["bytes_per_second"] / 1e12, short(b["run_name"])))
-l2 = collections.defaultdict(dict)
+l2 = collections.defaultdict(list)
 for b in bs:
     if b["run_name"].startswith("l2_throughput/"):
-        n = b["run_name"]; mb = int(n.split("bytes:")[1].split("/")[0]) / 1048576
-        lay = "all" if "layout:all" in n else "tile"
-        cfg = n.split("cta_size:")[1].split("/manual")[0].replace("/layout:all", "")
-        l2[(round(mb, 1))][(lay, cfg)] = b["bytes_per_second"] / 1e12
+        n = short(b["run_name"]); mb = int(n.split("bytes:")[1].split("/")[0]) / 1048576
+        l2[round(mb, 1)].append((b["bytes_per_second"] / 1e12, n.split("/", 1)[1]))
 for mb in sorted(l2):
-    r = l2[mb]; bt = max(((v, k) for k, v in r.items() if k[0] == "tile"), default=(0, None)); ba = max(((v, k) for k, v in r.items() if k[0] == "all"), default=(0, None))
-    print("l2 %6.1f MiB tile %.2f (%s) all %.2f (%s)" % (mb, bt[0], bt[1] and bt[1][1], ba[0], ba[1] and ba[1][1]))
+    r = sorted(l2[mb], reverse=True)[:3]
+    print("l2 %6.1f MiB " % mb + " | ".join("%.2f %s" % x for x in r))
 PY
 elif [ "$MODE" = gputest ]; then
   cmake -S . -B build/devt -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null

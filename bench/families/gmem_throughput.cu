@@ -21,6 +21,7 @@ const char* kind_name(Kind k) { return k == Kind::read ? "read" : k == Kind::wri
 
 // Source and destination buffers shared by every configuration, allocated on first use and kept
 // for the process's life (freeing at exit would race the CUDA runtime's own teardown).
+constexpr std::uint64_t kDstSlack = 8ull << 20;  // room for Config::dst_offset
 struct Streams {
   DeviceBuffer<std::uint32_t> src, dst, sink;
   tput::L2Flusher flusher;
@@ -34,7 +35,7 @@ Streams& streams() {
     // 2 GiB each, at most an eighth of the memory: far above any L2, and a sample of a few ms.
     const std::uint64_t bytes = std::min<std::uint64_t>(2ull << 30, dev.d.global_mem_bytes / 8) / 4096 * 4096;
     x->src = DeviceBuffer<std::uint32_t>(bytes / 4);
-    x->dst = DeviceBuffer<std::uint32_t>(bytes / 4);
+    x->dst = DeviceBuffer<std::uint32_t>((bytes + kDstSlack) / 4);
     x->sink = DeviceBuffer<std::uint32_t>(1);
     x->bytes = bytes;
     kern::fill_words<std::uint32_t><<<dev.d.sm_count * 4, 512>>>(x->src.get(), x->src.size(), 0x5A5A5A5Au);
@@ -56,7 +57,10 @@ struct Config {
   kern::Access access = kern::Access::plain;
   Layout layout = Layout::grid;
   bool clean = false;  // clean L2 flush before each sample (read streams)
-  bool variant() const { return access != kern::Access::plain || layout != Layout::grid || ilp > 8; }
+  int dst_offset = 0;  // bytes the destination starts past its allocation (copy: src/dst DRAM alignment)
+  bool variant() const {
+    return access != kern::Access::plain || layout != Layout::grid || ilp > 8 || dst_offset != 0;
+  }
 };
 const char* access_name(kern::Access a) {
   return a == kern::Access::plain ? "plain" : a == kern::Access::cs ? "cs" : a == kern::Access::na ? "na" : "ef";
@@ -94,7 +98,9 @@ template <int ILP, kern::Access A, kern::Layout L>
 void launch_v(const Config& c, std::uint64_t n, int grid) {
   Streams& s = streams();
   auto* src = reinterpret_cast<const uint4*>(s.src.get());
-  auto* dst = reinterpret_cast<uint4*>(s.dst.get());
+  if (c.dst_offset < 0 || c.dst_offset % 16 || static_cast<std::uint64_t>(c.dst_offset) > kDstSlack)
+    throw std::invalid_argument("dst_offset must be a multiple of 16 within the slack");
+  auto* dst = reinterpret_cast<uint4*>(s.dst.get()) + c.dst_offset / 16;
   if (c.kind == Kind::read)
     kern::gmem_read_v<uint4, ILP, A, L><<<grid, c.cta_size>>>(src, n, s.sink.get());
   else if (c.kind == Kind::write)
@@ -123,11 +129,16 @@ void launch_vi(const Config& c, std::uint64_t n, int grid) {
 void launch_variant(const Config& c, std::uint64_t n, int grid) {
   if (c.width != 16) throw std::invalid_argument("variants use 16-byte vectors");
   switch (c.ilp) {
+    case 1:
+    case 2:
+      if (c.access != kern::Access::plain) break;
+      if (c.ilp == 1) return launch_va<1, kern::Access::plain>(c, n, grid);
+      return launch_va<2, kern::Access::plain>(c, n, grid);
     case 4: return launch_vi<4>(c, n, grid);
     case 8: return launch_vi<8>(c, n, grid);
     case 16: return launch_vi<16>(c, n, grid);
   }
-  throw std::invalid_argument("variant ilp must be 4, 8 or 16");
+  throw std::invalid_argument("variant ilp must be 4, 8 or 16 (1 or 2 with plain access)");
 }
 
 void run_config(benchmark::State& state, const Config& c) {
@@ -223,6 +234,20 @@ void register_gmem_throughput(Backend&) {
                 if (!c.variant() && !clean) cfgs.pop_back();  // the baseline, registered above
               }
   }
+  // Copy: the destination shifted against the source (DRAM channel / bank alignment of the two
+  // streams), oneshot with ILP 1 and 2 (one short step per CTA, as simple copy kernels do).
+  if (!quick) {
+    for (auto [cta, ctas] : std::vector<std::pair<int, int>>{{512, 4}, {1024, 2}, {256, 8}})
+      for (int ilp : {1, 2, 4})
+        for (int off : {0, 4096, 65536, 1 << 20, 3 << 20}) {
+          const std::size_t before = cfgs.size();
+          add(Kind::copy, 16, ilp, cta, ctas);
+          if (cfgs.size() == before) continue;
+          cfgs.back().layout = Layout::oneshot;
+          cfgs.back().dst_offset = off;
+          if (ilp == 4 && off == 0) cfgs.pop_back();  // registered above
+        }
+  }
   for (const Config& c : cfgs) {
     BenchName n("gmem_throughput");
     n.add("kind", kind_name(c.kind)).add("width", c.width).add("ilp", c.ilp);
@@ -230,6 +255,7 @@ void register_gmem_throughput(Backend&) {
     if (c.access != kern::Access::plain) n.add("access", access_name(c.access));
     if (c.layout != Layout::grid) n.add("layout", layout_name(c.layout));
     if (c.clean) n.add("flush", "clean");
+    if (c.dst_offset) n.add("dst_offset", c.dst_offset);
     tput::register_manual(n.str(), 3, [c](benchmark::State& st) { run_config(st, c); });
   }
 }

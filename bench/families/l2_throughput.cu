@@ -41,22 +41,32 @@ void register_l2_throughput(Backend&) {
     c.ilp = 4;
     reg(c);
   }
-  // Tuning: working sets of 16 % to 48 % of the L2 (inside one half), the tile layout against
-  // layout:all (every CTA reads the whole working set from a staggered start, so every line is
-  // read by every SM), at four occupancy / ILP points.
+  // Tuning: working sets of 20 % to 48 % of the L2 (inside one half): the load path (cg, ca, na),
+  // how many CTAs read each line (overlap 1..8, and layout:all where every CTA reads every line
+  // from a staggered start), at three occupancy / ILP points.
   if (!quick) {
-    for (double x : {0.16, 0.24, 0.32, 0.4, 0.48})
-      for (bool tile : {true, false})
-        for (auto [cta, ctas, ilp] : std::vector<std::tuple<int, int, int>>{{512, 4, 4}, {512, 4, 8}, {1024, 2, 8}, {256, 8, 16}}) {
-          tput::CachedReadConfig c;
-          c.op = kern::CacheOp::cg;
-          c.tile = tile;
-          c.bytes = static_cast<std::uint64_t>(x * l2) / 65536 * 65536;
-          c.cta_size = cta;
-          c.ctas = ctas;
-          c.ilp = ilp;
-          reg(c);
-        }
+    for (double x : {0.2, 0.24, 0.32, 0.4, 0.48})
+      for (auto [cta, ctas, ilp] : std::vector<std::tuple<int, int, int>>{{512, 4, 4}, {512, 4, 8}, {256, 8, 8}}) {
+        for (kern::CacheOp op : {kern::CacheOp::cg, kern::CacheOp::ca, kern::CacheOp::na})
+          for (int ov : {1, 2, 4, 8}) {
+            tput::CachedReadConfig c;
+            c.op = op;
+            c.overlap = ov;
+            c.bytes = static_cast<std::uint64_t>(x * l2) / 65536 * 65536;
+            c.cta_size = cta;
+            c.ctas = ctas;
+            c.ilp = ilp;
+            reg(c);
+          }
+        tput::CachedReadConfig c;
+        c.op = kern::CacheOp::cg;
+        c.tile = false;
+        c.bytes = static_cast<std::uint64_t>(x * l2) / 65536 * 65536;
+        c.cta_size = cta;
+        c.ctas = ctas;
+        c.ilp = ilp;
+        reg(c);
+      }
     // layout:all over the whole curve (the partition step, if any, shows where replicas stop fitting)
     for (double x : fr) {
       if (x > 1.0) continue;  // past the L2 every CTA would stream the whole working set from DRAM

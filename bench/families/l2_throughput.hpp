@@ -16,7 +16,16 @@ struct CachedReadConfig {
   int cta_size = 256, ctas = 8, ilp = 4;
   bool tile = true;          // true: CTAs tile the working set; false: each reads all of it (L1, L2 layout:all)
   int carveout = -1;         // shared-memory carveout percent for the kernel, -1: default
+  int overlap = 1;           // tile: each CTA's window spans `overlap` tiles (every line read by that many CTAs)
 };
+
+// Vectors each CTA reads per round: tile: overlap x n / grid (at least one CTA step, at most n); else n.
+inline std::uint64_t cached_window(const CachedReadConfig& c) {
+  const std::uint64_t n = c.bytes / 16;
+  const std::uint64_t grid = static_cast<std::uint64_t>(c.ctas) * device().d.sm_count;
+  if (!c.tile) return n;
+  return std::min(n, std::max<std::uint64_t>(n / grid * std::max(1, c.overlap), c.cta_size * c.ilp));
+}
 
 // The working-set buffer (largest asked for so far), filled with a non-zero pattern.
 struct WorkingSet {
@@ -45,7 +54,8 @@ inline bool cached_read_fits(const CachedReadConfig& c) {
   const auto& dev = device();
   const std::uint64_t n = c.bytes / 16;
   const std::uint64_t grid = static_cast<std::uint64_t>(c.ctas) * dev.d.sm_count;
-  const std::uint64_t window = c.tile ? std::max<std::uint64_t>(n / grid, c.cta_size * c.ilp) : n;
+  const std::uint64_t window = cached_window(c);
+  (void)grid;
   return c.cta_size * c.ctas <= dev.max_threads_per_sm && c.ctas <= dev.max_blocks_per_sm &&
          static_cast<std::uint64_t>(c.cta_size) * c.ilp <= window && window <= n && n < (1ull << 31);
 }
@@ -84,7 +94,7 @@ inline void run_cached_read(benchmark::State& state, const CachedReadConfig& c, 
   WorkingSet& ws = working_set(c.bytes);
   const std::uint32_t n = static_cast<std::uint32_t>(c.bytes / 16);
   const int grid = c.ctas * dev.d.sm_count;
-  const std::uint32_t window = c.tile ? static_cast<std::uint32_t>(std::max<std::uint64_t>(n / grid, c.cta_size * c.ilp)) : n;
+  const std::uint32_t window = static_cast<std::uint32_t>(cached_window(c));
   // L1: CTA starts spread by a golden-ratio step over the working set (multiples of 32 vectors).
   const std::uint32_t start_step =
       c.tile ? n / grid : static_cast<std::uint32_t>(static_cast<std::uint64_t>(n * 0.6180339887) / 32 * 32 + 32);
@@ -97,6 +107,8 @@ inline void run_cached_read(benchmark::State& state, const CachedReadConfig& c, 
   auto launch = [&](std::uint32_t r) {
     if (c.op == kern::CacheOp::ca)
       launch_cached_ilp<kern::CacheOp::ca>(c, n, window, start_step, r, stamps.get(), ws);
+    else if (c.op == kern::CacheOp::na)
+      launch_cached_ilp<kern::CacheOp::na>(c, n, window, start_step, r, stamps.get(), ws);
     else
       launch_cached_ilp<kern::CacheOp::cg>(c, n, window, start_step, r, stamps.get(), ws);
   };
@@ -131,7 +143,9 @@ inline std::string cached_read_name(const char* family, const CachedReadConfig& 
   n.add("bytes", static_cast<std::int64_t>(c.bytes)).add("cta_size", c.cta_size).add("ctas", c.ctas).add("ilp", c.ilp);
   if (c.carveout >= 0) n.add("carveout", c.carveout);
   // L2 with every CTA reading the whole working set (staggered starts) instead of a tile of it.
-  if (c.op == kern::CacheOp::cg && !c.tile) n.add("layout", "all");
+  if (c.op != kern::CacheOp::ca && !c.tile) n.add("layout", "all");
+  if (c.tile && c.overlap > 1) n.add("overlap", c.overlap);
+  if (c.tile && c.op != kern::CacheOp::cg) n.add("op", c.op == kern::CacheOp::ca ? "ca" : "na");
   return n.str();
 }
 
