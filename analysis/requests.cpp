@@ -54,9 +54,12 @@ nlohmann::json Requests::to_json() const {
   j["format"] = "memhier-requests/1";
   j["pchase"] = nlohmann::json::array();
   j["tlb"] = nlohmann::json::array();
-  for (const auto& w : p)
-    j["pchase"].push_back({{"path", w.path}, {"mode", w.mode}, {"bytes", w.bytes}, {"stride", w.stride},
-                           {"iters", w.iters}, {"warm", w.warm ? 1 : 0}, {"carveout", w.carveout}});
+  for (const auto& w : p) {
+    nlohmann::json e = {{"path", w.path}, {"mode", w.mode}, {"bytes", w.bytes}, {"stride", w.stride},
+                        {"iters", w.iters}, {"warm", w.warm ? 1 : 0}, {"carveout", w.carveout}};
+    if (w.max_records) e["max_records"] = w.max_records;
+    j["pchase"].push_back(e);
+  }
   for (const auto& w : t) j["tlb"].push_back({{"bytes", w.bytes}, {"stride", w.stride}});
   return j;
 }

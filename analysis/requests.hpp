@@ -15,6 +15,7 @@ struct ChaseWish {
   bool warm = true;
   int carveout = -1;
   std::string why;  // which inference step wants it (not written to the file)
+  std::uint32_t max_records = 0;  // fine mode: records to keep (0: the bench default, 4096)
   bool operator<(const ChaseWish& o) const;
 };
 struct TlbWish {

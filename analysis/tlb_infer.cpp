@@ -97,6 +97,8 @@ void infer_tlbs(InferContext& ctx, nlohmann::json& caches) {
           if (m > r.lo / stride && m < r.hi / stride)
             ctx.requests.add(TlbWish{m * stride, stride, std::string(names[lvl]) + " reach"});
         }
+      } else if (r.state == SizeResult::State::below && r.hi / 2 >= stride) {
+        ctx.requests.add(TlbWish{r.hi / 2 / stride * stride, stride, std::string(names[lvl]) + " reach: halving"});
       } else if (r.state == SizeResult::State::above) {
         ctx.requests.add(TlbWish{2 * r.lo, stride, std::string(names[lvl]) + " reach: doubling"});
       }
