@@ -75,15 +75,15 @@ BENCH=$BIN/memhier-bench
 INFER=$BIN/memhier-infer
 [ -x "$BENCH" ] || { echo "characterize.sh: $BENCH missing (build failed?)" >&2; exit 1; }
 
+tmp=""
 ctx() { python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["context"]; print(c.get(sys.argv[2], sys.argv[3]))' "$1" "$2" "$3"; }
 safe() { printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '_'; }
 
 characterize_one() {
   local dev=$1 t0=$SECONDS
   mkdir -p "$results"
-  local tmp
-  tmp=$(mktemp -d "$results/.incomplete-XXXXXX")
-  trap 'rm -rf "$tmp"' EXIT INT TERM
+  tmp=$(mktemp -d "$results/.incomplete-XXXXXX")  # global: the EXIT trap needs it after return
+  trap '[ -n "$tmp" ] && rm -rf "$tmp"' EXIT INT TERM
   say "device $dev: plan $plan"
   local total
   total=$("$BENCH" --device="$dev" --plan="$plan" --benchmark_list_tests=true "${extra[@]}" | wc -l)
@@ -92,7 +92,7 @@ characterize_one() {
   local inputs=("$tmp/bench.json")
   if [ -x "$INFER" ]; then
     for r in $(seq 1 "$rounds"); do
-      "$INFER" "${inputs[@]}" --next-requests "$tmp/requests-$r.json" >/dev/null
+      "$INFER" --allow-errors "${inputs[@]}" --next-requests "$tmp/requests-$r.json" >/dev/null
       if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if any(v for k,v in d.items() if k!="format") else 1)' "$tmp/requests-$r.json"; then
         say "refinement round $r"
         "$BENCH" --device="$dev" --plan=none --memhier_extra="$tmp/requests-$r.json" --memhier_progress=0 \
@@ -118,7 +118,7 @@ PY
   fi
   if [ -x "$INFER" ]; then
     say "analyzing"
-    "$INFER" "${inputs[@]}" -o "$tmp/topology.json" --report "$tmp/report.md"
+    "$INFER" --allow-errors "${inputs[@]}" -o "$tmp/topology.json" --report "$tmp/report.md"
   fi
   local sm slug drv ts dest
   sm=$(safe "$(ctx "$tmp/bench.json" sm_tag sim)")
