@@ -88,9 +88,17 @@ __global__ void gmem_copy(const V* __restrict__ src, V* __restrict__ dst, std::u
 enum class Access : int { plain = 0, cs = 1, na = 2, ef = 3 };
 enum class Layout : int { grid = 0, chunk = 1 };
 
+// L2 cache policies (createpolicy, .L2::cache_hint) need sm_80: older targets compile the `ef`
+// variant as the plain access (the family registers `ef` only on compute capability >= 8.0).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define MEMHIER_NO_L2_POLICY 1
+#endif
+
 __device__ __forceinline__ std::uint64_t evict_first_policy() {
-  std::uint64_t pol;
+  std::uint64_t pol = 0;
+#ifndef MEMHIER_NO_L2_POLICY
   asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+#endif
   return pol;
 }
 
@@ -106,10 +114,16 @@ __device__ __forceinline__ V ld_stream(const V* p, std::uint64_t pol) {
       asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
                    : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                    : "l"(p));
-    else
+    else {
+#ifdef MEMHIER_NO_L2_POLICY
+      (void)pol;
+      return *p;
+#else
       asm volatile("ld.global.L1::no_allocate.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
                    : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                    : "l"(p), "l"(pol));
+#endif
+    }
     return v;
   }
 }
@@ -122,9 +136,14 @@ __device__ __forceinline__ void st_stream(V* p, const V& v, std::uint64_t pol) {
     asm volatile("st.global.cs.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
                  : "memory");
   } else {
+#ifdef MEMHIER_NO_L2_POLICY
+    (void)pol;
+    *p = v;
+#else
     asm volatile("st.global.L1::no_allocate.L2::cache_hint.v4.u32 [%0], {%1,%2,%3,%4}, %5;" ::"l"(p), "r"(v.x),
                  "r"(v.y), "r"(v.z), "r"(v.w), "l"(pol)
                  : "memory");
+#endif
   }
 }
 

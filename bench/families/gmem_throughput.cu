@@ -224,6 +224,7 @@ void register_gmem_throughput(Backend&) {
                 if (clean && k != Kind::read) continue;  // writes leave dirty lines: the dirty flush balances them
                 if (k == Kind::write && a == kern::Access::na) continue;  // na = plain for stores
                 if (l == Layout::oneshot && ilp == 16) continue;
+                if (a == kern::Access::ef && dev.d.cc_major < 8) continue;  // L2 cache policies need sm_80
                 const std::size_t before = cfgs.size();
                 add(k, 16, ilp, cta, ctas);
                 if (cfgs.size() == before) continue;
