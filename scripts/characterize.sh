@@ -132,7 +132,8 @@ PY
   trap - EXIT INT TERM
   [ -f scripts/archive_index.py ] && python3 scripts/archive_index.py "$results" >/dev/null || true
   say "done in $((SECONDS - t0)) s"
-  if [ -f "$dest/report.md" ]; then cat "$dest/report.md"; fi
+  if [ -f "$dest/topology.json" ]; then python3 scripts/topology_table.py "$dest" || true; fi
+  echo "report:  $dest/report.md"
   echo "archive: $dest"
 }
 
