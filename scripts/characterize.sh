@@ -7,12 +7,13 @@
 # touched.
 #
 # usage: scripts/characterize.sh [--device cuda:N|sim:<config.json>] [--all] [--plan full|quick]
-#                                [--rounds N] [--results DIR] [--no-build] [-- extra memhier-bench flags]
+#                                [--rounds N] [--results DIR] [--no-build | --build-dir DIR]
+#                                [-- extra memhier-bench flags]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-device=cuda:0; all=0; plan=full; rounds=6; results=$ROOT/results; build=1; extra=()
+device=cuda:0; all=0; plan=full; rounds=6; results=$ROOT/results; build=1; extra=(); BIN=$ROOT/build/release
 while [ $# -gt 0 ]; do
   case "$1" in
     --device) device=${2:?--device needs a value}; shift 2 ;;
@@ -25,7 +26,9 @@ while [ $# -gt 0 ]; do
     --results) results=${2:?--results needs a value}; shift 2 ;;
     --results=*) results=${1#*=}; shift ;;
     --no-build) build=0; shift ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --build-dir) BIN=$(cd "${2:?--build-dir needs a value}" && pwd); build=0; shift 2 ;;
+    --build-dir=*) BIN=$(cd "${1#*=}" && pwd); build=0; shift ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; extra=("$@"); break ;;
     *) echo "characterize.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -55,7 +58,6 @@ fi
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH=/usr/local/cuda/bin:$PATH; fi
 
 # 2. Build release (the GPU of this machine, or CUDAARCHS).
-BIN=$ROOT/build/release
 if [ "$build" = 1 ]; then
   if [ ! -f "$BIN/build.ninja" ]; then
     say "configuring release"

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# scripts/characterize.sh end to end on the simulated device (quick plan, the test build's
+# binaries): one archive appears with bench.json, topology.json, report.md and the index entry;
+# a run that fails (a missing config) leaves no archive and no temporary directory behind; an
+# existing archive is never touched.
+set -uo pipefail
+src=$1; bin=$2; work=$3
+rm -rf "$work"; mkdir -p "$work"
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$src/scripts/characterize.sh" --device "sim:$src/sim/configs/plain_lru.json" --plan quick --rounds 2 \
+  --build-dir "$bin" --results "$work/results" > "$work/log" 2>&1 || { cat "$work/log"; fail "characterize exited $?"; }
+mapfile -t archives < <(find "$work/results" -mindepth 4 -maxdepth 4 -type d | grep -v '/\.incomplete-')
+[ "${#archives[@]}" = 1 ] || fail "expected one archive, found ${#archives[@]}"
+a=${archives[0]}
+for f in bench.json topology.json report.md; do [ -s "$a/$f" ] || fail "$f missing in $a"; done
+[ -d "$a/traces" ] || fail "no traces in $a"
+grep -q "archive: $a" "$work/log" || fail "the archive path was not printed"
+grep -q "^Caches" "$work/log" || fail "the topology table was not printed"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "characterize_wall_seconds" in d["context"]' "$a/bench.json" ||
+  fail "no characterize_wall_seconds in the context"
+if [ -f "$src/scripts/archive_index.py" ]; then
+  grep -q "$(basename "$a")" "$work/results/index.json" || fail "index.json does not list the archive"
+fi
+before=$(find "$work/results" -type f | sort | xargs md5sum | md5sum)
+
+# a failing run: clear message, non-zero exit, nothing left behind, nothing touched
+if "$src/scripts/characterize.sh" --device "sim:$work/missing.json" --plan quick --build-dir "$bin" \
+     --results "$work/results" > "$work/log2" 2>&1; then
+  fail "a missing config did not fail"
+fi
+grep -q "missing.json" "$work/log2" || { cat "$work/log2"; fail "the error does not name the config"; }
+[ -z "$(find "$work/results" -name '.incomplete-*')" ] || fail "a temporary directory was left behind"
+after=$(find "$work/results" -type f | sort | xargs md5sum | md5sum)
+[ "$before" = "$after" ] || fail "the failing run changed the results tree"
+echo "PASS"
