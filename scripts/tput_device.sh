@@ -19,7 +19,7 @@ if [ "$MODE" = full ] || [ "$MODE" = quick ]; then
     --benchmark_out="$OUT/tput.json" --benchmark_out_format=json --benchmark_format=console \
     > "$OUT/bench.log" 2>&1 || echo "memhier-bench exit $?"
   grep -E "bench wall|ERROR|error" "$OUT/bench.log" | head -20
-  { for f in l1_throughput smem_throughput warp_access gmem_throughput; do
+  { for f in l1_throughput l2_throughput smem_throughput warp_access gmem_throughput; do
       cuobjdump -sass $O/$f.cu.o; done; } > "$OUT/sass.txt" 2>&1 || true
   python3 - "$OUT/tput.json" <<'PY' || true
 import json, sys, collections

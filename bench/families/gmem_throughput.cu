@@ -202,6 +202,13 @@ void register_gmem_throughput(Backend&) {
     if (quick) {
       add(k, 16, 4, 1024, 2);
       add(k, 4, 1, 128, 1);
+      // the variant kernels: oneshot (and a clean L2 for reads; ILP 1 for copies)
+      const std::size_t before = cfgs.size();
+      add(k, 16, k == Kind::copy ? 1 : 4, 512, 2);
+      if (cfgs.size() > before) {
+        cfgs.back().layout = Layout::oneshot;
+        cfgs.back().clean = k == Kind::read;
+      }
       continue;
     }
     for (int cta : {128, 256, 512, 1024})
@@ -221,6 +228,7 @@ void register_gmem_throughput(Backend&) {
           for (kern::Access a : {kern::Access::plain, kern::Access::cs, kern::Access::na, kern::Access::ef})
             for (Layout l : {Layout::grid, Layout::chunk, Layout::oneshot})
               for (bool clean : {false, true}) {
+                if (ilp == 16 && cta == 1024) continue;  // more registers than 1024 threads may hold
                 if (clean && k != Kind::read) continue;  // writes leave dirty lines: the dirty flush balances them
                 if (k == Kind::write && a == kern::Access::na) continue;  // na = plain for stores
                 if (l == Layout::oneshot && ilp == 16) continue;

@@ -41,14 +41,16 @@ void register_l2_throughput(Backend&) {
     c.ilp = 4;
     reg(c);
   }
-  // Tuning: working sets of 20 % to 48 % of the L2 (inside one half): the load path (cg, ca, na),
-  // how many CTAs read each line (overlap 1..8, and layout:all where every CTA reads every line
-  // from a staggered start), at three occupancy / ILP points.
+  // Tuning: working sets of 20 % to 48 % of the L2 (inside one half): the load path (cg; na, the
+  // non-coherent path without L1 allocation), how many CTAs read each line (overlap 1..8; layout:all,
+  // every CTA reads every line from a staggered start), at two occupancy / ILP points. ld.global.ca
+  // is left out: the per-SM share of these working sets fits the L1, so it measures the L1.
   if (!quick) {
     for (double x : {0.2, 0.24, 0.32, 0.4, 0.48})
-      for (auto [cta, ctas, ilp] : std::vector<std::tuple<int, int, int>>{{512, 4, 4}, {512, 4, 8}, {256, 8, 8}}) {
-        for (kern::CacheOp op : {kern::CacheOp::cg, kern::CacheOp::ca, kern::CacheOp::na})
+      for (auto [cta, ctas, ilp] : std::vector<std::tuple<int, int, int>>{{512, 4, 4}, {256, 8, 4}, {512, 2, 8}}) {
+        for (kern::CacheOp op : {kern::CacheOp::cg, kern::CacheOp::na})
           for (int ov : {1, 2, 4, 8}) {
+            if (op == kern::CacheOp::na && (ov == 2 || ov == 4)) continue;
             tput::CachedReadConfig c;
             c.op = op;
             c.overlap = ov;
@@ -76,9 +78,23 @@ void register_l2_throughput(Backend&) {
       c.bytes = std::max<std::uint64_t>(1 << 20, static_cast<std::uint64_t>(x * l2) / 65536 * 65536);
       c.cta_size = 512;
       c.ctas = 4;
-      c.ilp = 8;
+      c.ilp = 4;
       reg(c);
     }
+  }
+  if (quick) {  // the variant kernels at an eighth of the L2
+    tput::CachedReadConfig c;
+    c.op = kern::CacheOp::cg;
+    c.tile = false;
+    c.bytes = static_cast<std::uint64_t>(l2 / 8) / 65536 * 65536;
+    c.cta_size = 512;
+    c.ctas = 4;
+    c.ilp = 4;
+    reg(c);
+    c.tile = true;
+    c.op = kern::CacheOp::na;
+    c.overlap = 2;
+    reg(c);
   }
   // Occupancy (Little's law) at an eighth of the L2: warps per SM x ILP.
   if (!quick) {

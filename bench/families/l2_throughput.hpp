@@ -49,9 +49,36 @@ inline WorkingSet& working_set(std::uint64_t bytes) {
   return *ws;
 }
 
-// Whether the configuration can run: the wrap arithmetic needs cta_size x ilp vectors per window.
+// The kernel of a configuration (for the occupancy query).
+template <kern::CacheOp Op>
+const void* cached_kernel_op(int ilp, bool tile) {
+  switch (ilp) {
+    case 1: return tile ? (const void*)kern::cached_read<Op, 1, true> : (const void*)kern::cached_read<Op, 1, false>;
+    case 2: return tile ? (const void*)kern::cached_read<Op, 2, true> : (const void*)kern::cached_read<Op, 2, false>;
+    case 4: return tile ? (const void*)kern::cached_read<Op, 4, true> : (const void*)kern::cached_read<Op, 4, false>;
+    case 8: return tile ? (const void*)kern::cached_read<Op, 8, true> : (const void*)kern::cached_read<Op, 8, false>;
+    case 16: return tile ? (const void*)kern::cached_read<Op, 16, true> : (const void*)kern::cached_read<Op, 16, false>;
+  }
+  return nullptr;
+}
+inline const void* cached_kernel(const CachedReadConfig& c) {
+  return c.op == kern::CacheOp::ca   ? cached_kernel_op<kern::CacheOp::ca>(c.ilp, c.tile)
+         : c.op == kern::CacheOp::na ? cached_kernel_op<kern::CacheOp::na>(c.ilp, c.tile)
+                                     : cached_kernel_op<kern::CacheOp::cg>(c.ilp, c.tile);
+}
+
+// Whether the configuration can run: the wrap arithmetic needs cta_size x ilp vectors per window,
+// and all `ctas` CTAs of an SM must be resident at once (registers included: a grid that runs in
+// waves reads only part of the working set at a time and overstates the bandwidth of the whole).
 inline bool cached_read_fits(const CachedReadConfig& c) {
   const auto& dev = device();
+  const void* fn = cached_kernel(c);
+  if (!fn) return false;
+  if (c.carveout >= 0)
+    MEMHIER_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout, c.carveout));
+  int resident = 0;
+  MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, fn, c.cta_size, 0));
+  if (resident < c.ctas) return false;
   const std::uint64_t n = c.bytes / 16;
   const std::uint64_t grid = static_cast<std::uint64_t>(c.ctas) * dev.d.sm_count;
   const std::uint64_t window = cached_window(c);
