@@ -268,15 +268,18 @@ struct CtaStamp {
 // blockDim.x * ILP <= window <= n, so one conditional subtract wraps each index.
 //   L1 bandwidth: window = n (every CTA reads the whole small working set; each SM's L1 holds it).
 //   L2 bandwidth: window = n / CTAs (the CTAs tile the working set; ld.global.cg skips the L1).
+// group > 1 (Tile): CTAs b and b + 1 ... of one group of `group` consecutive CTAs (on different SMs,
+// which the block scheduler fills round-robin) read the same window in step, so their requests
+// for a line reach the L2 side at nearly the same time.
 // Tile = false (L1): window == n and start 0, so the second wrap is left out (fewer instructions
 // per load, which matters at the L1's 128 bytes per clock).
 template <CacheOp Op, int ILP, bool Tile>
 __global__ void cached_read(const uint4* __restrict__ src, std::uint32_t n, std::uint32_t window,
                             std::uint32_t start_step, std::uint32_t rounds, CtaStamp* stamps,
-                            std::uint32_t* sink) {
+                            std::uint32_t* sink, std::uint32_t group = 1) {
   const std::uint32_t bd = blockDim.x;
   const std::uint32_t start =
-      Tile ? static_cast<std::uint32_t>((static_cast<std::uint64_t>(blockIdx.x) * start_step) % n) : 0u;
+      Tile ? static_cast<std::uint32_t>((static_cast<std::uint64_t>(blockIdx.x / group) * start_step) % n) : 0u;
   const std::uint32_t steps = (window + bd * ILP - 1) / (bd * ILP);
   // L1 (no Tile): CTAs start at staggered offsets of the working set, so CTAs sharing an SM do not
   // walk it in lockstep (one CTA's misses would otherwise fill the L1 for the others).

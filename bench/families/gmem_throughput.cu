@@ -129,16 +129,13 @@ void launch_vi(const Config& c, std::uint64_t n, int grid) {
 void launch_variant(const Config& c, std::uint64_t n, int grid) {
   if (c.width != 16) throw std::invalid_argument("variants use 16-byte vectors");
   switch (c.ilp) {
-    case 1:
-    case 2:
-      if (c.access != kern::Access::plain) break;
-      if (c.ilp == 1) return launch_va<1, kern::Access::plain>(c, n, grid);
-      return launch_va<2, kern::Access::plain>(c, n, grid);
+    case 1: return launch_vi<1>(c, n, grid);
+    case 2: return launch_vi<2>(c, n, grid);
     case 4: return launch_vi<4>(c, n, grid);
     case 8: return launch_vi<8>(c, n, grid);
     case 16: return launch_vi<16>(c, n, grid);
   }
-  throw std::invalid_argument("variant ilp must be 4, 8 or 16 (1 or 2 with plain access)");
+  throw std::invalid_argument("variant ilp must be 1, 2, 4, 8 or 16");
 }
 
 void run_config(benchmark::State& state, const Config& c) {
@@ -256,6 +253,15 @@ void register_gmem_throughput(Backend&) {
           cfgs.back().dst_offset = off;
           if (ilp == 4 && off == 0) cfgs.pop_back();  // registered above
         }
+    // ... and the cache hints on the short oneshot steps
+    for (int ilp : {1, 2})
+      for (kern::Access a : {kern::Access::cs, kern::Access::na, kern::Access::ef}) {
+        const std::size_t before = cfgs.size();
+        add(Kind::copy, 16, ilp, 1024, 2);
+        if (cfgs.size() == before) continue;
+        cfgs.back().layout = Layout::oneshot;
+        cfgs.back().access = a;
+      }
   }
   for (const Config& c : cfgs) {
     BenchName n("gmem_throughput");

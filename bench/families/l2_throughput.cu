@@ -60,6 +60,16 @@ void register_l2_throughput(Backend&) {
             c.ilp = ilp;
             reg(c);
           }
+        for (int sh : {2, 4, 8}) {  // share: consecutive CTAs read one window in step
+          tput::CachedReadConfig c;
+          c.op = kern::CacheOp::cg;
+          c.share = sh;
+          c.bytes = static_cast<std::uint64_t>(x * l2) / 65536 * 65536;
+          c.cta_size = cta;
+          c.ctas = ctas;
+          c.ilp = ilp;
+          reg(c);
+        }
         tput::CachedReadConfig c;
         c.op = kern::CacheOp::cg;
         c.tile = false;

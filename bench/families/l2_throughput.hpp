@@ -17,14 +17,16 @@ struct CachedReadConfig {
   bool tile = true;          // true: CTAs tile the working set; false: each reads all of it (L1, L2 layout:all)
   int carveout = -1;         // shared-memory carveout percent for the kernel, -1: default
   int overlap = 1;           // tile: each CTA's window spans `overlap` tiles (every line read by that many CTAs)
+  int share = 1;             // tile: `share` consecutive CTAs read the same window in step
 };
 
 // Vectors each CTA reads per round: tile: overlap x n / grid (at least one CTA step, at most n); else n.
 inline std::uint64_t cached_window(const CachedReadConfig& c) {
   const std::uint64_t n = c.bytes / 16;
-  const std::uint64_t grid = static_cast<std::uint64_t>(c.ctas) * device().d.sm_count;
+  const std::uint64_t tiles = static_cast<std::uint64_t>(c.ctas) * device().d.sm_count / std::max(1, c.share);
   if (!c.tile) return n;
-  return std::min(n, std::max<std::uint64_t>(n / grid * std::max(1, c.overlap), c.cta_size * c.ilp));
+  return std::min(n, std::max<std::uint64_t>(n / std::max<std::uint64_t>(tiles, 1) * std::max(1, c.overlap),
+                                             c.cta_size * c.ilp));
 }
 
 // The working-set buffer (largest asked for so far), filled with a non-zero pattern.
@@ -94,7 +96,8 @@ void launch_cached(const CachedReadConfig& c, std::uint32_t n, std::uint32_t win
   auto fn = c.tile ? kern::cached_read<Op, ILP, true> : kern::cached_read<Op, ILP, false>;
   if (c.carveout >= 0)
     MEMHIER_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout, c.carveout));
-  fn<<<grid, c.cta_size>>>(ws.buf.get(), n, window, start_step, rounds, stamps, ws.sink.get());
+  fn<<<grid, c.cta_size>>>(ws.buf.get(), n, window, start_step, rounds, stamps, ws.sink.get(),
+                           static_cast<std::uint32_t>(std::max(1, c.share)));
   MEMHIER_LAUNCH_CHECK();
 }
 
@@ -124,7 +127,8 @@ inline void run_cached_read(benchmark::State& state, const CachedReadConfig& c, 
   const std::uint32_t window = static_cast<std::uint32_t>(cached_window(c));
   // L1: CTA starts spread by a golden-ratio step over the working set (multiples of 32 vectors).
   const std::uint32_t start_step =
-      c.tile ? n / grid : static_cast<std::uint32_t>(static_cast<std::uint64_t>(n * 0.6180339887) / 32 * 32 + 32);
+      c.tile ? static_cast<std::uint32_t>(n / std::max<std::uint64_t>(1, grid / std::max(1, c.share)))
+             : static_cast<std::uint32_t>(static_cast<std::uint64_t>(n * 0.6180339887) / 32 * 32 + 32);
   const std::uint64_t per_round = static_cast<std::uint64_t>(grid) * c.cta_size * c.ilp * 16 *
                                   ((window + c.cta_size * c.ilp - 1) / (c.cta_size * c.ilp));
   const double clk = dev.d.sm_clock_khz * 1e3;
@@ -172,6 +176,7 @@ inline std::string cached_read_name(const char* family, const CachedReadConfig& 
   // L2 with every CTA reading the whole working set (staggered starts) instead of a tile of it.
   if (c.op != kern::CacheOp::ca && !c.tile) n.add("layout", "all");
   if (c.tile && c.overlap > 1) n.add("overlap", c.overlap);
+  if (c.tile && c.share > 1) n.add("share", c.share);
   if (c.tile && c.op != kern::CacheOp::cg) n.add("op", c.op == kern::CacheOp::ca ? "ca" : "na");
   return n.str();
 }
