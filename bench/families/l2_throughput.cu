@@ -41,55 +41,43 @@ void register_l2_throughput(Backend&) {
     c.ilp = 4;
     reg(c);
   }
-  // Tuning: working sets of 20 % to 48 % of the L2 (inside one half): the load path (cg; na, the
-  // non-coherent path without L1 allocation), how many CTAs read each line (overlap 1..8; layout:all,
-  // every CTA reads every line from a staggered start), at two occupancy / ILP points. ld.global.ca
-  // is left out: the per-SM share of these working sets fits the L1, so it measures the L1.
+  // Tuning variants, registered at every working set inside the L2 (the same set everywhere, so
+  // the best-per-working-set curve stays comparable from one size to the next): the load path (na:
+  // the non-coherent path without L1 allocation), overlap (each line read by 2 or 8 CTAs whose
+  // windows are shifted by one tile), share (2 or 8 consecutive CTAs, on different SMs, read one
+  // window in step) and layout:all (every CTA reads every line from a staggered start), at four
+  // occupancy / ILP points. ld.global.ca is left out: the per-SM share of these working sets fits
+  // the L1, so it measures the L1. Past the L2 the variants are left out too: shared and
+  // overlapping windows would be served partly by the L2 and overstate the DRAM rate.
   if (!quick) {
-    for (double x : {0.2, 0.24, 0.32, 0.4, 0.48})
-      for (auto [cta, ctas, ilp] : std::vector<std::tuple<int, int, int>>{{512, 4, 4}, {256, 8, 4}, {512, 2, 8}}) {
-        for (kern::CacheOp op : {kern::CacheOp::cg, kern::CacheOp::na})
-          for (int ov : {1, 2, 4, 8}) {
-            if (op == kern::CacheOp::na && (ov == 2 || ov == 4)) continue;
-            tput::CachedReadConfig c;
-            c.op = op;
-            c.overlap = ov;
-            c.bytes = static_cast<std::uint64_t>(x * l2) / 65536 * 65536;
-            c.cta_size = cta;
-            c.ctas = ctas;
-            c.ilp = ilp;
-            reg(c);
-          }
-        for (int sh : {2, 4, 8}) {  // share: consecutive CTAs read one window in step
-          tput::CachedReadConfig c;
-          c.op = kern::CacheOp::cg;
-          c.share = sh;
-          c.bytes = static_cast<std::uint64_t>(x * l2) / 65536 * 65536;
-          c.cta_size = cta;
-          c.ctas = ctas;
-          c.ilp = ilp;
-          reg(c);
-        }
+    for (double x : fr) {
+      if (x > 1.0) continue;
+      for (auto [cta, ctas, ilp] :
+           std::vector<std::tuple<int, int, int>>{{512, 4, 4}, {512, 2, 8}, {1024, 1, 8}, {512, 2, 16}}) {
         tput::CachedReadConfig c;
         c.op = kern::CacheOp::cg;
-        c.tile = false;
-        c.bytes = static_cast<std::uint64_t>(x * l2) / 65536 * 65536;
+        c.bytes = std::max<std::uint64_t>(1 << 20, static_cast<std::uint64_t>(x * l2) / 65536 * 65536);
         c.cta_size = cta;
         c.ctas = ctas;
         c.ilp = ilp;
         reg(c);
+        for (int ov : {2, 8}) {
+          tput::CachedReadConfig o = c;
+          o.overlap = ov;
+          reg(o);
+        }
+        for (int sh : {2, 8}) {
+          tput::CachedReadConfig o = c;
+          o.share = sh;
+          reg(o);
+        }
+        tput::CachedReadConfig o = c;
+        o.op = kern::CacheOp::na;
+        reg(o);
+        o = c;
+        o.tile = false;
+        reg(o);
       }
-    // layout:all over the whole curve (the partition step, if any, shows where replicas stop fitting)
-    for (double x : fr) {
-      if (x > 1.0) continue;  // past the L2 every CTA would stream the whole working set from DRAM
-      tput::CachedReadConfig c;
-      c.op = kern::CacheOp::cg;
-      c.tile = false;
-      c.bytes = std::max<std::uint64_t>(1 << 20, static_cast<std::uint64_t>(x * l2) / 65536 * 65536);
-      c.cta_size = 512;
-      c.ctas = 4;
-      c.ilp = 4;
-      reg(c);
     }
   }
   if (quick) {  // the variant kernels at an eighth of the L2
