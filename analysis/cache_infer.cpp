@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <numeric>
 #include <set>
@@ -23,7 +24,12 @@ std::vector<WeightedValue> samples_of(const Trace& t) {
 
 void refine_level_means(std::vector<Level>& L, const Dataset& data, const std::vector<const Chase*>& chases) {
   if (L.empty()) return;
-  std::vector<double> sum(L.size(), 0), w(L.size(), 0);
+  // Fine traces are the exact measurement (every access as timed); count runs add their histogram
+  // update to each sample (H100 L1: 34 cycles fine, 38 count), so a level with fine samples takes
+  // its mean from them alone, when they are at least kFineShare of its accesses (a few cold fine
+  // samples at a level's edge do not set the mean of a level seen by whole count sweeps).
+  constexpr double kFineShare = 0.005;
+  std::vector<double> fsum(L.size(), 0), fw(L.size(), 0), csum(L.size(), 0), cw(L.size(), 0);
   for (const Chase* c : chases) {
     if (c->mode == "classic") continue;
     const Trace* t = data.trace(*c);
@@ -31,8 +37,8 @@ void refine_level_means(std::vector<Level>& L, const Dataset& data, const std::v
     if (t->kind == Trace::Kind::fine) {
       for (auto l : t->latency) {
         const std::size_t k = level_of(L, l);
-        sum[k] += l;
-        w[k] += 1;
+        fsum[k] += l;
+        fw[k] += 1;
       }
       continue;
     }
@@ -42,11 +48,41 @@ void refine_level_means(std::vector<Level>& L, const Dataset& data, const std::v
     if (level_of(L, s.back().value) != k) continue;
     double n = 0;
     for (auto& x : s) n += x.weight;
-    sum[k] += c->entry->counter("latency_cycles") * n;
-    w[k] += n;
+    csum[k] += c->entry->counter("latency_cycles") * n;
+    cw[k] += n;
   }
+  for (std::size_t k = 0; k < L.size(); ++k) {
+    if (fw[k] > 0 && fw[k] >= kFineShare * L[k].weight) L[k].mean = fsum[k] / fw[k];
+    else if (cw[k] > 0) L[k].mean = csum[k] / cw[k];
+  }
+}
+
+void merge_baseline_levels(std::vector<Level>& L, const std::vector<WeightedValue>& baseline) {
+  if (L.size() < 2 || baseline.empty()) return;
+  std::vector<double> w(L.size(), 0);
+  double total = 0;
+  for (auto& x : baseline) {
+    w[level_of(L, x.value)] += x.weight;
+    total += x.weight;
+  }
+  std::size_t first = L.size(), last = 0;
   for (std::size_t k = 0; k < L.size(); ++k)
-    if (w[k] > 0) L[k].mean = sum[k] / w[k];
+    if (w[k] >= kBaselineShare * total) {
+      first = std::min(first, k);
+      last = k;
+    }
+  if (first >= last) return;
+  Level m;
+  m.lo = L[first].lo;
+  m.hi = L[last].hi;
+  double s = 0;
+  for (std::size_t k = first; k <= last; ++k) {
+    m.weight += L[k].weight;
+    s += L[k].weight * L[k].mean;
+  }
+  m.mean = s / m.weight;
+  L.erase(L.begin() + static_cast<std::ptrdiff_t>(first) + 1, L.begin() + static_cast<std::ptrdiff_t>(last) + 1);
+  L[first] = m;
 }
 
 namespace {
@@ -104,10 +140,16 @@ SizeResult find_size(const std::vector<std::uint64_t>& sizes, const std::vector<
   const std::size_t left_n = r.cp.found ? r.cp.index : std::max<std::size_t>(1, m / 4);
   for (std::size_t i = 0; i < left_n && i < m; ++i) left.push_back(miss[i]);
   const double base = std::min(median(left), miss.empty() ? 0.0 : *std::min_element(miss.begin(), miss.end()));
+  // Misses a run has whatever its size (real GPUs: an odd slow access per run, e.g. one 120-200
+  // cycle sample in every H100 count run): the fewest misses of the three smallest sizes (the
+  // sweeps start far below the cache, but a coarse one may have its second size above it).
+  double base_count = 1e300;
+  for (std::size_t i = 0; i < 3 && i < m; ++i) base_count = std::min(base_count, miss[i] * n[i]);
+  if (m == 0) base_count = 0;
   auto present = [&](std::size_t i) {
-    const double expect = base * n[i];
+    const double expect = std::max(base * n[i], base_count);
     // With a zero baseline a single miss is evidence; otherwise 3 binomial standard deviations + 1.
-    return miss[i] * n[i] > expect + 3 * std::sqrt(expect * (1 - base)) + (base > 0 ? 1 : 0.5);
+    return miss[i] * n[i] > expect + 3 * std::sqrt(expect) + (expect > 0 ? 1 : 0.5);
   };
   bool any = false, all = true;
   for (std::size_t i = 0; i < m; ++i) {
@@ -303,6 +345,8 @@ struct CacheLevel {
   double boundary;   // latencies above are misses
   double hit_mean;   // hit latency
   double miss_mean;  // latency of the next level
+  std::string miss_note;
+  Evidence miss_evidence;
   double clamp_lo, clamp_hi;
 };
 
@@ -382,35 +426,54 @@ void infer_one(InferContext& ctx, const std::string& path, const PathData& pd, c
   set_value(cache, "hit_latency_cycles", std::round(cl.hit_mean * 10) / 10, 0.9, lat_ev,
             "mean of the fastest latency level of path " + path);
   if (cl.miss_mean > 0)
-    set_value(cache, "miss_penalty_cycles", std::round((cl.miss_mean - cl.hit_mean) * 10) / 10, 0.9, lat_ev,
-              "next level's mean latency minus the hit latency");
+    set_value(cache, "miss_penalty_cycles", std::round((cl.miss_mean - cl.hit_mean) * 10) / 10, 0.9,
+              cl.miss_evidence, cl.miss_note);
   else
     set_null(cache, "miss_penalty_cycles", "no slower level seen on path " + path);
   if (sizes.empty()) {
     set_null(cache, "size_bytes", "no capacity sweep (count mode) on path " + path);
   } else {
+    auto size_note = [](const SizeResult& r) {
+      if (r.state == SizeResult::State::exact)
+        return "largest size without capacity misses; misses at " + std::to_string(r.hi) +
+               (r.cp.found ? "; KS D=" + std::to_string(r.cp.ks.d).substr(0, 5) + " > " +
+                                 std::to_string(r.cp.ks.critical).substr(0, 5)
+                           : std::string());
+      return "largest footprint measured without capacity misses (000 §4.2 step 1); the next size measured, " +
+             std::to_string(r.hi) + " bytes, misses: C in [" + std::to_string(r.lo) + ", " + std::to_string(r.hi) +
+             "), wider than the sweep stride (sizes in between requested)";
+    };
+    auto decided = [](const SizeResult& r) {
+      return r.state == SizeResult::State::exact || r.state == SizeResult::State::bracket;
+    };
     const SizeResult& r = sizes[primary];
-    if (r.state == SizeResult::State::exact)
-      set_value(cache, "size_bytes", r.lo, r.cp.found ? 0.95 : 0.7, r.evidence,
-                "largest size without capacity misses; misses at " + std::to_string(r.hi) +
-                    (r.cp.found ? "; KS D=" + std::to_string(r.cp.ks.d).substr(0, 5) + " > " +
-                                      std::to_string(r.cp.ks.critical).substr(0, 5)
-                                : std::string()));
-    else if (r.state == SizeResult::State::bracket)
-      set_null(cache, "size_bytes",
-               "between " + std::to_string(r.lo) + " and " + std::to_string(r.hi) +
-                   " bytes: sweep too coarse (sizes in between requested)",
-               r.evidence);
-    else
+    if (decided(r)) {
+      set_value(cache, "size_bytes", r.lo,
+                r.state == SizeResult::State::exact ? (r.cp.found ? 0.95 : 0.7) : (r.cp.found ? 0.7 : 0.5),
+                r.evidence, size_note(r));
+      set_value(cache, "size_bracket_bytes", nlohmann::json::array({r.lo, r.hi}), 0.95, r.evidence,
+                "largest footprint without and smallest with capacity misses");
+    } else {
       set_null(cache, "size_bytes", r.reason.empty() ? "no change point" : r.reason, r.evidence);
+    }
+    if (primary >= 0)
+      set_value(cache, "size_carveout", primary, 0.95, r.evidence,
+                "shared-memory carveout (percent) of size_bytes: the smallest measured, the plan's default (the "
+                "carveout every L1-side path is measured at); L1 capacity depends on it");
     if (sizes.size() > 1) {
-      nlohmann::json by = nlohmann::json::object();
-      for (auto& [co, sr] : sizes)
-        by[std::to_string(co)] = sr.state == SizeResult::State::exact ? nlohmann::json(sr.lo) : nlohmann::json();
+      nlohmann::json by = nlohmann::json::object(), br = nlohmann::json::object();
       Evidence all;
-      for (auto& [co, sr] : sizes) all.add(sr.evidence);
+      std::string notes;
+      for (auto& [co, sr] : sizes) {
+        by[std::to_string(co)] = decided(sr) ? nlohmann::json(sr.lo) : nlohmann::json();
+        br[std::to_string(co)] = decided(sr) ? nlohmann::json::array({sr.lo, sr.hi}) : nlohmann::json();
+        all.add(sr.evidence);
+        notes += "; carveout " + std::to_string(co) + ": " + (decided(sr) ? size_note(sr) : sr.reason);
+      }
       set_value(cache, "size_bytes_by_carveout", by, 0.9, all,
-                "keys: shared-memory carveout percent; null: not decided");
+                "keys: shared-memory carveout percent; null: not decided" + notes);
+      set_value(cache, "size_bracket_bytes_by_carveout", br, 0.95, all,
+                "per carveout: largest footprint without and smallest with capacity misses");
     }
   }
   if (!has_value(cache, "size_bytes")) {
@@ -418,13 +481,16 @@ void infer_one(InferContext& ctx, const std::string& path, const PathData& pd, c
       set_null(cache, k, "needs the cache size first");
     return;
   }
+  const bool size_exact = sizes[primary].state == SizeResult::State::exact;
+  const std::uint64_t size_hi = sizes[primary].hi;
   const std::uint64_t C = cache["size_bytes"].get<std::uint64_t>();
 
   // Fill granularity from a stride-4 fine trace above C (003 §4.3).
   std::map<std::uint64_t, double> dist;
   Evidence gev;
   for (auto* c : pd.all) {
-    if (c->mode != "fine" || c->stride > 8 || c->bytes <= C || (c->carveout != primary && c->carveout >= 0 && primary >= 0))
+    if (c->mode != "fine" || c->stride > 8 || c->bytes < std::max(C + 1, size_hi) ||
+        (c->carveout != primary && c->carveout >= 0 && primary >= 0))
       continue;
     const Trace* t = d.trace(*c);
     if (!t) continue;
@@ -454,6 +520,12 @@ void infer_one(InferContext& ctx, const std::string& path, const PathData& pd, c
   const double gconf = gt > 0 ? gw / gt : 0;
   set_value(cache, "sector_bytes", g, 0.5 + 0.45 * gconf, gev,
             "most common distance between consecutive misses of a stride-4 fine trace (fill granularity)");
+  if (!size_exact) {
+    const std::string why = "needs the exact size first: C in [" + std::to_string(C) + ", " + std::to_string(size_hi) +
+                            ") (sizes in between requested; stage 1/2 probes run at N = C + j*g)";
+    for (auto k : {"line_bytes", "sets", "ways", "index_bits", "replacement"}) set_null(cache, k, why);
+    return;
+  }
 
   // Line (000 §4.2): stage-2 probes at the fill granularity, N = C + j*g (j = 1..17, count mode,
   // 8 passes). A new set overflows at the steps whose miss count jumps by more than the one new
@@ -745,36 +817,47 @@ PathData path_data(const Dataset& data, const std::string& path, double* resolut
     }
   if (!all.empty()) {
     pd.levels = cluster_levels(all, res);
+    // The baseline: every warm non-classic run at the path's smallest footprint.
+    std::uint64_t smallest = 0;
+    for (auto* c : pd.all)
+      if (c->mode != "classic" && c->warm && data.trace(*c) && (!smallest || c->bytes < smallest)) smallest = c->bytes;
+    std::vector<WeightedValue> base;
+    for (auto* c : pd.all)
+      if (c->mode != "classic" && c->warm && c->bytes == smallest && data.trace(*c)) {
+        auto s = samples_of(*data.trace(*c));
+        base.insert(base.end(), s.begin(), s.end());
+      }
+    merge_baseline_levels(pd.levels, base);
     refine_level_means(pd.levels, data, pd.all);
   }
   if (resolution) *resolution = res;
   return pd;
 }
 
-// The L2-only path: the level its largest warm capacity run settles in is the first level beyond
-// the L2 (a footprint far above the L2 misses on every access); every faster level is an L2 hit
-// (near and far L2 partitions can be two levels). Returns the index of the last L2-hit level.
-std::optional<std::size_t> last_l2_level(const Dataset& data, const PathData& pd) {
+// The mean latency beyond a path's first level: the largest warm count run, when (almost) all of
+// its accesses lie beyond the level (its `latency_cycles`, exact), else nullopt.
+struct BeyondRun {
+  const Chase* run = nullptr;
+  double mean = 0;
+};
+std::optional<BeyondRun> beyond_first_level(const Dataset& data, const PathData& pd) {
   const auto& L = pd.levels;
   if (L.size() < 2) return std::nullopt;
   const Chase* big = nullptr;
   for (auto* c : pd.all)
     if (c->mode == "count" && c->warm && data.trace(*c) && (!big || c->bytes > big->bytes)) big = c;
-  if (big) {
-    std::vector<double> w(L.size(), 0);
-    for (auto& x : samples_of(*data.trace(*big))) w[level_of(L, x.value)] += x.weight;
-    const std::size_t d = static_cast<std::size_t>(std::max_element(w.begin(), w.end()) - w.begin());
-    if (d >= 1) return d - 1;
-  }
-  return L.size() - 2;
+  if (!big || !big->entry || !big->entry->has("latency_cycles")) return std::nullopt;
+  double total = 0;
+  const double w = weight_above(samples_of(*data.trace(*big)), level_boundary(L, 0), &total);
+  if (total <= 0 || w < 0.99 * total) return std::nullopt;
+  return BeyondRun{big, big->entry->counter("latency_cycles")};
 }
 
 }  // namespace
 
 std::optional<double> l2_hit_latency(const Dataset& data) {
   PathData pd = path_data(data, "global_cg", nullptr);
-  auto j = last_l2_level(data, pd);
-  if (!j) return std::nullopt;
+  if (pd.levels.empty()) return std::nullopt;
   return pd.levels[0].mean;
 }
 
@@ -810,17 +893,11 @@ void infer_path_caches(InferContext& ctx, const std::string& path, const std::ve
     cache["latency_levels_" + path] = lv;
     CacheLevel cl;
     cl.name = names[i];
-    std::size_t j;  // the last level that counts as a hit of this cache
-    if (last_level_is_miss) {
-      auto jj = last_l2_level(ctx.data, pd);
-      if (!jj) {
-        null_all(names[i], "one latency level only on path " + path + ": no misses seen");
-        set_value(cache, "present", true, 0.8, path_ev, "the path's only latency level");
-        continue;
-      }
-      j = *jj;
-    } else {
-      j = i;
+    // The level that counts as a hit of this cache. The L2-only path: its fastest level (an L1 miss
+    // served by the L2); every slower level is beyond the L2 hit: DRAM, and on the H100 a far-L2
+    // level (~450 cycles) between the near-L2 capacity and DRAM.
+    const std::size_t j = last_level_is_miss ? 0 : i;
+    if (!last_level_is_miss) {
       const double l2v = l2.value_or(-1e9);
       if (j < L.size() && l2 && std::fabs(L[j].mean - l2v) <= std::max(2 * res, 0.03 * l2v)) {
         const std::string why = "path " + path + ": its latency level " + std::to_string(j) + " (" +
@@ -832,25 +909,56 @@ void infer_path_caches(InferContext& ctx, const std::string& path, const std::ve
         set_value(cache, "present", false, 0.9, path_ev, why);
         continue;
       }
-      if (j + 1 >= L.size()) {
-        if (j == 0 && !L.empty()) {
-          null_all(names[i], "one latency level only on path " + path + ": no misses seen");
-          set_value(cache, "hit_latency_cycles", std::round(L[0].mean * 10) / 10, 0.8, {}, "only level");
-          set_value(cache, "present", true, 0.6, path_ev, "a latency level below the L2's");
-        } else {
-          null_all(names[i], "path " + path + " shows no latency level for this cache");
-          set_null(cache, "present", "path " + path + " shows no latency level for this cache");
-        }
-        continue;
-      }
+    }
+    if (j >= L.size()) {
+      null_all(names[i], "path " + path + " shows no latency level for this cache");
+      set_null(cache, "present", "path " + path + " shows no latency level for this cache");
+      continue;
+    }
+    if (j + 1 >= L.size()) {
+      // The path's slowest level: a hit latency, and a lower bound on the size (no misses up to the
+      // largest footprint measured, which the path's chase limit may cap: the 64 KiB constant bank).
+      std::uint64_t largest = 0;
+      Evidence lev;
+      for (auto* c : pd.all)
+        if (c->bytes > largest) largest = c->bytes;
+      for (auto* c : pd.all)
+        if (c->bytes == largest && lev.names.size() < 4) lev.add(c->name());
+      const std::string lim_key = "chase_limit_bytes_" + path;
+      const auto lim = ctx.data.context().find(lim_key);
+      const bool capped = lim != ctx.data.context().end() && std::strtoull(lim->second.c_str(), nullptr, 10) <= largest;
+      const std::string bound = ">= " + std::to_string(largest) + " bytes: no access slower than this level up to the "
+                                "largest footprint measured on path " + path +
+                                (capped ? " (" + lim_key + " = " + lim->second + ": no larger footprint can be chased)"
+                                        : " (larger footprints not measured)");
+      null_all(names[i], "no misses of this cache seen on path " + path + ": " + bound);
+      set_value(cache, "hit_latency_cycles", std::round(L[j].mean * 10) / 10, 0.85, path_ev,
+                "mean of latency level " + std::to_string(j) + " of path " + path + " (its slowest)");
+      set_value(cache, "present", true, j == 0 ? 0.6 : 0.85, path_ev,
+                j == 0 ? "the path's only latency level" : "latency level " + std::to_string(j) + " of path " + path);
+      set_null(cache, "size_bytes", bound, lev);
+      set_value(cache, "size_bytes_lower_bound", largest, 0.9, lev, bound);
+      continue;
     }
     set_value(cache, "present", true, 0.9, path_ev,
               last_level_is_miss ? "the L2-only path" : "a latency level of path " + path + " below the L2 hit latency");
-    double w = 0, s = 0;
-    for (std::size_t k = (last_level_is_miss ? 0 : j); k <= j; ++k) w += L[k].weight, s += L[k].weight * L[k].mean;
-    cl.hit_mean = s / w;
+    cl.hit_mean = L[j].mean;
     cl.boundary = level_boundary(L, j);
     cl.miss_mean = L[j + 1].mean;
+    cl.miss_note = "next level's mean latency minus the hit latency";
+    if (last_level_is_miss) {
+      if (auto b = beyond_first_level(ctx.data, pd)) {
+        cl.miss_mean = b->mean;
+        cl.miss_note = "mean latency of the largest warm footprint (" + std::to_string(b->run->bytes) +
+                       " bytes, every access beyond the L2 hit level: DRAM) minus the hit latency";
+        cl.miss_evidence.add(b->run->name());
+      }
+      if (L.size() > 2) {
+        nlohmann::json mid = nlohmann::json::array();
+        for (std::size_t k = 1; k + 1 < L.size(); ++k) mid.push_back(std::round(L[k].mean * 10) / 10);
+        cache["levels_between_hit_and_dram_cycles"] = mid;
+      }
+    }
     cl.clamp_lo = L[j].mean;
     cl.clamp_hi = L[j + 1].mean;
     infer_one(ctx, path, pd, cl, cache);

@@ -33,6 +33,12 @@ std::vector<WeightedValue> samples_of(const Trace& t);
 void refine_level_means(std::vector<Level>& levels, const Dataset& data, const std::vector<const Chase*>& chases);
 
 // Result of the size search for one cache over one capacity series.
+// The baseline of a path (its smallest warm footprint, far below every cache: common/levels.hpp)
+// shows one level only; levels that each hold >= kBaselineShare of its accesses are that level's
+// spread (count mode on the H100 alternates 34- and 42-cycle L1 hits), merged into one.
+constexpr double kBaselineShare = 0.1;
+void merge_baseline_levels(std::vector<Level>& levels, const std::vector<WeightedValue>& baseline);
+
 struct SizeResult {
   enum class State { none, exact, bracket, above, below } state = State::none;
   std::uint64_t lo = 0, hi = 0;  // exact: lo == C; bracket: C in [lo, hi)

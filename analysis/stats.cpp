@@ -105,15 +105,44 @@ std::vector<Level> cluster_levels(std::vector<WeightedValue> values, double reso
     l.mean = s / l.weight;
     return l;
   };
-  auto var = [&](std::size_t lo, std::size_t hi, double mean) {
-    double w = 0, q = 0;
-    for (std::size_t i = lo; i < hi; ++i) {
-      w += values[i].weight;
-      q += values[i].weight * (values[i].value - mean) * (values[i].value - mean);
-    }
-    return q / w + res_var;
+  // Prefix weights: weighted quantile p of [lo, hi) by binary search.
+  std::vector<double> cum(values.size() + 1, 0);
+  for (std::size_t i = 0; i < values.size(); ++i) cum[i + 1] = cum[i] + values[i].weight;
+  auto quantile = [&](std::size_t lo, std::size_t hi, double p) {
+    const double target = cum[lo] + p * (cum[hi] - cum[lo]);
+    const auto it = std::lower_bound(cum.begin() + static_cast<std::ptrdiff_t>(lo) + 1,
+                                     cum.begin() + static_cast<std::ptrdiff_t>(hi) + 1, target);
+    const std::size_t i = static_cast<std::size_t>(it - cum.begin()) - 1;
+    return values[std::min(i, hi - 1)].value;
   };
-  // Recursive split of [lo, hi).
+  // Robust variance (interquartile range / 1.349, squared) plus the quantisation variance: a level's
+  // tail (DRAM pages, a far partition) does not widen it.
+  auto robust_var = [&](std::size_t lo, std::size_t hi) {
+    const double s = (quantile(lo, hi, 0.75) - quantile(lo, hi, 0.25)) / 1.349;
+    return s * s + res_var;
+  };
+  // Median distance between consecutive distinct values of [lo, hi): how densely a class is sampled.
+  auto spacing = [&](std::size_t lo, std::size_t hi) {
+    std::vector<double> d;
+    for (std::size_t i = lo; i + 1 < hi; ++i) d.push_back(values[i + 1].value - values[i].value);
+    return median(d);
+  };
+  // Separated: an (almost) empty gap of more than two resolution steps between the classes,
+  // measured between trimmed quantiles (kLevelTrim of either class may lie in it: the odd slow
+  // access of a run does not bridge two levels); and either medians >= 4 pooled robust standard
+  // deviations apart (Fisher), or a gap >= 3x the classes' own sampling distance (a level whose
+  // slower neighbour is a broad mix of DRAM pages and partitions, whose spread swamps Fisher's
+  // distance, is still a level when nothing lies between them).
+  auto separated = [&](std::size_t lo, std::size_t cut, std::size_t hi) {
+    const double gap = quantile(cut, hi, kLevelTrim) - quantile(lo, cut, 1 - kLevelTrim);
+    if (!(gap > 2 * resolution)) return false;
+    const double d = quantile(cut, hi, 0.5) - quantile(lo, cut, 0.5);
+    if (d >= 4 * std::sqrt((robust_var(lo, cut) + robust_var(cut, hi)) / 2)) return true;
+    return gap >= 3 * std::max({resolution, spacing(lo, cut), spacing(cut, hi)});
+  };
+  // Recursive split of [lo, hi) at the separated cut of largest between-class variance (Otsu's
+  // criterion restricted to separated cuts: with three or more levels the unrestricted best cut
+  // can fall where no gap is).
   std::vector<std::pair<std::size_t, std::size_t>> stack{{0, values.size()}};
   while (!stack.empty()) {
     auto [lo, hi] = stack.back();
@@ -128,18 +157,12 @@ std::vector<Level> cluster_levels(std::vector<WeightedValue> values, double reso
       if (w0 < min_w || w1 < min_w) continue;
       const double m0 = s0 / w0, m1 = (all.weight * all.mean - s0) / w1;
       const double between = w0 * w1 * (m1 - m0) * (m1 - m0);
-      if (between > best) {
+      if (between > best && separated(lo, i + 1, hi)) {
         best = between;
         cut = i + 1;
       }
     }
-    bool split = false;
     if (best > 0) {
-      const Level a = stats(lo, cut), b = stats(cut, hi);
-      const double fisher = (b.mean - a.mean) / std::sqrt((var(lo, cut, a.mean) + var(cut, hi, b.mean)) / 2);
-      split = fisher >= 4 && (b.lo - a.hi) >= 2 * resolution;
-    }
-    if (split) {
       stack.push_back({cut, hi});
       stack.push_back({lo, cut});
     } else {

@@ -50,7 +50,10 @@ struct Level {
   double mean = 0, weight = 0;
 };
 // Levels sorted by latency. `resolution` is the measurement granularity (histogram bin width).
-// Classes lighter than min_fraction of the total weight are not split off.
+// Classes lighter than min_fraction of the total weight are not split off. A split needs a gap of
+// more than two resolution steps between the classes' trimmed ranges (kLevelTrim of each class may
+// lie inside it) and medians >= 4 robust standard deviations (IQR / 1.349) of the tighter class apart.
+constexpr double kLevelTrim = 0.001;
 std::vector<Level> cluster_levels(std::vector<WeightedValue> values, double resolution = 1,
                                   double min_fraction = 0.002);
 // Boundary between level i and level i+1 (midpoint of the gap); latencies above it are slower.

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 
 namespace memhier::analysis {
@@ -54,7 +52,30 @@ void infer_tlbs(InferContext& ctx, nlohmann::json& caches) {
     nlohmann::json& cache = caches[names[lvl]];
     cache["latency_levels_tlb"] = lv;
     if (lvl + 1 >= L.size()) {
-      null_all(cache, "the tlb sweep shows no latency level for this TLB's misses");
+      // Report what the sweep covered, not a guess: its reach and the spread of its per-run means.
+      std::uint64_t reach = 0, smin = 0, smax = 0;
+      double mlo = 1e300, mhi = 0;
+      Evidence nev;
+      for (auto* c : tl) {
+        reach = std::max(reach, c->bytes);
+        smin = smin ? std::min(smin, c->stride) : c->stride;
+        smax = std::max(smax, c->stride);
+        if (c->entry && c->entry->has("latency_cycles")) {
+          mlo = std::min(mlo, c->entry->counter("latency_cycles"));
+          mhi = std::max(mhi, c->entry->counter("latency_cycles"));
+        }
+        if (c->bytes == reach && nev.names.size() < 4) nev.add(c->name());
+      }
+      auto cyc = [](double v) { return std::to_string(static_cast<long long>(std::lround(v))); };
+      const std::string why =
+          "no miss level within the measured reach of " + std::to_string(reach) + " bytes (" +
+          std::to_string(reach >> 20) + " MiB; strides " + std::to_string(smin) + "-" + std::to_string(smax) +
+          " bytes): the tlb sweep shows " + std::to_string(L.size()) + " latency level" + (L.size() == 1 ? "" : "s") +
+          (lvl == 0 ? "" : ", none for a second TLB's misses") + " (" + cyc(L.back().lo) + "-" + cyc(L.back().hi) +
+          " cycles); per-run mean latencies " + (mhi > 0 ? cyc(mlo) + "-" + cyc(mhi) : std::string("?")) +
+          " cycles, steps smaller than one level's spread are not a TLB level";
+      null_all(cache, why);
+      set_null(cache, "present", why, nev);
       continue;
     }
     const double boundary = level_boundary(L, lvl);
@@ -87,9 +108,6 @@ void infer_tlbs(InferContext& ctx, nlohmann::json& caches) {
       // Narrow every bracket to one stride (the page rule below compares exact reaches): 31 sizes
       // in between per round (a TLB run is one short pass, so a wide round costs little).
       const SizeResult& r = reach[stride];
-      if (std::getenv("MEMHIER_DEBUG_TLB"))
-        std::fprintf(stderr, "%s stride %llu state %d lo %llu hi %llu\n", names[lvl], (unsigned long long)stride,
-                     (int)r.state, (unsigned long long)r.lo, (unsigned long long)r.hi);
       if (r.state == SizeResult::State::bracket) {
         const std::uint64_t gap = (r.hi - r.lo) / stride;
         for (std::uint64_t k = 1; k < 32 && k < gap; ++k) {

@@ -126,7 +126,12 @@ TEST(InferSynthetic, CoarseSweepAsksForSizesInBetween) {
   analysis::Requests req;
   auto d = dev.dataset();
   json t = analysis::build_topology(d, req);
-  EXPECT_TRUE(t["caches"]["texture"]["size_bytes"].is_null());
+  // The largest footprint without misses, at a lower confidence, with the bracket it lies in.
+  const json& c = t["caches"]["texture"];
+  EXPECT_EQ(c["size_bytes"], 8192) << c.dump(1);
+  EXPECT_EQ(c["size_bracket_bytes"], json::array({8192, 16384}));
+  EXPECT_LT(c["provenance"]["size_bytes"]["confidence"].get<double>(), 0.9);
+  EXPECT_TRUE(c["line_bytes"].is_null());
   auto j = req.to_json();
   ASSERT_FALSE(j["pchase"].empty());
   for (auto& p : j["pchase"]) {
