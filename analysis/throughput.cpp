@@ -180,10 +180,22 @@ void global_section(const std::vector<BenchRun>& runs, json& topo) {
 }
 
 // ---------- L1 / L2 ----------
+// Entries whose lines are read by several SMs at about the same time (l2_throughput share:G,
+// overlap:K, layout:all): the L2 side merges such requests before the cache slices (ncu on the
+// H100: fewer lts sectors than bytes requested), so they measure delivery of shared lines, not the
+// rate at which the slices serve distinct lines. Kept out of the curve and the peak, reported apart.
+bool shared_lines(const Point& p) {
+  return p.params.get_int_or("share", 1) > 1 || p.params.get_int_or("overlap", 1) > 1 ||
+         p.params.get_or("layout", "") == "all";
+}
+
 json cache_section(const std::vector<BenchRun>& runs, const std::string& fam, double cache_bytes, double peak_bpc,
                    const std::string& peak_source) {
-  auto pts = collect(runs, fam);
-  if (pts.empty()) return null_with("no " + fam + " entries");
+  auto all_pts = collect(runs, fam);
+  if (all_pts.empty()) return null_with("no " + fam + " entries");
+  std::vector<Point> pts, shared;
+  for (auto& p : all_pts) (shared_lines(p) ? shared : pts).push_back(std::move(p));
+  if (pts.empty()) pts.swap(shared);  // only shared-line entries: they are all there is
   // The curve: for each working set, the best configuration.
   std::map<double, const Point*> curve;
   for (const auto& p : pts) {
@@ -237,6 +249,20 @@ json cache_section(const std::vector<BenchRun>& runs, const std::string& fam, do
     j["pct_of_peak_reason"] = peak_source;
   }
   j["saturation"] = saturation(in_first, "bytes_per_second", peak->get("bytes_per_second"), 0);
+  std::vector<const Point*> sh;
+  for (const auto& p : shared) sh.push_back(&p);
+  if (const Point* b = best_of(sh, "bytes_per_second")) {
+    json s;
+    s["peak_bytes_per_second"] = b->get("bytes_per_second");
+    s["peak_bytes_per_clock_per_sm"] = b->get("bytes_per_clock_per_sm", NAN);
+    s["bytes"] = static_cast<double>(b->params.get_int_or("bytes", -1));
+    s["benchmark"] = b->run_name;
+    s["configuration"] = params_json(b->params);
+    s["ratio_to_distinct_peak"] = b->get("bytes_per_second") / peak->get("bytes_per_second");
+    s["note"] = "lines read by several SMs at about the same time; requests for one line can be merged before the "
+                "cache slices, so this is delivery of shared lines, not the slices' rate for distinct lines";
+    j["shared_lines"] = s;
+  }
   // Steps below the cache size: a second plateau before the capacity (a partitioned cache).
   if (cache_bytes > 0) {
     j["cache_bytes"] = cache_bytes;
@@ -492,6 +518,12 @@ std::string render_throughput_markdown(const nlohmann::json& t) {
       o << "| " << fmt(num(p, "bytes") / 1024, 0) << " | " << fmt(num(p, "bytes_per_second") / 1e12, 2) << " | "
         << fmt(num(p, "bytes_per_clock_per_sm")) << " |\n";
     if (c.contains("partition")) o << "\nPartition: " << c["partition"]["evidence"].get<std::string>() << ".\n";
+    if (c.contains("shared_lines")) {
+      const json& s = c["shared_lines"];
+      o << "\nShared lines (several SMs read each line at once): " << fmt(num(s, "peak_bytes_per_second") / 1e12, 2)
+        << " TB/s at " << fmt(num(s, "bytes") / 1048576, 1) << " MiB, `" << s["benchmark"].get<std::string>()
+        << "`; requests for one line can merge before the L2 slices, so the curve above leaves these out.\n";
+    }
     o << "\n";
   }
   if (t.contains("shared_memory")) {

@@ -152,6 +152,34 @@ TEST(ThroughputSections, L2PartitionStepAtHalf) {
   EXPECT_TRUE(l["pct_of_peak"].is_null());
 }
 
+// Shared-line variants (share, overlap, layout:all) are reported apart: a fast shared-line point
+// just below half the L2 must neither become the peak nor fake a partition step.
+TEST(ThroughputSections, L2SharedLinesKeptOutOfCurveAndPeak) {
+  BenchRun r = base_run();
+  const double l2 = 52428800;
+  for (double f : {0.05, 0.1, 0.2, 0.3, 0.4, 0.45, 0.55, 0.6, 0.7, 0.8, 0.9, 1.5, 2.0}) {
+    const double bps = f < 1.0 ? 8e12 : 3e12;
+    const auto b = static_cast<long long>(f * l2) / 65536 * 65536;
+    const std::string base = "l2_throughput/bytes:" + std::to_string(b) + "/cta_size:512/ctas:4/ilp:4";
+    r.entries.push_back(entry(base, {{"bytes_per_second", bps}, {"bytes_per_clock_per_sm", bps / 132 / 1.98e9}}));
+    if (f == 0.45) {
+      r.entries.push_back(entry(base + "/share:8", {{"bytes_per_second", 14e12}}));
+      r.entries.push_back(entry(base + "/overlap:2", {{"bytes_per_second", 9e12}}));
+      r.entries.push_back(entry(base + "/layout:all", {{"bytes_per_second", 9.5e12}}));
+    }
+  }
+  nlohmann::json t;
+  add_throughput_sections({r}, t);
+  const auto& l = t["l2_bandwidth"];
+  EXPECT_DOUBLE_EQ(l["peak_bytes_per_second"].get<double>(), 8e12);
+  ASSERT_TRUE(l.contains("shared_lines"));
+  EXPECT_DOUBLE_EQ(l["shared_lines"]["peak_bytes_per_second"].get<double>(), 14e12);
+  EXPECT_EQ(l["shared_lines"]["configuration"]["share"].get<int>(), 8);
+  EXPECT_NEAR(l["shared_lines"]["ratio_to_distinct_peak"].get<double>(), 14.0 / 8.0, 1e-9);
+  EXPECT_TRUE(l["partition"]["partitioned"].is_null());  // no step in the distinct-line curve
+  for (const auto& p : l["curve"]) EXPECT_DOUBLE_EQ(p["bytes_per_second"].get<double>(), p["bytes"].get<double>() < l2 ? 8e12 : 3e12);
+}
+
 TEST(ThroughputSections, WarpAccessVerdictsFromLatencies) {
   BenchRun r = base_run();
   auto add = [&](const std::string& mem, const std::string& pat, double lat) {
