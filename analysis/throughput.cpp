@@ -189,8 +189,30 @@ bool shared_lines(const Point& p) {
          p.params.get_or("layout", "") == "all";
 }
 
+// How many CTAs read each line of the working set per round (l2_throughput's tile arithmetic,
+// bench/families/l2_throughput.hpp cached_window): share x window / tile, where a window is at
+// least one CTA step (cta_size x ilp vectors) and so spans several tiles for small working sets;
+// layout:all: every CTA. NaN without the SM count or the parameters.
+double readers_per_line(const Point& p, double sms) {
+  const double n = static_cast<double>(p.params.get_int_or("bytes", -1)) / 16;
+  const double cta = static_cast<double>(p.params.get_int_or("cta_size", -1));
+  const double ctas = static_cast<double>(p.params.get_int_or("ctas", -1));
+  const double ilp = static_cast<double>(p.params.get_int_or("ilp", -1));
+  if (!(sms > 0) || n <= 0 || cta <= 0 || ctas <= 0 || ilp <= 0) return NAN;
+  const double grid = ctas * sms;
+  if (p.params.get_or("layout", "") == "all") return grid;
+  const double share = static_cast<double>(std::max<std::int64_t>(1, p.params.get_int_or("share", 1)));
+  const double overlap = static_cast<double>(std::max<std::int64_t>(1, p.params.get_int_or("overlap", 1)));
+  const double tile = std::floor(n / std::max(1.0, std::floor(grid / share)));
+  if (tile <= 0) return NAN;
+  const double window = std::min(n, std::max(tile * overlap, cta * ilp));
+  return share * window / tile;
+}
+
 json cache_section(const std::vector<BenchRun>& runs, const std::string& fam, double cache_bytes, double peak_bpc,
                    const std::string& peak_source) {
+  const double sms = fam == "l2_throughput" ? context_number(runs, "sm_count") : NAN;
+  auto readers = [&](const Point* p) { const double r = readers_per_line(*p, sms); return std::isfinite(r) ? json(r) : json(nullptr); };
   auto all_pts = collect(runs, fam);
   if (all_pts.empty()) return null_with("no " + fam + " entries");
   std::vector<Point> pts, shared;
@@ -212,6 +234,7 @@ json cache_section(const std::vector<BenchRun>& runs, const std::string& fam, do
     ys.push_back(p->get("bytes_per_second"));
     jc.push_back({{"bytes", b}, {"bytes_per_second", p->get("bytes_per_second")},
                   {"bytes_per_clock_per_sm", p->get("bytes_per_clock_per_sm", 0)}, {"benchmark", p->run_name}});
+    if (fam == "l2_throughput") jc.back()["readers_per_line"] = readers(p);
   }
   json j;
   j["curve"] = jc;
@@ -240,6 +263,7 @@ json cache_section(const std::vector<BenchRun>& runs, const std::string& fam, do
   j["sm_clock_mhz"] = peak->get("sm_clock_mhz", NAN);
   j["peak_benchmark"] = peak->run_name;
   j["peak_configuration"] = params_json(peak->params);
+  if (fam == "l2_throughput") j["peak_readers_per_line"] = readers(peak);
   if (peak_bpc > 0 && std::isfinite(peak->get("bytes_per_clock_per_sm"))) {
     j["pct_of_peak"] = 100.0 * peak->get("bytes_per_clock_per_sm") / peak_bpc;
     j["theoretical_bytes_per_clock_per_sm"] = peak_bpc;
@@ -258,6 +282,7 @@ json cache_section(const std::vector<BenchRun>& runs, const std::string& fam, do
     s["bytes"] = static_cast<double>(b->params.get_int_or("bytes", -1));
     s["benchmark"] = b->run_name;
     s["configuration"] = params_json(b->params);
+    if (fam == "l2_throughput") s["readers_per_line"] = readers(b);
     s["ratio_to_distinct_peak"] = b->get("bytes_per_second") / peak->get("bytes_per_second");
     s["note"] = "lines read by several SMs at about the same time; requests for one line can be merged before the "
                 "cache slices, so this is delivery of shared lines, not the slices' rate for distinct lines";
@@ -394,7 +419,7 @@ void shared_section(const std::vector<BenchRun>& runs, json& topo) {
     t["pct_of_peak_reason"] = "bank count and width not determined";
   }
   json sat = saturation(ps, "bytes_per_clock_per_sm", bpc, 0);
-  if (sat.contains("warps_per_sm") && s.contains("latency_cycles")) {
+  if (sat.contains("warps_per_sm") && s.contains("latency_cycles") && s["latency_cycles"].is_number()) {
     // Little's law (000 §6.1): warps x ILP needed = latency x throughput / bytes per warp access.
     const double lat = s["latency_cycles"].get<double>();
     sat["littles_law_bytes_in_flight_per_sm"] = lat * bpc;

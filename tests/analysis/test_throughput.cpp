@@ -178,6 +178,13 @@ TEST(ThroughputSections, L2SharedLinesKeptOutOfCurveAndPeak) {
   EXPECT_NEAR(l["shared_lines"]["ratio_to_distinct_peak"].get<double>(), 14.0 / 8.0, 1e-9);
   EXPECT_TRUE(l["partition"]["partitioned"].is_null());  // no step in the distinct-line curve
   for (const auto& p : l["curve"]) EXPECT_DOUBLE_EQ(p["bytes_per_second"].get<double>(), p["bytes"].get<double>() < l2 ? 8e12 : 3e12);
+  // readers per line from the tile arithmetic: 0.45 x L2 = 1474560 vectors over 528 CTAs = 2792 per
+  // tile >= 512 x 4, so one reader; share:8 -> 8. At 0.05 x L2 the 2048-vector CTA step spans ~6.6 tiles.
+  EXPECT_TRUE(l["peak_readers_per_line"].is_number());
+  for (const auto& p : l["curve"])
+    if (p["bytes"].get<double>() == 1474560.0 * 16) EXPECT_DOUBLE_EQ(p["readers_per_line"].get<double>(), 1.0);
+  EXPECT_NEAR(l["shared_lines"]["readers_per_line"].get<double>(), 8.0, 1e-9);
+  EXPECT_NEAR(l["curve"][0]["readers_per_line"].get<double>(), 2048.0 / 310.0, 1e-9);
 }
 
 TEST(ThroughputSections, WarpAccessVerdictsFromLatencies) {
