@@ -7,6 +7,11 @@
 // configuration's bytes in flight so that a sample lasts about 1-2 ms whatever the occupancy.
 // Counters: bytes_per_second (copy counts bytes read plus written), pct_of_peak against
 // 2 x memory clock x bus width / 8, bytes_in_flight_per_sm (threads x ilp x width per SM).
+// Tuning variants (16-byte vectors; docs/methodology.md, section throughput) add parameters to the
+// name, the baseline adds none: access:{cs,na,ef} (cache hints), layout:{chunk,oneshot} (a
+// contiguous range per CTA; one grid step per CTA with as many CTAs as the footprint needs),
+// ilp:16, flush:clean (reads: the L2 is left full of clean lines before the sample, as a long read
+// stream leaves it), dst_offset:N (copy: destination shifted by N bytes against the source).
 #include <memory>
 
 #include "bench/families/gmem_throughput.hpp"

@@ -2,7 +2,9 @@
 // (000 §5.1's method on a cache-resident footprint). ld.global.cg skips the L1; the CTAs tile the
 // working set and read it round after round. On a GPU with a partitioned L2 (H100: two halves,
 // each SM closer to one) the curve shows a step where the working set outgrows one half.
-//   name: l2_throughput/bytes:N/cta_size:N/ctas:N/ilp:N
+//   name: l2_throughput/bytes:N/cta_size:N/ctas:N/ilp:N[/overlap:K][/share:G][/op:na][/layout:all]
+//   overlap, share and layout:all read each line from several SMs at about the same time (the
+//   analyzer reports them apart as shared lines); op:na uses ld.global.nc.L1::no_allocate.
 // Counters: bytes_per_second, bytes_per_clock (whole GPU), bytes_per_clock_per_sm, sm_clock_mhz.
 // No pct_of_peak: NVIDIA documents no L2 bandwidth to compare with (docs/methodology.md).
 #include <set>
