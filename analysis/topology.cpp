@@ -1,6 +1,9 @@
 #include "analysis/topology.hpp"
 
 #include <filesystem>
+#include <set>
+#include <map>
+#include <algorithm>
 #include <sstream>
 
 #include "analysis/cache_infer.hpp"
@@ -86,6 +89,25 @@ std::string cell(const nlohmann::json& c, const std::string& k) {
 }
 }  // namespace
 
+namespace {
+// Plot files of one cache: the P-chase plots of its load path, or the tlb plots for TLBs.
+std::vector<std::string> plots_for(const std::vector<std::string>& files, const std::string& cache,
+                                   std::set<std::string>* embedded) {
+  static const std::map<std::string, std::string> prefix = {
+      {"l1", "pchase_global_ca_"},     {"readonly", "pchase_ldg_"}, {"texture", "pchase_texture_"},
+      {"constant_l1", "pchase_constant_"}, {"l2", "pchase_global_cg_"}, {"l1_tlb", "tlb_"}};
+  std::vector<std::string> out;
+  auto it = prefix.find(cache);
+  if (it == prefix.end()) return out;
+  for (const auto& f : files)
+    if (f.rfind(it->second, 0) == 0 && !embedded->count(f)) {
+      out.push_back(f);
+      embedded->insert(f);
+    }
+  return out;
+}
+}  // namespace
+
 std::string render_report(const nlohmann::json& t, const std::string& plot_dir) {
   std::ostringstream o;
   const auto& dev = t["device"];
@@ -94,7 +116,30 @@ std::string render_report(const nlohmann::json& t, const std::string& plot_dir) 
     << dev.value("compute_capability", "?") << ", driver " << dev.value("driver_version", "?") << ".\n";
   o << "Every value shows its confidence in parentheses; `—` is not determined, with the reason. "
        "Schema and provenance: `topology.json` (" << t.value("schema", "") << ").\n\n";
-  o << "## Caches\n\n";
+  // Plots written by scripts/plot.py into <archive>/plots/: each cache's beside its table, the
+  // rest in a section of their own.
+  std::vector<std::string> plot_files;
+  {
+    std::error_code ec;
+    if (!plot_dir.empty())
+      for (const auto& e : std::filesystem::directory_iterator(plot_dir + "/plots", ec))
+        if (e.path().extension() == ".svg") plot_files.push_back(e.path().filename().string());
+    std::sort(plot_files.begin(), plot_files.end());
+  }
+  std::set<std::string> embedded;
+  o << "## Measurement\n\n";
+  for (const char* k : {"characterize_wall_seconds", "plan_wall_seconds", "memhier_plan", "sm_clock_measured_mhz_start",
+                        "sm_clock_measured_mhz_end", "sm_clock_throttled"})
+    if (dev.contains(k)) o << "- " << k << ": " << (dev[k].is_string() ? dev[k].get<std::string>() : dev[k].dump()) << "\n";
+  if (t.contains("measurement")) {
+    const auto& m = t["measurement"];
+    for (const char* k : {"clock_overhead_pair_cycles", "clock_overhead_fine_cycles"})
+      if (m.contains(k)) o << "- " << k << ": " << cell(m, k) << "\n";
+    if (m.contains("skipped_benchmarks") && m["skipped_benchmarks"].is_array() && !m["skipped_benchmarks"].empty())
+      o << "- skipped benchmarks (could not run on this device; listed in topology.json): "
+        << m["skipped_benchmarks"].size() << "\n";
+  }
+  o << "\n## Caches\n\n";
   const char* rows[][2] = {{"size_bytes", "Size C (bytes)"},       {"line_bytes", "Line b (bytes)"},
                            {"sector_bytes", "Fill granularity (bytes)"}, {"page_bytes", "Page (bytes)"},
                            {"entries", "Entries"},                 {"sets", "Sets T"},
@@ -109,10 +154,7 @@ std::string render_report(const nlohmann::json& t, const std::string& plot_dir) 
       if (c.contains(r[0])) o << "| " << r[1] << " | " << cell(c, r[0]) << " |\n";
     if (c.contains("prefetch")) o << "| L2 prefetch | " << cell(c["prefetch"], "detected") << " |\n";
     o << "\n";
-    const std::string plot = "plots/" + name + ".svg";
-    std::error_code ec;
-    if (!plot_dir.empty() && std::filesystem::exists(plot_dir + "/" + plot, ec)) o << "![" << name << "](" << plot << ")\n\n";
-    else o << "<!-- plot: " << plot << " (added by the plot tool when present) -->\n\n";
+    for (const auto& f : plots_for(plot_files, name, &embedded)) o << "![" << f << "](plots/" << f << ")\n\n";
   }
   o << "## Global memory\n\n";
   const auto& gm = t["global_memory"];
@@ -125,6 +167,13 @@ std::string render_report(const nlohmann::json& t, const std::string& plot_dir) 
   }
   o << "## Shared memory\n\nLatency: " << cell(t["shared_memory"], "latency_cycles") << " cycles\n\n";
   o << render_throughput_markdown(t);
+  std::vector<std::string> rest;
+  for (const auto& f : plot_files)
+    if (!embedded.count(f)) rest.push_back(f);
+  if (!rest.empty()) {
+    o << "\n## Plots\n\n";
+    for (const auto& f : rest) o << "![" << f << "](plots/" << f << ")\n\n";
+  }
   const auto& pend = t["refinement_pending"];
   if (pend.value("pchase", 0) + pend.value("tlb", 0) > 0)
     o << "\n**Refinement pending:** " << pend.value("pchase", 0) << " P-chase and " << pend.value("tlb", 0)

@@ -20,7 +20,7 @@ if(TARGET memhier-infer)
   memhier_infer_case(next_requests 0 ARGS ${G}/bench.json -o t.json --next-requests req.json CHECK_FILE req.json
     EXPECT "\"format\": \"memhier-requests/1\"" "\"bytes\": 4224" "\"stride\": 32" "\"mode\": \"count\"")
   memhier_infer_case(report 0 ARGS ${G}/bench.json -o t.json --report report.md CHECK_FILE report.md
-    EXPECT "# Memory topology: golden-4k" "### texture" "plots/texture.svg" "Refinement pending")
+    EXPECT "# Memory topology: golden-4k" "## Measurement" "### texture" "Refinement pending")
   memhier_infer_case(missing_file nonzero ARGS ${G}/does_not_exist.json EXPECT "memhier-infer: .*cannot open")
   memhier_infer_case(not_json nonzero ARGS ${G}/not_json.json EXPECT "not valid JSON")
   memhier_infer_case(other_tool nonzero ARGS ${G}/other_tool.json EXPECT "not Google Benchmark JSON|not written by memhier-bench")
@@ -30,4 +30,18 @@ if(TARGET memhier-infer)
   memhier_infer_case(failed_run_allowed 0 ARGS ${G}/failed_run.json --allow-errors -o t.json CHECK_FILE t.json
     EXPECT "texture object creation failed")
   memhier_infer_case(no_input nonzero ARGS EXPECT "no input")
+endif()
+
+# report.md embeds the plots scripts/plot.py wrote into <archive>/plots: a cache's P-chase plots
+# beside its table, the others in a Plots section.
+if(TARGET memhier-infer)
+  add_test(NAME cli_infer_report_embeds_plots
+           COMMAND bash -c "set -e; w=$1; rm -rf $w; mkdir -p $w/plots; cp $2/bench.json $w/; cp -r $2/traces $w/; \
+touch $w/plots/pchase_texture_latency_vs_footprint.svg $w/plots/gmem_throughput_vs_ctas.svg; \
+$3 $w/bench.json -o $w/t.json --report $w/report.md; \
+grep -q '](plots/pchase_texture_latency_vs_footprint.svg)' $w/report.md; \
+grep -q '## Plots' $w/report.md; grep -q '](plots/gmem_throughput_vs_ctas.svg)' $w/report.md"
+                   _ ${CMAKE_CURRENT_BINARY_DIR}/cli_infer/embeds ${CMAKE_CURRENT_SOURCE_DIR}/cli/golden/infer
+                   $<TARGET_FILE:memhier-infer>)
+  set_tests_properties(cli_infer_report_embeds_plots PROPERTIES LABELS cli)
 endif()
