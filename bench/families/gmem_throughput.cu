@@ -261,6 +261,7 @@ void register_gmem_throughput(Backend&) {
     // ... and the cache hints on the short oneshot steps
     for (int ilp : {1, 2})
       for (kern::Access a : {kern::Access::cs, kern::Access::na, kern::Access::ef}) {
+        if (a == kern::Access::ef && dev.d.cc_major < 8) continue;  // L2 cache policies need sm_80
         const std::size_t before = cfgs.size();
         add(Kind::copy, 16, ilp, 1024, 2);
         if (cfgs.size() == before) continue;
