@@ -15,5 +15,17 @@ if [ "${#archives[@]}" -ge 2 ]; then
   echo "compare rc=$?"; tail -25 "$OUT/compare.log"
 fi
 cmake --build --preset release --target memhier_gpu_tests > "$OUT/gpu-build.log" 2>&1 && ./build/release/tests/memhier_gpu_tests > "$OUT/gpu-tests.log" 2>&1; echo "gpu tests rc=$? $(grep -cE '^\[       OK' "$OUT/gpu-tests.log") ok, $(grep -cE '^\[  FAILED  \] [A-Z]' "$OUT/gpu-tests.log") failed"
-grep -vE "^\[characterize" "$OUT/characterize-1.log" | head -150
+if [ "${SANITIZE:-0}" = 1 ]; then
+  B=./build/release/memhier-bench
+  timeout 240 compute-sanitizer --tool memcheck "$B" --plan=quick --memhier_progress=0 \
+    --benchmark_filter='^(clock|pchase|tlb|latency_spectrum|smem|warp_access|l1_throughput|l2_throughput)' > "$OUT/memcheck.log" 2>&1
+  echo "memcheck (quick plan, on-chip and P-chase families) rc=$? $(grep 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)"
+  timeout 200 compute-sanitizer --tool memcheck "$B" --plan=quick --memhier_progress=0 \
+    --benchmark_filter='^gmem_throughput' > "$OUT/memcheck-gmem.log" 2>&1
+  echo "memcheck (quick plan, gmem_throughput) rc=$? $(grep 'ERROR SUMMARY' "$OUT/memcheck-gmem.log" | tail -1)"
+  timeout 240 compute-sanitizer --tool racecheck "$B" --plan=quick --memhier_progress=0 \
+    --benchmark_filter='^(pchase|smem|warp_access|l1_throughput|l2_throughput|clock)' > "$OUT/racecheck.log" 2>&1
+  echo "racecheck (quick plan) rc=$? $(grep -E 'RACECHECK SUMMARY' "$OUT/racecheck.log" | tail -1)"
+fi
+for i in $(seq 1 "$RUNS"); do grep -E "^(Caches|Bandwidth)" -A12 "$OUT/characterize-$i.log" | head -26; done
 (cd "$OUT" && tar czf archive.tgz results && rm -rf results && tar czf logs.tgz *.log && rm -f *.log)
