@@ -148,7 +148,7 @@ void record_wall_time(const std::string& out, double seconds, const std::map<std
   j["context"]["plan_wall_seconds"] = seconds;
   for (const auto& [k, v] : extra) j["context"][k] = v;
   std::ofstream o(out);
-  o << j.dump(1) << "\n";  // one-space indent: an archive's JSON stays small and readable
+  o << j.dump() << "\n";  // compact: an archive stays small (tools read it, people read report.md)
 }
 
 }  // namespace

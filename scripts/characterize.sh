@@ -111,7 +111,7 @@ characterize_one() {
 import json, sys
 p, s = sys.argv[1], float(sys.argv[2])
 d = json.load(open(p)); d["context"]["characterize_wall_seconds"] = s
-json.dump(d, open(p, "w"), indent=2)
+json.dump(d, open(p, "w"), separators=(",", ":"))
 PY
   # plots first, so that report.md can embed them
   if [ -f scripts/plot.py ]; then

@@ -196,6 +196,12 @@ class Out:
 
     def save(self, fig, name):
         path = os.path.join(self.outdir, re.sub(r"[^A-Za-z0-9._-]", "_", name) + ".svg")
+        # data of busy plots as an embedded image, axes and text stay vector: archives stay small
+        for ax in fig.axes:
+            npts = sum(len(l.get_xdata()) for l in ax.lines) + sum(len(c.get_offsets()) for c in ax.collections)
+            if npts > 200:
+                for a in list(ax.lines) + list(ax.collections):
+                    a.set_rasterized(True)
         fig.tight_layout()
         # points are rasterized (trace plots hold thousands): keeps an archive's plots small
         fig.savefig(path, format="svg", dpi=110)
