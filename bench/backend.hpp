@@ -91,7 +91,7 @@ class Backend {
   virtual int parallel_chases(Path) const { return 1; }
   // Largest array the backend can chase on path p (bytes).
   virtual std::uint64_t max_array_bytes(Path p) const = 0;
-  // The path's first-level hit latency: median of a warm chase over 4 KiB at a 32-byte stride,
+  // The path's first-level hit latency: median of a warm chase over 1 KiB at a 32-byte stride,
   // measured once per path. The reference that tells whether a one-level distribution is hits.
   double hit_baseline(Path p);
 
