@@ -14,6 +14,12 @@ if [ "${#archives[@]}" -ge 2 ]; then
   ./build/release/memhier-compare "${archives[0]}" "${archives[1]}" --format=markdown -o "${archives[1]}/compare-with-previous.md" > "$OUT/compare.log" 2>&1
   echo "compare rc=$?"; tail -25 "$OUT/compare.log"
 fi
+if [ "${#archives[@]}" -ge 1 ]; then
+  scripts/regression_check.sh --build build/release --results "$OUT/results" --format markdown \
+    -o "$OUT/regression-check.md" > "$OUT/regression.log" 2>&1
+  echo "regression check (quick plan vs newest archive) rc=$? $(grep -m1 -E '\*\*' "$OUT/regression-check.md" 2>/dev/null)"
+  cp "$OUT/regression-check.md" "${archives[-1]}/regression-check-quick.md" 2>/dev/null || true
+fi
 cmake --build --preset release --target memhier_gpu_tests > "$OUT/gpu-build.log" 2>&1 && ./build/release/tests/memhier_gpu_tests > "$OUT/gpu-tests.log" 2>&1; echo "gpu tests rc=$? $(grep -cE '^\[       OK' "$OUT/gpu-tests.log") ok, $(grep -cE '^\[  FAILED  \] [A-Z]' "$OUT/gpu-tests.log") failed"
 if [ "${SANITIZE:-0}" = 1 ]; then
   B=./build/release/memhier-bench
