@@ -1,11 +1,16 @@
 #include "analysis/cache_infer.hpp"
 
+#include <iomanip>
+#include <sstream>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <iomanip>
 #include <map>
 #include <numeric>
 #include <set>
+#include <sstream>
 
 namespace memhier::analysis {
 
@@ -126,7 +131,7 @@ std::uint64_t round_to(std::uint64_t x, std::uint64_t g) { return g ? x / g * g 
 
 SizeResult find_size(const std::vector<std::uint64_t>& sizes, const std::vector<double>& miss,
                      const std::vector<std::vector<double>>& vec, const std::vector<double>& n,
-                     std::uint64_t stride) {
+                     std::uint64_t stride, const std::vector<double>& runs) {
   SizeResult r;
   r.stride = stride;
   const std::size_t m = sizes.size();
@@ -135,63 +140,98 @@ SizeResult find_size(const std::vector<std::uint64_t>& sizes, const std::vector<
     return r;
   }
   r.cp = detect_change_point(vec);
-  // Baseline miss fraction: the left segment when a change was found, else the smallest sizes.
-  std::vector<double> left;
-  const std::size_t left_n = r.cp.found ? r.cp.index : std::max<std::size_t>(1, m / 4);
-  for (std::size_t i = 0; i < left_n && i < m; ++i) left.push_back(miss[i]);
-  const double base = std::min(median(left), miss.empty() ? 0.0 : *std::min_element(miss.begin(), miss.end()));
-  // Misses a run has whatever its size (real GPUs: an odd slow access per run, e.g. one 120-200
-  // cycle sample in every H100 count run): the fewest misses of the three smallest sizes (the
-  // sweeps start far below the cache, but a coarse one may have its second size above it).
-  double base_count = 1e300;
-  for (std::size_t i = 0; i < 3 && i < m; ++i) base_count = std::min(base_count, miss[i] * n[i]);
-  if (m == 0) base_count = 0;
-  auto present = [&](std::size_t i) {
-    const double expect = std::max(base * n[i], base_count);
-    // With a zero baseline a single miss is evidence; otherwise 3 binomial standard deviations + 1.
-    return miss[i] * n[i] > expect + 3 * std::sqrt(expect) + (expect > 0 ? 1 : 0.5);
+  std::vector<double> k(m);
+  for (std::size_t i = 0; i < m; ++i) k[i] = std::round(miss[i] * n[i]);
+  auto runs_at = [&](std::size_t i) { return i < runs.size() && runs[i] > 0 ? runs[i] : 1.0; };
+  // Expected noise misses of a footprint: the noise rate per access times its accesses, at least the
+  // noise per run times its runs.
+  double nk = 0, nn = 0, nr = 0;
+  auto expect = [&](std::size_t i) {
+    const double rate = nn > 0 ? nk / nn : 0, per_run = nr > 0 ? nk / nr : 0;
+    return std::max(rate * n[i], per_run * runs_at(i));
   };
+  auto add_noise = [&](std::size_t i) {
+    nk += k[i];
+    nn += n[i];
+    nr += runs_at(i);
+  };
+  // Noise: the longest prefix of the sweep (footprints in size order) consistent with itself. The
+  // prefix grows while the next footprint's count is likely (kNoiseAlpha) under the prefix's noise
+  // with half a pseudo-miss per run (a clean prefix of R runs says "about 0.5/R per run", not 0). A
+  // prefix without a single miss is noise-free (the simulated device): any miss is then evidence.
+  auto expect_prior = [&](std::size_t i) {
+    return std::max(nk / nn * n[i], (nk + 0.5) / nr * runs_at(i));
+  };
+  for (std::size_t i = 0; i < m; ++i) {
+    if (miss[i] >= 0.5 || (nr > 0 && poisson_upper_tail(k[i], expect_prior(i)) < kNoiseAlpha)) break;
+    add_noise(i);
+  }
+  // Poisson excess over the noise rate: misses beyond the noise rate ("weak" presence).
+  std::vector<bool> P(m);
+  std::vector<double> lambda(m);
   bool any = false, all = true;
   for (std::size_t i = 0; i < m; ++i) {
-    any = any || present(i);
-    all = all && present(i);
+    lambda[i] = expect(i);
+    P[i] = poisson_upper_tail(k[i], lambda[i]) < kMissAlpha;
+    any = any || P[i];
+    all = all && P[i];
   }
+  r.noise_rate = nn > 0 ? nk / nn : 0;
+  r.noise_per_run = nr > 0 ? nk / nr : 0;
   if (!any && !r.cp.found && miss.front() >= 0.5) {  // one high miss rate everywhere: all above C
     r.state = SizeResult::State::below;
     r.hi = sizes.front();
     r.reason = "capacity misses already at " + std::to_string(sizes.front()) + " bytes";
     return r;
   }
-  if (!any) {
+  // The first footprint from which every larger one shows excess misses.
+  std::size_t h = m;
+  while (h > 0 && P[h - 1]) --h;
+  // Bursts: excess misses of footprints below h that clean footprints follow are noise too (real
+  // GPUs: a run now and then with a dozen slow accesses in a row). Capacity misses must exceed the
+  // largest such burst ("strong" presence).
+  double burst = 0;
+  for (std::size_t i = 0; i < h; ++i)
+    if (P[i]) {
+      burst = std::max(burst, k[i] - lambda[i]);
+      r.isolated.push_back(sizes[i]);
+    }
+  r.burst = burst;
+  auto strong = [&](std::size_t i) { return P[i] && k[i] - lambda[i] > burst; };
+  std::size_t hs = m;
+  while (hs > 0 && strong(hs - 1)) --hs;
+  if (!any || hs == m) {
     r.state = SizeResult::State::above;
     r.lo = sizes.back();
     r.reason = "no capacity misses up to " + std::to_string(sizes.back()) + " bytes";
+    if (!r.isolated.empty())
+      r.reason += " (" + std::to_string(r.isolated.size()) + " footprint(s) with excess misses followed by clean ones)";
     return r;
   }
-  if (all) {
+  if (all || hs == 0) {
     r.state = SizeResult::State::below;
     r.hi = sizes.front();
     r.reason = "capacity misses already at " + std::to_string(sizes.front()) + " bytes";
     return r;
   }
-  // Start from the confirmed change point (or the first size with misses) and walk left while
-  // the sizes still show misses.
-  std::size_t c = 0;
-  if (r.cp.found && r.cp.index < m && present(r.cp.index)) {
-    c = r.cp.index;
-  } else {
-    while (c < m && !present(c)) ++c;
-  }
-  while (c > 0 && present(c - 1)) --c;
-  if (c == 0) {
+  // lo: the largest footprint below hs without excess misses. Footprints between lo and hs show
+  // excess misses no larger than the noise's bursts: not distinguishable from noise, so the edge is
+  // soft there and C lies anywhere in [lo, hi).
+  std::size_t l = hs - 1;
+  while (l > 0 && P[l]) --l;
+  if (P[l]) {
     r.state = SizeResult::State::below;
     r.hi = sizes.front();
     r.reason = "capacity misses already at " + std::to_string(sizes.front()) + " bytes";
     return r;
   }
-  r.lo = sizes[c - 1];
-  r.hi = sizes[c];
-  r.state = r.hi - r.lo <= stride ? SizeResult::State::exact : SizeResult::State::bracket;
+  for (std::size_t i = l + 1; i < hs; ++i) r.soft_sizes.push_back(sizes[i]);
+  r.isolated.erase(std::remove_if(r.isolated.begin(), r.isolated.end(), [&](std::uint64_t b) { return b > sizes[l]; }),
+                   r.isolated.end());
+  r.soft = !r.soft_sizes.empty();
+  r.lo = sizes[l];
+  r.hi = sizes[hs];
+  r.state = r.hi - r.lo <= stride && !r.soft ? SizeResult::State::exact : SizeResult::State::bracket;
   if (!r.cp.found)
     r.reason = "no change point confirmed by the KS test over the sweep (too few sizes or a weak change)";
   return r;
@@ -373,6 +413,7 @@ void infer_one(InferContext& ctx, const std::string& path, const PathData& pd, c
     for (auto& [s, k] : stride_n)
       if (k > best) best = k, s0 = s;
     std::map<std::uint64_t, std::vector<WeightedValue>> per_size;
+    std::map<std::uint64_t, double> runs_per_size;
     Evidence ev;
     for (auto* c : list) {
       if (c->stride != s0) continue;
@@ -381,10 +422,11 @@ void infer_one(InferContext& ctx, const std::string& path, const PathData& pd, c
       auto s = samples_of(*t);
       auto& v = per_size[c->bytes];
       v.insert(v.end(), s.begin(), s.end());
+      runs_per_size[c->bytes] += 1;
       ev.add(c->name());
     }
     std::vector<std::uint64_t> sz;
-    std::vector<double> miss, n;
+    std::vector<double> miss, n, nruns;
     std::vector<std::vector<double>> vec;
     for (auto& [b, s] : per_size) {
       double total = 0;
@@ -393,9 +435,10 @@ void infer_one(InferContext& ctx, const std::string& path, const PathData& pd, c
       sz.push_back(b);
       miss.push_back(w / total);
       n.push_back(total);
+      nruns.push_back(runs_per_size[b]);
       vec.push_back(clamped_quantiles(s, cl.clamp_lo, cl.clamp_hi));
     }
-    SizeResult r = find_size(sz, miss, vec, n, s0);
+    SizeResult r = find_size(sz, miss, vec, n, s0, nruns);
     r.evidence = ev;
     sizes[co] = r;
     // Refinement requests (003 §3.2: doubling, then narrowing the bracket).
@@ -414,7 +457,7 @@ void infer_one(InferContext& ctx, const std::string& path, const PathData& pd, c
       want(2 * r.lo, cl.name + " size: doubling");
     } else if (r.state == SizeResult::State::below && r.hi / 2 >= s0) {
       want(round_to(r.hi / 2, s0), cl.name + " size: halving");
-    } else if (r.state == SizeResult::State::bracket) {
+    } else if (r.state == SizeResult::State::bracket && !r.soft) {
       const std::uint64_t gap = r.hi - r.lo;
       for (int k = 1; k < 32; ++k) {
         std::uint64_t b = round_to(r.lo + gap * k / 32, s0);
@@ -434,14 +477,33 @@ void infer_one(InferContext& ctx, const std::string& path, const PathData& pd, c
     set_null(cache, "size_bytes", "no capacity sweep (count mode) on path " + path);
   } else {
     auto size_note = [](const SizeResult& r) {
+      auto num = [](double x) {
+        std::ostringstream o;
+        o << std::setprecision(3) << x;
+        return o.str();
+      };
+      std::string noise = "; misses decided by rate against the noise of the small footprints (" +
+                          num(r.noise_rate) + " per access, " + num(r.noise_per_run) +
+                          " per run; Poisson test, alpha " + num(kMissAlpha) + "; bursts up to " + num(r.burst) + " misses)";
+      if (!r.isolated.empty())
+        noise += "; " + std::to_string(r.isolated.size()) + " smaller footprint(s) with excess misses followed by clean "
+                 "ones ignored (first " + std::to_string(r.isolated.front()) + ")";
       if (r.state == SizeResult::State::exact)
         return "largest size without capacity misses; misses at " + std::to_string(r.hi) +
                (r.cp.found ? "; KS D=" + std::to_string(r.cp.ks.d).substr(0, 5) + " > " +
                                  std::to_string(r.cp.ks.critical).substr(0, 5)
-                           : std::string());
+                           : std::string()) +
+               noise;
+      if (r.soft)
+        return "soft edge: C in [" + std::to_string(r.lo) + ", " + std::to_string(r.hi) + "): " +
+               std::to_string(r.soft_sizes.size()) + " footprint(s) from " + std::to_string(r.soft_sizes.front()) +
+               " on show excess misses no larger than the noise's bursts (" + num(r.burst) +
+               " misses), not distinguishable from noise; " + std::to_string(r.hi) +
+               " is the first from which every footprint misses beyond them: the bracket is the size's "
+               "uncertainty, no narrowing inside it" + noise;
       return "largest footprint measured without capacity misses (000 §4.2 step 1); the next size measured, " +
              std::to_string(r.hi) + " bytes, misses: C in [" + std::to_string(r.lo) + ", " + std::to_string(r.hi) +
-             "), wider than the sweep stride (sizes in between requested)";
+             "), wider than the sweep stride (sizes in between requested)" + noise;
     };
     auto decided = [](const SizeResult& r) {
       return r.state == SizeResult::State::exact || r.state == SizeResult::State::bracket;
@@ -449,10 +511,14 @@ void infer_one(InferContext& ctx, const std::string& path, const PathData& pd, c
     const SizeResult& r = sizes[primary];
     if (decided(r)) {
       set_value(cache, "size_bytes", r.lo,
-                r.state == SizeResult::State::exact ? (r.cp.found ? 0.95 : 0.7) : (r.cp.found ? 0.7 : 0.5),
+                r.state == SizeResult::State::exact ? (r.cp.found ? 0.95 : 0.7)
+                : r.soft                            ? 0.4
+                                                    : (r.cp.found ? 0.7 : 0.5),
                 r.evidence, size_note(r));
       set_value(cache, "size_bracket_bytes", nlohmann::json::array({r.lo, r.hi}), 0.95, r.evidence,
-                "largest footprint without and smallest with capacity misses");
+                r.soft ? "soft edge: largest footprint without capacity misses and the first whose miss rate is "
+                         "significantly above it; C lies in [lo, hi) (the size's uncertainty)"
+                       : "largest footprint without and smallest with capacity misses");
     } else {
       set_null(cache, "size_bytes", r.reason.empty() ? "no change point" : r.reason, r.evidence);
     }
@@ -521,8 +587,12 @@ void infer_one(InferContext& ctx, const std::string& path, const PathData& pd, c
   set_value(cache, "sector_bytes", g, 0.5 + 0.45 * gconf, gev,
             "most common distance between consecutive misses of a stride-4 fine trace (fill granularity)");
   if (!size_exact) {
-    const std::string why = "needs the exact size first: C in [" + std::to_string(C) + ", " + std::to_string(size_hi) +
-                            ") (sizes in between requested; stage 1/2 probes run at N = C + j*g)";
+    const std::string why =
+        sizes[primary].soft
+            ? "needs an exact size: the edge is soft, C in [" + std::to_string(C) + ", " + std::to_string(size_hi) +
+                  ") (stage 1/2 probes run at N = C + j*g)"
+            : "needs the exact size first: C in [" + std::to_string(C) + ", " + std::to_string(size_hi) +
+                  ") (sizes in between requested; stage 1/2 probes run at N = C + j*g)";
     for (auto k : {"line_bytes", "sets", "ways", "index_bits", "replacement"}) set_null(cache, k, why);
     return;
   }

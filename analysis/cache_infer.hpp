@@ -39,19 +39,38 @@ void refine_level_means(std::vector<Level>& levels, const Dataset& data, const s
 constexpr double kBaselineShare = 0.1;
 void merge_baseline_levels(std::vector<Level>& levels, const std::vector<WeightedValue>& baseline);
 
+// Misses are decided by rates, not absolute counts (docs/methodology.md, inference "soft edges"):
+// the noise of a path is the miss rate of the longest prefix of its sweep consistent with itself
+// (per access, with a per-run floor: real GPUs show an odd slow access per run whatever its
+// length; none at all: a noise-free path, where one miss is evidence); a footprint has excess
+// misses when its count is improbable under Poisson(noise) at kMissAlpha. Excess misses of
+// footprints that clean ones follow are bursts of noise; capacity misses exceed the largest burst.
+// C's bracket [lo, hi): hi = the first footprint from which every larger one misses beyond the
+// bursts, lo = the largest footprint below it without excess misses. Footprints between them
+// (excess misses within the bursts: not distinguishable from noise) make the edge soft: the
+// bracket is the size's uncertainty and no narrowing inside it is asked for.
+constexpr double kMissAlpha = 0.01;
+constexpr double kNoiseAlpha = 0.1;  // a footprint this improbable under the noise ends the noise prefix
 struct SizeResult {
   enum class State { none, exact, bracket, above, below } state = State::none;
   std::uint64_t lo = 0, hi = 0;  // exact: lo == C; bracket: C in [lo, hi)
   std::uint64_t stride = 0;
+  bool soft = false;             // footprints with excess misses within the bursts lie in (lo, hi)
+  std::vector<std::uint64_t> soft_sizes;  // those footprints
+  std::vector<std::uint64_t> isolated;    // footprints below lo with excess misses, followed by clean ones
+  double burst = 0;              // their largest excess (misses above the noise expectation)
+  double noise_rate = 0;         // misses per access at the small footprints
+  double noise_per_run = 0;      // misses per run there (the floor of a run's expected noise)
   ChangePoint cp;
   Evidence evidence;
   std::string reason;
 };
 // sizes ascending; miss[i] = fraction of accesses slower than the cache's level; vec[i] = the
-// per-size vector for the change-point detection; n[i] = accesses.
+// per-size vector for the change-point detection; n[i] = accesses; runs[i] = runs pooled at the
+// size (empty: one each).
 SizeResult find_size(const std::vector<std::uint64_t>& sizes, const std::vector<double>& miss,
                      const std::vector<std::vector<double>>& vec, const std::vector<double>& n,
-                     std::uint64_t stride);
+                     std::uint64_t stride, const std::vector<double>& runs = {});
 
 // Stage 2 from line memberships: missing[j-1] = lines (index*4/g) that missed at N = C + j*g.
 struct SetsResult {

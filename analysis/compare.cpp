@@ -20,6 +20,7 @@ const char* verdict_name(Verdict v) {
     case Verdict::better: return "BETTER";
     case Verdict::worse: return "WORSE";
     case Verdict::changed: return "CHANGED";
+    case Verdict::info: return "INFO";
   }
   return "?";
 }
@@ -43,7 +44,40 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // Rates in [0, 1] are compared by their absolute difference (0 -> 0.02 is not "infinitely worse").
-bool is_fraction(const std::string& leaf) { return ends_with(leaf, "miss_rate") || leaf == "hit_rate"; }
+bool is_fraction(const std::string& leaf) {
+  return ends_with(leaf, "miss_rate") || leaf == "hit_rate" || contains(leaf, "miss_rate_") || contains(leaf, "probabilit");
+}
+
+std::vector<std::string> path_parts(const std::string& path) {
+  std::vector<std::string> parts;
+  std::stringstream ss(path);
+  std::string p;
+  while (std::getline(ss, p, '.')) {
+    const auto b = p.find('[');
+    parts.push_back(b == std::string::npos ? p : p.substr(0, b));
+  }
+  return parts;
+}
+
+// Leaves that state the hardware's structure.
+const std::set<std::string> kStructuralLeaves = {
+    "present",    "size_bytes",   "line_bytes",       "sector_bytes",    "sets",         "ways",
+    "replacement", "index_bits",  "page_bytes",       "entries",         "banks",        "bank_width_bytes",
+    "broadcasts", "serves_parallel", "needs_alignment", "needs_contiguity", "partitioned", "detected",
+    "per_sm",     "shared_with",  "size_carveout",    "size_bracket_bytes", "size_bytes_by_carveout",
+    "size_bracket_bytes_by_carveout", "prefetched"};
+// Path components under which everything is bookkeeping.
+const std::set<std::string> kBookkeepingParts = {
+    "provenance", "evidence",  "inputs",   "refinement_pending", "measurement", "skipped", "skipped_benchmarks",
+    "curve",      "plateaus",  "steps",    "inner_steps",        "configuration", "peak_configuration",
+    "departures", "device",    "notes",    "note",               "reason",      "reasons"};
+// Leaves that are bookkeeping wherever they are.
+const std::set<std::string> kBookkeepingLeaves = {
+    "benchmark", "peak_benchmark", "confidence", "ambiguity", "accesses", "min", "max", "samples", "bytes",
+    "stride", "threshold_pct_of_peak", "cache_bytes", "tolerance", "schema", "rule", "model",
+    "readers_per_line", "peak_readers_per_line", "warps_per_sm", "bytes_in_flight_per_sm",
+    "size_bytes_lower_bound", "replacements_observed", "theoretical_bytes_per_second",
+    "theoretical_bytes_per_clock_per_sm"};
 
 }  // namespace
 
@@ -83,8 +117,46 @@ Direction topology_direction(const std::string& path) {
   return Direction::structure;
 }
 
+const char* field_class_name(FieldClass c) {
+  switch (c) {
+    case FieldClass::structural: return "structural";
+    case FieldClass::measured: return "measured";
+    case FieldClass::bookkeeping: return "bookkeeping";
+  }
+  return "?";
+}
+
+FieldClass topology_class(const std::string& path, bool is_string) {
+  const auto parts = path_parts(path);
+  if (parts.empty()) return FieldClass::bookkeeping;
+  for (const auto& q : parts)
+    if (kBookkeepingParts.count(q)) return FieldClass::bookkeeping;
+  // The leaf, or the map it belongs to (size_bytes_by_carveout.0).
+  const std::string& leaf = parts.back();
+  const std::string parent = parts.size() >= 2 ? parts[parts.size() - 2] : "";
+  if (kStructuralLeaves.count(leaf) || ends_with(parent, "_by_carveout")) return FieldClass::structural;
+  if (kBookkeepingLeaves.count(leaf) || ends_with(leaf, "_reason") || ends_with(leaf, "_source") ||
+      leaf.rfind("theoretical", 0) == 0)
+    return FieldClass::bookkeeping;
+  if (is_string) return FieldClass::bookkeeping;
+  return FieldClass::measured;
+}
+
 int CompareResult::count(Verdict v) const {
   return static_cast<int>(std::count_if(rows.begin(), rows.end(), [v](const CompareRow& r) { return r.verdict == v; }));
+}
+
+int CompareResult::structural_rows() const {
+  return static_cast<int>(std::count_if(rows.begin(), rows.end(), [](const CompareRow& r) {
+    return r.kind == "topology" && r.field_class == "structural";
+  }));
+}
+
+std::string CompareResult::structure() const {
+  if (structural_rows() == 0) return "";
+  for (const auto& r : rows)
+    if (r.kind == "topology" && r.field_class == "structural" && r.verdict == Verdict::changed) return "CHANGED";
+  return "SAME";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -305,7 +377,7 @@ void flatten(const nlohmann::json& j, const std::string& prefix, std::map<std::s
   }
   if (j.is_array()) {
     const bool scalars = std::all_of(j.begin(), j.end(), [](const nlohmann::json& x) { return x.is_primitive(); });
-    if (scalars && topology_direction(prefix) == Direction::structure) {
+    if (scalars && topology_class(prefix) != FieldClass::measured) {
       out[prefix] = j;  // e.g. ways [4, 4]: one value
       return;
     }
@@ -326,6 +398,46 @@ std::string show(const nlohmann::json& v) {
   return v.dump();
 }
 
+// The range a structural value stands for: its own [lo, hi] when it is a two-number bracket, the
+// sibling bracket the analyzer states for it (size_bytes -> size_bracket_bytes), else the value.
+std::optional<std::pair<double, double>> range_of(const std::map<std::string, nlohmann::json>& f, const std::string& key) {
+  auto as_range = [](const nlohmann::json& v) -> std::optional<std::pair<double, double>> {
+    if (v.is_array() && v.size() == 2 && v[0].is_number() && v[1].is_number())
+      return std::make_pair(v[0].get<double>(), v[1].get<double>());
+    return std::nullopt;
+  };
+  auto it = f.find(key);
+  if (it == f.end() || it->second.is_null()) return std::nullopt;
+  if (key.find("size_bracket_bytes") != std::string::npos) return as_range(it->second);
+  const auto pos = key.find("size_bytes");
+  if (pos != std::string::npos && it->second.is_number()) {
+    std::string sib = key;
+    sib.replace(pos, std::string("size_bytes").size(), "size_bracket_bytes");
+    auto s = f.find(sib);
+    if (s != f.end()) {
+      auto r = as_range(s->second);
+      if (r) return r;
+    }
+    const double v = it->second.get<double>();
+    return std::make_pair(v, v);
+  }
+  return std::nullopt;
+}
+
+// Confidence the analyzer states for a leaf: <section>.provenance.<key>.confidence (1 when absent).
+double confidence_of(const std::map<std::string, nlohmann::json>& f, const std::string& key) {
+  const auto parts = path_parts(key);
+  std::string section, leaf;
+  // caches.l1.size_bytes_by_carveout.0 -> caches.l1 / size_bytes_by_carveout
+  std::size_t li = parts.size() - 1;
+  if (li >= 1 && ends_with(parts[li - 1], "_by_carveout")) --li;
+  for (std::size_t i = 0; i < li; ++i) section += (i ? "." : "") + parts[i];
+  leaf = parts[li];
+  auto it = f.find((section.empty() ? "" : section + ".") + "provenance." + leaf + ".confidence");
+  if (it == f.end() || !it->second.is_number()) return 1.0;
+  return it->second.get<double>();
+}
+
 void compare_topology(const nlohmann::json& a, const nlohmann::json& b, const CompareOptions& o,
                       std::vector<CompareRow>& rows) {
   std::map<std::string, nlohmann::json> fa, fb;
@@ -338,7 +450,6 @@ void compare_topology(const nlohmann::json& a, const nlohmann::json& b, const Co
     CompareRow row;
     row.kind = "topology";
     row.name = k;
-    row.direction = topology_direction(k);
     const bool ina = fa.count(k), inb = fb.count(k);
     row.base = ina ? fa[k] : nlohmann::json();
     row.now = inb ? fb[k] : nlohmann::json();
@@ -346,24 +457,61 @@ void compare_topology(const nlohmann::json& a, const nlohmann::json& b, const Co
     row.n_now = inb;
     const nlohmann::json va = row.base;
     const nlohmann::json vb = row.now;
-    if (va.is_number() && vb.is_number() && row.direction != Direction::structure) {
+    const FieldClass cls = topology_class(k, va.is_string() || vb.is_string());
+    row.field_class = field_class_name(cls);
+    row.direction = cls == FieldClass::structural ? Direction::structure
+                    : cls == FieldClass::bookkeeping ? Direction::ignore
+                                                     : topology_direction(k);
+    if (row.direction == Direction::structure && cls == FieldClass::measured) row.direction = Direction::unknown;
+    const bool equal = va == vb || (va.is_number() && vb.is_number() && va.get<double>() == vb.get<double>());
+    if (va.is_number() && vb.is_number() && !equal && va.get<double>() != 0)
+      row.change = (vb.get<double>() - va.get<double>()) / std::fabs(va.get<double>());
+    if (cls == FieldClass::measured && va.is_number() && vb.is_number()) {
       judge(row, {va.get<double>()}, {vb.get<double>()}, o, is_fraction(k));
       row.base = va;  // keep integers as integers
       row.now = vb;
+      if (row.verdict == Verdict::changed) {  // no better/worse direction: not a verdict
+        row.verdict = Verdict::info;
+        row.note = "measured, no better direction";
+      }
       rows.push_back(std::move(row));
       continue;
     }
     row.test = "exact";
-    if (va == vb || (va.is_number() && vb.is_number() && va.get<double>() == vb.get<double>())) {
+    if (equal) {
       row.verdict = Verdict::same;
+      rows.push_back(std::move(row));
+      continue;
+    }
+    if (cls == FieldClass::bookkeeping) {
+      row.verdict = Verdict::info;
+      row.note = "bookkeeping";
+    } else if (cls == FieldClass::measured) {
+      row.verdict = Verdict::info;
+      row.note = !ina || va.is_null() ? "measured in new only" : !inb || vb.is_null() ? "measured in base only" : "measured";
+    } else if (!ina || !inb || va.is_null() || vb.is_null()) {
+      // Determined in one run only: not a contradiction of the other run.
+      row.verdict = Verdict::info;
+      row.note = !ina ? "only in new" : !inb ? "only in base" : va.is_null() ? "now determined" : "no longer determined";
     } else {
-      row.verdict = Verdict::changed;
-      if (!ina) row.note = "only in new";
-      else if (!inb) row.note = "only in base";
-      else if (va.is_null()) row.note = "now determined";
-      else if (vb.is_null()) row.note = "no longer determined";
-      if (va.is_number() && vb.is_number() && va.get<double>() != 0)
-        row.change = (vb.get<double>() - va.get<double>()) / std::fabs(va.get<double>());
+      auto ra = range_of(fa, k), rb = range_of(fb, k);
+      const double ca = confidence_of(fa, k), cb = confidence_of(fb, k);
+      row.test = ra && rb ? "range" : "exact";
+      if (ra && rb) {
+        const bool overlap = ra->first <= rb->second && rb->first <= ra->second;
+        row.verdict = overlap ? Verdict::same : Verdict::changed;
+        std::ostringstream n;
+        n << (overlap ? "stated ranges overlap: " : "stated ranges disjoint: ") << "[" << std::setprecision(12)
+          << ra->first << ", " << ra->second << "] vs [" << rb->first << ", " << rb->second << "]";
+        row.note = n.str();
+      } else if (std::min(ca, cb) < kStructuralConfidence) {
+        row.verdict = Verdict::info;
+        std::ostringstream n;
+        n << "stated at low confidence (" << ca << " / " << cb << ")";
+        row.note = n.str();
+      } else {
+        row.verdict = Verdict::changed;
+      }
     }
     rows.push_back(std::move(row));
   }
@@ -446,7 +594,10 @@ CompareResult compare_runs(const CompareInput& base, const CompareInput& now, co
       if (c == "misses" && counters.count("miss_rate")) continue;
       auto ia = a.counters.find(c), ib = b.counters.find(c);
       if (ia == a.counters.end() || ib == b.counters.end()) {
-        row.verdict = Verdict::changed;
+        // A measured counter a run writes only when it saw such accesses (miss_latency_cycles without
+        // misses) bears no verdict; a missing structure counter does.
+        const bool measured = row.direction == Direction::lower || row.direction == Direction::higher;
+        row.verdict = measured ? Verdict::info : Verdict::changed;
         row.test = "exact";
         row.note = ia == a.counters.end() ? "counter only in new" : "counter only in base";
         if (ia != a.counters.end()) row.base = median(ia->second);
@@ -510,7 +661,9 @@ std::vector<const CompareRow*> shown(const CompareResult& r, bool all_rows) {
   for (const auto& row : r.rows)
     if (all_rows || row.verdict != Verdict::same) v.push_back(&row);
   // Worst first, then changed, better, same.
-  auto rank = [](Verdict x) { return x == Verdict::worse ? 0 : x == Verdict::changed ? 1 : x == Verdict::better ? 2 : 3; };
+  auto rank = [](Verdict x) {
+    return x == Verdict::worse ? 0 : x == Verdict::changed ? 1 : x == Verdict::better ? 2 : x == Verdict::info ? 3 : 4;
+  };
   std::stable_sort(v.begin(), v.end(), [&](const CompareRow* a, const CompareRow* b) { return rank(a->verdict) < rank(b->verdict); });
   return v;
 }
@@ -518,8 +671,15 @@ std::vector<const CompareRow*> shown(const CompareResult& r, bool all_rows) {
 std::string summary_line(const CompareResult& r) {
   std::ostringstream s;
   s << r.count(Verdict::worse) << " worse, " << r.count(Verdict::better) << " better, " << r.count(Verdict::changed)
-    << " changed, " << r.count(Verdict::same) << " same (threshold " << 100.0 * r.options.threshold
-    << " %, U-test alpha " << r.options.alpha << ")";
+    << " changed, " << r.count(Verdict::same) << " same, " << r.count(Verdict::info) << " info (threshold "
+    << 100.0 * r.options.threshold << " %, U-test alpha " << r.options.alpha << ")";
+  if (!r.structure().empty()) {
+    int changed = 0;
+    for (const auto& row : r.rows)
+      if (row.kind == "topology" && row.field_class == "structural" && row.verdict == Verdict::changed) ++changed;
+    s << "; structure " << r.structure() << " (" << r.structural_rows() << " structural fields, " << changed
+      << " changed)";
+  }
   return s.str();
 }
 
@@ -603,7 +763,9 @@ nlohmann::json render_json(const CompareResult& r) {
   j["only_in_base"] = r.only_base;
   j["only_in_new"] = r.only_now;
   j["summary"] = {{"worse", r.count(Verdict::worse)}, {"better", r.count(Verdict::better)},
-                  {"changed", r.count(Verdict::changed)}, {"same", r.count(Verdict::same)}};
+                  {"changed", r.count(Verdict::changed)}, {"same", r.count(Verdict::same)},
+                  {"info", r.count(Verdict::info)}};
+  j["structure"] = r.structure().empty() ? nlohmann::json() : nlohmann::json(r.structure());
   j["worse"] = r.worse();
   j["rows"] = nlohmann::json::array();
   for (const auto& row : r.rows) {
@@ -614,6 +776,7 @@ nlohmann::json render_json(const CompareResult& r) {
                         {"new", row.now},
                         {"change", row.change ? nlohmann::json(*row.change) : nlohmann::json()},
                         {"direction", direction_name(row.direction)},
+                        {"class", row.field_class.empty() ? nlohmann::json() : nlohmann::json(row.field_class)},
                         {"test", row.test},
                         {"p_value", row.p_value ? nlohmann::json(*row.p_value) : nlohmann::json()},
                         {"n_base", row.n_base},

@@ -2,6 +2,10 @@
 // their counters (latency, bytes per second, miss rate, ...), topology reports field by field.
 // Noise-aware: with repetitions on both sides a Mann-Whitney U test (as google/benchmark's
 // compare.py) or, for 2-3 repetitions, non-overlapping ranges; otherwise a relative threshold.
+// Topology fields fall in three classes (topology_class): structural (sizes, line, sets, ways,
+// policy, banks, warp-access verdicts, partition/prefetch detected: CHANGED only when the two
+// runs' stated ranges or values disagree), measured (latencies, bandwidths, rates: judged like
+// counters) and bookkeeping (benchmark names, configurations, curves, provenance: INFO at most).
 // docs/methodology.md section `compare` states the rules, docs/formats.md the JSON output.
 #pragma once
 #include <nlohmann/json.hpp>
@@ -13,8 +17,10 @@
 
 namespace memhier::analysis {
 
-enum class Verdict { same, better, worse, changed };
-const char* verdict_name(Verdict v);  // "SAME", "BETTER", "WORSE", "CHANGED"
+// info: a difference that bears no verdict (bookkeeping, a value determined in one run only, a
+// structural value stated at low confidence, a measured value without a better direction).
+enum class Verdict { same, better, worse, changed, info };
+const char* verdict_name(Verdict v);  // "SAME", "BETTER", "WORSE", "CHANGED", "INFO"
 
 // Which way a number is good: lower (latency, misses), higher (bandwidth), structure (sizes,
 // ways, policy: any difference is CHANGED), unknown (a difference beyond threshold is CHANGED).
@@ -23,6 +29,15 @@ const char* direction_name(Direction d);
 Direction counter_direction(const std::string& counter);
 // Direction of a topology leaf from its dotted path (e.g. caches.l1.hit_latency_cycles).
 Direction topology_direction(const std::string& path);
+
+enum class FieldClass { structural, measured, bookkeeping };
+const char* field_class_name(FieldClass c);  // "structural", "measured", "bookkeeping"
+// Class of a topology leaf from its dotted path; `is_string`: the value is text (a text leaf that
+// is not structural is bookkeeping).
+FieldClass topology_class(const std::string& path, bool is_string = false);
+// Structural values stated below this confidence (provenance.<key>.confidence) on either side do
+// not make a CHANGED verdict: the difference is INFO.
+constexpr double kStructuralConfidence = 0.5;
 
 struct CompareOptions {
   double threshold = 0.10;  // relative change that counts (0.10 = 10 %; docs/methodology.md)
@@ -42,6 +57,7 @@ CompareInput load_compare_input(const std::string& path);
 
 struct CompareRow {
   std::string kind;   // "counter" or "topology"
+  std::string field_class;  // topology rows: "structural", "measured" or "bookkeeping"
   std::string name;   // benchmark run name, or topology path (caches.l1.size_bytes)
   std::string field;  // counter name ("" for topology rows)
   nlohmann::json base, now;  // medians (numbers) or values (topology); null when absent
@@ -69,6 +85,10 @@ struct CompareResult {
   int only_base = 0, only_now = 0;  // benchmarks present in one run only
   int count(Verdict v) const;
   bool worse() const { return count(Verdict::worse) > 0; }
+  // Structure verdict: CHANGED when a structural topology row is CHANGED, SAME when structural
+  // rows were compared and none is, "" when no topology was compared.
+  std::string structure() const;
+  int structural_rows() const;
 };
 
 // Mann-Whitney U test, two-sided p value: exact distribution without ties for small samples,

@@ -227,4 +227,28 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+double poisson_upper_tail(double k, double lambda) {
+  k = std::ceil(k - 1e-9);
+  if (k <= 0) return 1.0;
+  if (lambda <= 0) return 0.0;
+  if (k <= lambda) {  // 1 - P(X <= k-1): the lower terms rise towards the mode
+    double term = std::exp(-lambda), sum = 0;
+    for (double j = 0; j < k; ++j) {
+      sum += term;
+      term *= lambda / (j + 1);
+    }
+    return std::clamp(1.0 - sum, 0.0, 1.0);
+  }
+  // Terms from k on fall: sum them in log space until they stop mattering.
+  double log_term = -lambda + k * std::log(lambda) - std::lgamma(k + 1);
+  double sum = 0;
+  for (double j = k; j < k + 100000; ++j) {
+    const double t = std::exp(log_term);
+    sum += t;
+    if (t < sum * 1e-15) break;
+    log_term += std::log(lambda) - std::log(j + 1);
+  }
+  return std::clamp(sum, 0.0, 1.0);
+}
+
 }  // namespace memhier::analysis

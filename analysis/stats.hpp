@@ -66,4 +66,8 @@ bool chi_square_rejects_uniform(const std::vector<double>& counts, double alpha 
 
 double median(std::vector<double> v);
 
+// Counting test (soft cache edges, docs/methodology.md inference): one-sided upper tail.
+// P(X >= k) for X ~ Poisson(lambda); 1 for k <= 0, 0 for lambda == 0 and k >= 1.
+double poisson_upper_tail(double k, double lambda);
+
 }  // namespace memhier::analysis

@@ -1,6 +1,7 @@
 // memhier-compare <base> <new>: regression tracking between two memhier runs (two bench.json files
 // or two archive directories). Exit 0: nothing got worse; 1: something got worse (or changed, with
-// --fail-on-changed); 2: bad input, or different GPUs without --ignore-device.
+// --fail-on-changed; structure changed, with --fail-on-structure); 2: bad input, or different GPUs
+// without --ignore-device.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -25,6 +26,7 @@ const char* kUsage =
     "  --common-only        do not list benchmarks present in one run only (e.g. quick vs full plan)\n"
     "  --ignore-device      compare runs of different GPUs\n"
     "  --fail-on-changed    exit 1 on CHANGED rows too (structure, counters of unknown direction)\n"
+    "  --fail-on-structure  exit 1 when a structural topology field CHANGED (stated ranges disjoint)\n"
     "exit status: 0 nothing worse, 1 something worse, 2 bad input or different GPUs\n";
 
 [[noreturn]] void die(const std::string& msg) {
@@ -48,7 +50,7 @@ double parse_fraction(const std::string& flag, const std::string& v, double lo, 
 int main(int argc, char** argv) {
   CompareOptions opt;
   std::string format = "console", out;
-  bool all_rows = false, fail_on_changed = false;
+  bool all_rows = false, fail_on_changed = false, fail_on_structure = false;
   std::vector<std::string> inputs;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -85,6 +87,8 @@ int main(int argc, char** argv) {
       opt.ignore_device = true;
     } else if (a == "--fail-on-changed") {
       fail_on_changed = true;
+    } else if (a == "--fail-on-structure") {
+      fail_on_structure = true;
     } else if (a.size() > 1 && a[0] == '-') {
       die("unknown flag '" + a + "'; see --help");
     } else {
@@ -126,5 +130,6 @@ int main(int argc, char** argv) {
   }
   if (r.worse()) return 1;
   if (fail_on_changed && r.count(Verdict::changed) > 0) return 1;
+  if (fail_on_structure && r.structure() == "CHANGED") return 1;
   return 0;
 }

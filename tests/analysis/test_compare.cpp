@@ -196,9 +196,65 @@ TEST(CompareTopology, FieldByField) {
   EXPECT_EQ(find(r, "caches.l1.evidence", ""), nullptr);  // which benchmarks decided: not compared
   auto* tlb = find(r, "caches.l1_tlb.size_bytes", "");
   ASSERT_NE(tlb, nullptr);
-  EXPECT_EQ(tlb->verdict, Verdict::changed);
+  EXPECT_EQ(tlb->verdict, Verdict::info);  // determined in one run only: no contradiction
   EXPECT_EQ(tlb->note, "only in new");
+  EXPECT_EQ(r.structure(), "CHANGED");
   EXPECT_EQ(compare_runs(input(a, t), input(a, t), CompareOptions{}).count(Verdict::changed), 0);
+  EXPECT_EQ(compare_runs(input(a, t), input(a, t), CompareOptions{}).structure(), "SAME");
+}
+
+TEST(CompareTopology, ClassifiesFields) {
+  EXPECT_EQ(topology_class("caches.l2.size_bytes"), FieldClass::structural);
+  EXPECT_EQ(topology_class("caches.l1.size_bytes_by_carveout.50"), FieldClass::structural);
+  EXPECT_EQ(topology_class("shared_memory.banks"), FieldClass::structural);
+  EXPECT_EQ(topology_class("warp_access.global.serves_parallel"), FieldClass::structural);
+  EXPECT_EQ(topology_class("l2_bandwidth.partition.partitioned"), FieldClass::structural);
+  EXPECT_EQ(topology_class("caches.l1.hit_latency_cycles"), FieldClass::measured);
+  EXPECT_EQ(topology_class("caches.l2.prefetch.runs[0].miss_rate_after"), FieldClass::measured);
+  EXPECT_EQ(topology_class("l2_bandwidth.peak_bytes_per_second"), FieldClass::measured);
+  EXPECT_EQ(topology_class("l2_bandwidth.peak_benchmark", true), FieldClass::bookkeeping);
+  EXPECT_EQ(topology_class("l2_bandwidth.curve[3].bytes_per_second"), FieldClass::bookkeeping);
+  EXPECT_EQ(topology_class("l2_bandwidth.steps[0].ratio"), FieldClass::bookkeeping);
+  EXPECT_EQ(topology_class("global_memory.throughput.write.configuration.ctas"), FieldClass::bookkeeping);
+  EXPECT_EQ(topology_class("caches.l1.provenance.size_bytes.confidence"), FieldClass::bookkeeping);
+  EXPECT_EQ(topology_class("refinement_pending.pchase"), FieldClass::bookkeeping);
+}
+
+TEST(CompareTopology, StatedUncertaintyDecidesStructure) {
+  auto topo = [](std::uint64_t lo, std::uint64_t hi, double ways_conf) {
+    nlohmann::json c = {{"size_bytes", lo},
+                        {"size_bracket_bytes", {lo, hi}},
+                        {"ways", {16}},
+                        {"provenance", {{"ways", {{"confidence", ways_conf}}}}}};
+    return nlohmann::json{{"schema", "memhier-topology/1"},
+                          {"caches", {{"l2", c}}},
+                          {"refinement_pending", {{"pchase", lo % 7}}},
+                          {"l2_bandwidth", {{"peak_benchmark", "x" + std::to_string(lo)}}}};
+  };
+  BenchRun a = run_of();
+  // Overlapping brackets: SAME although the values differ; bookkeeping differences are INFO.
+  CompareResult same = compare_runs(input(a, topo(19660672, 23592960, 0.9)), input(a, topo(21626880, 21627008, 0.9)),
+                                    CompareOptions{});
+  EXPECT_EQ(find(same, "caches.l2.size_bytes", "")->verdict, Verdict::same);
+  EXPECT_EQ(find(same, "caches.l2.size_bytes", "")->test, "range");
+  EXPECT_EQ(find(same, "caches.l2.size_bracket_bytes", "")->verdict, Verdict::same);
+  EXPECT_EQ(find(same, "l2_bandwidth.peak_benchmark", "")->verdict, Verdict::info);
+  EXPECT_EQ(same.structure(), "SAME");
+  EXPECT_EQ(same.count(Verdict::changed), 0);
+  // Disjoint brackets: CHANGED.
+  CompareResult moved = compare_runs(input(a, topo(19660672, 19660800, 0.9)), input(a, topo(21626880, 21627008, 0.9)),
+                                     CompareOptions{});
+  EXPECT_EQ(find(moved, "caches.l2.size_bytes", "")->verdict, Verdict::changed);
+  EXPECT_EQ(moved.structure(), "CHANGED");
+  // A structural value stated at low confidence on one side: INFO, not CHANGED.
+  nlohmann::json w = topo(100, 200, 0.3);
+  w["caches"]["l2"]["ways"] = {8};
+  CompareResult low = compare_runs(input(a, topo(100, 200, 0.9)), input(a, w), CompareOptions{});
+  EXPECT_EQ(find(low, "caches.l2.ways", "")->verdict, Verdict::info);
+  EXPECT_EQ(low.structure(), "SAME");
+  nlohmann::json j = render_json(low);
+  EXPECT_EQ(j["structure"], "SAME");
+  EXPECT_TRUE(j["summary"].contains("info"));
 }
 
 TEST(CompareDevice, RefusesAnotherGpuAndNamesTheKeys) {
