@@ -1,8 +1,5 @@
 #include "analysis/cache_infer.hpp"
 
-#include <iomanip>
-#include <sstream>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
