@@ -44,6 +44,9 @@ struct CompareOptions {
   double alpha = 0.05;      // U-test significance level
   bool ignore_device = false;
   bool common_only = false;  // benchmarks present in one run only: summary count, no rows
+  // Structural sizes whose stated ranges are disjoint but closer than this fraction of the size
+  // compare SAME (0.01 = 1 %; docs/methodology.md, compare).
+  double size_tolerance = 0.01;
 };
 
 // One run to compare: an archive directory (bench.json, topology.json if present) or a

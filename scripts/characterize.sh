@@ -106,6 +106,10 @@ characterize_one() {
       fi
     done
   fi
+  # the analyzer's request files, kept to document the loop, compact
+  for q in "$tmp"/requests-*.json; do
+    [ -f "$q" ] && python3 -c 'import json,sys; p=sys.argv[1]; d=json.load(open(p)); json.dump(d, open(p, "w"), separators=(",", ":"))' "$q"
+  done
   # The wall time of measuring (plan + refinement) goes into the context before the final analysis.
   python3 - "$tmp/bench.json" "$((SECONDS - t0))" <<'PY'
 import json, sys

@@ -204,7 +204,7 @@ class Out:
                     a.set_rasterized(True)
         fig.tight_layout()
         # points are rasterized (trace plots hold thousands): keeps an archive's plots small
-        fig.savefig(path, format="svg", dpi=110)
+        fig.savefig(path, format="svg", dpi=80)
         self.plt.close(fig)
         self.written.append(path)
         print(path)

@@ -19,6 +19,7 @@ const char* kUsage =
     "usage: memhier-compare [options] <base> <new>\n"
     "  <base>, <new>        two bench.json files or two archive directories (bench.json, topology.json)\n"
     "  --threshold=F        relative change that counts, as a fraction (default 0.10 = 10 %)\n"
+    "  --size-tolerance=F   structural sizes closer than this fraction compare SAME (default 0.01)\n"
     "  --alpha=P            significance level of the U test with repetitions (default 0.05)\n"
     "  --format=console|markdown|json   output format (default console)\n"
     "  -o FILE              write the output to FILE instead of stdout\n"
@@ -72,6 +73,8 @@ int main(int argc, char** argv) {
       return 0;
     } else if (value("--threshold", &v)) {
       opt.threshold = parse_fraction("--threshold", v, 0.0, 10.0);
+    } else if (value("--size-tolerance", &v)) {
+      opt.size_tolerance = parse_fraction("--size-tolerance", v, 0.0, 1.0);
     } else if (value("--alpha", &v)) {
       opt.alpha = parse_fraction("--alpha", v, 0.0, 1.0);
     } else if (value("--format", &v)) {

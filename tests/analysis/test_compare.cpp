@@ -246,6 +246,16 @@ TEST(CompareTopology, StatedUncertaintyDecidesStructure) {
                                      CompareOptions{});
   EXPECT_EQ(find(moved, "caches.l2.size_bytes", "")->verdict, Verdict::changed);
   EXPECT_EQ(moved.structure(), "CHANGED");
+  // Disjoint brackets closer than the size tolerance (1 % by default; the H100's 28 KiB L1 edge
+  // moved by 96 B between two runs): SAME; with no tolerance: CHANGED.
+  CompareResult near = compare_runs(input(a, topo(21088, 21504, 0.9)), input(a, topo(20992, 21024, 0.9)),
+                                    CompareOptions{});
+  EXPECT_EQ(find(near, "caches.l2.size_bytes", "")->verdict, Verdict::same);
+  CompareOptions strict;
+  strict.size_tolerance = 0;
+  EXPECT_EQ(find(compare_runs(input(a, topo(21088, 21504, 0.9)), input(a, topo(20992, 21024, 0.9)), strict),
+                 "caches.l2.size_bytes", "")->verdict,
+            Verdict::changed);
   // A structural value stated at low confidence on one side: INFO, not CHANGED.
   nlohmann::json w = topo(100, 200, 0.3);
   w["caches"]["l2"]["ways"] = {8};
