@@ -126,10 +126,10 @@ __global__ void pchase_kernel(ChaseLaunch L) {
         std::uint32_t b = lat / L.bin_width;
         s_hist[b < L.hist_bins ? b : L.hist_bins - 1] += 1;
       }
-      // Keep this sample's bookkeeping out of the next sample's timed window: without this the
-      // compiler may schedule the arithmetic (sum, the bin's division) after the next clock read
-      // (volatile asm orders only memory and other volatile asm); count mode then read 4-8 cycles
-      // more than fine mode on the H100.
+      // Keeps this sample's bookkeeping (sum, the bin's division) out of the next sample's timed
+      // window: volatile asm orders only memory and other volatile asm, so the compiler could
+      // otherwise schedule that arithmetic after the next clock read. (It did not explain count
+      // mode reading ~4 cycles more than fine mode for L1 hits on the H100: docs/methodology.md.)
       asm volatile("" ::"l"(sum) : "memory");
     }
   }
