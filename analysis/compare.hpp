@@ -45,9 +45,9 @@ struct CompareOptions {
   bool ignore_device = false;
   bool common_only = false;  // benchmarks present in one run only: summary count, no rows
   // Structural sizes whose stated ranges are disjoint but closer than this fraction of the size
-  // compare SAME (0.02 = 2 %: the H100's soft L1 edge moved by up to 1.5 % between back-to-back
-  // runs; docs/methodology.md, compare).
-  double size_tolerance = 0.02;
+  // compare SAME (0.05 = 5 %: soft edges of the H100's L1 and L2 moved by up to 2.4 % and 4.3 %
+  // between back-to-back runs; docs/methodology.md, compare).
+  double size_tolerance = 0.05;
 };
 
 // One run to compare: an archive directory (bench.json, topology.json if present) or a

@@ -19,7 +19,7 @@ const char* kUsage =
     "usage: memhier-compare [options] <base> <new>\n"
     "  <base>, <new>        two bench.json files or two archive directories (bench.json, topology.json)\n"
     "  --threshold=F        relative change that counts, as a fraction (default 0.10 = 10 %)\n"
-    "  --size-tolerance=F   structural sizes closer than this fraction compare SAME (default 0.02)\n"
+    "  --size-tolerance=F   structural sizes closer than this fraction compare SAME (default 0.05)\n"
     "  --alpha=P            significance level of the U test with repetitions (default 0.05)\n"
     "  --format=console|markdown|json   output format (default console)\n"
     "  -o FILE              write the output to FILE instead of stdout\n"
