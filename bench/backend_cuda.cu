@@ -210,6 +210,7 @@ class CudaBackend final : public Backend {
 
     // Arrays.
     std::vector<ChaseJob> jobs(rs.size());
+    std::unique_ptr<ConstantUpload<std::uint32_t, kern::kConstElements>> constant_upload;  // constant path
     const std::uint64_t total_iters_max = [&] {
       std::uint64_t m = 0;
       for (auto* r : rs) m = std::max(m, r->iters);
@@ -229,7 +230,8 @@ class CudaBackend final : public Backend {
       if (r.path == Path::constant) {
         auto host = chain_to_array(r.chain, r.array_bytes / 4);
         for (auto& x : host) if (x == 0xFFFFFFFFu) x = 0;
-        MEMHIER_CUDA(cudaMemcpyToSymbol(kern::c_chase, host.data(), host.size() * 4));
+        constant_upload = std::make_unique<ConstantUpload<std::uint32_t, kern::kConstElements>>(
+            kern::c_chase, host.data(), host.size());
       } else {
         DeviceBuffer<std::uint32_t> d_chain(r.chain.size());
         d_chain.upload(r.chain);

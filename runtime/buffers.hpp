@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -92,8 +93,29 @@ class TextureObject {
   cudaTextureObject_t tex_ = 0;
 };
 
-// Uploads host data into a __constant__ symbol; the symbol itself is static, so this only checks
-// the size and copies.
+// A __constant__ symbol holding data for one experiment: the constructor uploads (checking the
+// size), the destructor clears what was uploaded, so no experiment finds the previous one's data.
+// The symbol itself is static (it lives as long as the module).
+template <typename T, std::size_t N>
+class ConstantUpload {
+ public:
+  ConstantUpload(const T (&symbol)[N], const T* src, std::size_t count) : symbol_(symbol), count_(count) {
+    if (count > N) throw std::length_error("constant-memory upload larger than its symbol");
+    MEMHIER_CUDA(cudaMemcpyToSymbol(symbol_, src, count * sizeof(T)));
+  }
+  ~ConstantUpload() {
+    std::vector<T> zeros(count_);
+    MEMHIER_CUDA_NOEXCEPT(cudaMemcpyToSymbol(symbol_, zeros.data(), count_ * sizeof(T)));
+  }
+  ConstantUpload(const ConstantUpload&) = delete;
+  ConstantUpload& operator=(const ConstantUpload&) = delete;
+
+ private:
+  const T (&symbol_)[N];
+  std::size_t count_;
+};
+
+// Uploads host data into a __constant__ symbol (no clean-up); checks the size.
 template <typename T, std::size_t N>
 void upload_constant(const T (&symbol)[N], const T* src, std::size_t count) {
   if (count > N) throw std::length_error("constant-memory upload larger than its symbol");
