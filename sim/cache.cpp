@@ -158,12 +158,7 @@ void CacheModel::list_push_front(std::size_t set, std::uint32_t slot) {
     prev_[slot] = next_[slot] = head = slot;
     return;
   }
-  const std::uint32_t tail = prev_[head];
-  next_[tail] = slot;
-  prev_[slot] = tail;
-  next_[slot] = head;
-  prev_[head] = slot;
-  head = slot;
+  link_at_head(set, slot);
 }
 
 void CacheModel::list_move_front(std::size_t set, std::uint32_t slot) {
@@ -175,6 +170,12 @@ void CacheModel::list_move_front(std::size_t set, std::uint32_t slot) {
   }
   next_[prev_[slot]] = next_[slot];
   prev_[next_[slot]] = prev_[slot];
+  link_at_head(set, slot);
+}
+
+// Inserts an unlinked slot before the head of a non-empty circular list and makes it the head.
+void CacheModel::link_at_head(std::size_t set, std::uint32_t slot) {
+  std::uint32_t& head = head_[set];
   const std::uint32_t tail = prev_[head];
   next_[tail] = slot;
   prev_[slot] = tail;

@@ -52,6 +52,7 @@ class CacheModel {
   // lru / fifo: per-set circular list of slots, head = most recent (use or insertion).
   void list_push_front(std::size_t set, std::uint32_t slot);
   void list_move_front(std::size_t set, std::uint32_t slot);
+  void link_at_head(std::size_t set, std::uint32_t slot);
   static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
 
   LevelSpec spec_;
