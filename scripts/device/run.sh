@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# One device call (the `device` tool's run): build `release` once, then run the named parts, each
+# into $OUT/<part>/ with its own log and time limit, then pack everything into at most 8 files.
+#
+# usage: scripts/device/run.sh PART[:SECONDS] ...      e.g. scripts/device/run.sh smoke:120 tlb:200
+#
+# A part is scripts/device/part_<name>.sh, called as `part_<name>.sh DIR` with BIN (the release
+# build directory) and ROOT (the checkout) in the environment. It writes what it produced under
+# DIR (archives under DIR/results/ when it characterizes) and a short table into DIR/summary.txt.
+# Everything comes back as $OUT/device.tgz (all parts) plus $OUT/summary.txt (all tables).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+export ROOT=$(pwd)
+OUT=${OUT:-/tmp/memhier-device-out}
+mkdir -p "$OUT/work"
+export BIN=$ROOT/build/release
+[ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
+t0=$SECONDS
+{
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader
+  if [ ! -f "$BIN/build.ninja" ]; then cmake --preset release; fi
+  cmake --build --preset release
+} > "$OUT/work/build.log" 2>&1
+rc=$?
+echo "build rc=$rc in $((SECONDS - t0)) s ($(head -1 "$OUT/work/build.log"))" | tee "$OUT/summary.txt"
+if [ $rc -ne 0 ]; then tail -40 "$OUT/work/build.log"; fi
+if [ $rc -eq 0 ]; then
+  for spec in "$@"; do
+    part=${spec%%:*}; limit=${spec#*:}; [ "$limit" = "$spec" ] && limit=300
+    dir=$OUT/work/$part; mkdir -p "$dir"
+    s=$SECONDS
+    timeout -k 10 "$limit" bash "scripts/device/part_$part.sh" "$dir" > "$OUT/work/$part.log" 2>&1
+    prc=$?
+    echo "part $part rc=$prc in $((SECONDS - s)) s (limit $limit)" | tee -a "$OUT/summary.txt"
+    [ -f "$dir/summary.txt" ] && sed 's/^/  /' "$dir/summary.txt" >> "$OUT/summary.txt"
+    [ $prc -ne 0 ] && tail -15 "$OUT/work/$part.log" | sed 's/^/  | /' >> "$OUT/summary.txt"
+  done
+fi
+(cd "$OUT/work" && tar czf "$OUT/device.tgz" .) && rm -rf "$OUT/work"
+echo "total $((SECONDS - t0)) s; $(du -h "$OUT/device.tgz" | cut -f1) packed"
+cat "$OUT/summary.txt"
