@@ -184,9 +184,12 @@ void global_section(const std::vector<BenchRun>& runs, json& topo) {
 // overlap:K, layout:all): the L2 side merges such requests before the cache slices (ncu on the
 // H100: fewer lts sectors than bytes requested), so they measure delivery of shared lines, not the
 // rate at which the slices serve distinct lines. Kept out of the curve and the peak, reported apart.
+// layout:peer (gpu-benches' pattern) reads each chunk from several resident blocks; layouts that
+// state their own readers (counter readers_per_line, layout:oneshot) are shared above one.
 bool shared_lines(const Point& p) {
   return p.params.get_int_or("share", 1) > 1 || p.params.get_int_or("overlap", 1) > 1 ||
-         p.params.get_or("layout", "") == "all";
+         p.params.get_or("layout", "") == "all" || p.params.get_or("layout", "") == "peer" ||
+         p.get("readers_per_line", 1) > 1.01;
 }
 
 // How many CTAs read each line of the working set per round (l2_throughput's tile arithmetic,
@@ -194,6 +197,7 @@ bool shared_lines(const Point& p) {
 // least one CTA step (cta_size x ilp vectors) and so spans several tiles for small working sets;
 // layout:all: every CTA. NaN without the SM count or the parameters.
 double readers_per_line(const Point& p, double sms) {
+  if (std::isfinite(p.get("readers_per_line"))) return p.get("readers_per_line");  // stated by the layout
   const double n = static_cast<double>(p.params.get_int_or("bytes", -1)) / 16;
   const double cta = static_cast<double>(p.params.get_int_or("cta_size", -1));
   const double ctas = static_cast<double>(p.params.get_int_or("ctas", -1));
@@ -207,6 +211,26 @@ double readers_per_line(const Point& p, double sms) {
   if (tile <= 0) return NAN;
   const double window = std::min(n, std::max(tile * overlap, cta * ilp));
   return share * window / tile;
+}
+
+// The best L2 point whose lines are read by exactly one CTA per round (readers per line 1): the
+// distinct-line rate, named apart from the curve's peak (whose small working sets can have several
+// readers per line) and from shared_lines.
+json one_reader_peak(const std::vector<Point>& pts, double sms) {
+  const Point* best = nullptr;
+  for (const auto& p : pts) {
+    const double r = readers_per_line(p, sms);
+    if (std::isfinite(r) && r <= 1.01 && std::isfinite(p.get("bytes_per_second")) &&
+        (!best || p.get("bytes_per_second") > best->get("bytes_per_second")))
+      best = &p;
+  }
+  if (!best) return null_with("no l2_throughput entry with one reader per line");
+  return {{"peak_bytes_per_second", best->get("bytes_per_second")},
+          {"peak_bytes_per_clock_per_sm", best->get("bytes_per_clock_per_sm", NAN)},
+          {"bytes", static_cast<double>(best->params.get_int_or("bytes", -1))}, {"benchmark", best->run_name},
+          {"configuration", params_json(best->params)},
+          {"note", "each line read by one CTA per round (distinct lines); compare gpu-benches' gpu-l2-cache only "
+                   "with care: it reads each chunk from several resident blocks"}};
 }
 
 json cache_section(const std::vector<BenchRun>& runs, const std::string& fam, double cache_bytes, double peak_bpc,
@@ -287,6 +311,11 @@ json cache_section(const std::vector<BenchRun>& runs, const std::string& fam, do
     s["note"] = "lines read by several SMs at about the same time; requests for one line can be merged before the "
                 "cache slices, so this is delivery of shared lines, not the slices' rate for distinct lines";
     j["shared_lines"] = s;
+  }
+  if (fam == "l2_throughput") {
+    std::vector<Point> every = pts;  // all_pts was moved into pts and shared above
+    every.insert(every.end(), shared.begin(), shared.end());
+    j["one_reader_per_line"] = one_reader_peak(every, sms);
   }
   // Steps below the cache size: a second plateau before the capacity (a partitioned cache).
   if (cache_bytes > 0) {

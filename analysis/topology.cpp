@@ -8,6 +8,10 @@
 
 #include "analysis/cache_infer.hpp"
 #include "analysis/memory_infer.hpp"
+#include "analysis/l2_partitions.hpp"
+#include "analysis/outstanding.hpp"
+#include "analysis/sharing.hpp"
+#include "analysis/sm_resources_report.hpp"
 #include "analysis/throughput.hpp"
 #include "analysis/tlb_infer.hpp"
 
@@ -19,8 +23,8 @@ const char* kCacheOrder[] = {"l1", "texture", "readonly", "constant_l1", "consta
 void finish_cache(nlohmann::json& c, const std::string& name) {
   const bool per_sm = name != "l2" && name != "l2_tlb";
   set_value(c, "per_sm", per_sm, 0.7, {},
-            per_sm ? "served by a per-SM path (caches_per_sm family not evaluated)" : "device-wide level");
-  set_null(c, "shared_with", "cache_sharing family not evaluated by this analyzer version");
+            per_sm ? "served by a per-SM path (slices per SM: slices_per_sm)" : "device-wide level");
+  set_null(c, "shared_with", "not measured: no cache_sharing entry for this cache");
   for (auto k : {"present", "size_bytes", "line_bytes", "sector_bytes", "sets", "ways", "replacement", "index_bits",
                  "hit_latency_cycles", "miss_penalty_cycles"})
     if (!c.contains(k)) set_null(c, k, "not inferred for this cache");
@@ -56,6 +60,7 @@ nlohmann::json build_topology(const Dataset& data, Requests& requests) {
   infer_tlbs(ctx, caches);
   infer_prefetch(ctx, caches["l2"]);
   for (auto n : kCacheOrder) finish_cache(caches[n], n);
+  add_sharing(data, caches);  // shared_with, slices_per_sm (cache_sharing, caches_per_sm)
   t["caches"] = caches;
   nlohmann::json sm = nlohmann::json::object(), gm = nlohmann::json::object(), m = nlohmann::json::object();
   infer_shared_memory(ctx, sm);
@@ -67,6 +72,14 @@ nlohmann::json build_topology(const Dataset& data, Requests& requests) {
   for (auto k : {"l1_bandwidth", "l2_bandwidth", "outstanding_requests", "warp_access"}) t[k] = nullptr;
   t["outstanding_requests_reason"] = "outstanding_requests family not evaluated by this analyzer version";
   add_throughput_sections(data.runs(), t);
+  if (auto o = outstanding_section(data); !o.is_null()) {
+    t["outstanding_requests"] = o;
+    t.erase("outstanding_requests_reason");
+  } else {
+    t["outstanding_requests_reason"] = "no outstanding_requests series in the input";
+  }
+  t["l2_partitions"] = l2_partitions_section(data);
+  if (t["l2_partitions"].is_null()) t["l2_partitions_reason"] = "no l2_partitions entries in the input";
   nlohmann::json pending = nlohmann::json::object();
   const auto rq = requests.to_json();
   pending["pchase"] = rq["pchase"].size();
@@ -147,7 +160,8 @@ std::string render_report(const nlohmann::json& t, const std::string& plot_dir) 
                            {"replacement_probabilities", "Per-way replacement probability"},
                            {"index_bits", "Set-index address bits"}, {"hit_latency_cycles", "Hit latency (cycles)"},
                            {"miss_penalty_cycles", "Miss penalty (cycles)"}, {"size_bytes_by_carveout", "Size by carveout"},
-                           {"per_sm", "Per SM"},                   {"shared_with", "Shared with"}};
+                           {"per_sm", "Per SM"},                   {"shared_with", "Shared with"},
+                           {"slices_per_sm", "Slices per SM"}};
   for (const auto& [name, c] : t["caches"].items()) {
     o << "### " << name << "\n\n| Parameter | Value |\n|---|---|\n";
     for (auto& r : rows)
@@ -167,6 +181,7 @@ std::string render_report(const nlohmann::json& t, const std::string& plot_dir) 
   }
   o << "## Shared memory\n\nLatency: " << cell(t["shared_memory"], "latency_cycles") << " cycles\n\n";
   o << render_throughput_markdown(t);
+  o << render_sm_resources_markdown(t);
   std::vector<std::string> rest;
   for (const auto& f : plot_files)
     if (!embedded.count(f)) rest.push_back(f);

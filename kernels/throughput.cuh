@@ -273,10 +273,13 @@ struct CtaStamp {
 // for a line reach the L2 side at nearly the same time.
 // Tile = false (L1): window == n and start 0, so the second wrap is left out (fewer instructions
 // per load, which matters at the L1's 128 bytes per clock).
+// phase_step > 0 (Tile, l2_throughput stagger:1): CTA b starts its round at window offset
+// (b x phase_step) mod window, rounded down to 32 vectors (warps stay aligned), so CTAs walking in
+// step touch different low address bits at any moment.
 template <CacheOp Op, int ILP, bool Tile>
 __global__ void cached_read(const uint4* __restrict__ src, std::uint32_t n, std::uint32_t window,
                             std::uint32_t start_step, std::uint32_t rounds, CtaStamp* stamps,
-                            std::uint32_t* sink, std::uint32_t group = 1) {
+                            std::uint32_t* sink, std::uint32_t group = 1, std::uint32_t phase_step = 0) {
   const std::uint32_t bd = blockDim.x;
   const std::uint32_t start =
       Tile ? static_cast<std::uint32_t>((static_cast<std::uint64_t>(blockIdx.x / group) * start_step) % n) : 0u;
@@ -286,6 +289,10 @@ __global__ void cached_read(const uint4* __restrict__ src, std::uint32_t n, std:
   std::uint32_t o =
       Tile ? threadIdx.x
            : static_cast<std::uint32_t>((static_cast<std::uint64_t>(blockIdx.x) * start_step + threadIdx.x) % window);
+  if (Tile && phase_step) {
+    o += static_cast<std::uint32_t>(static_cast<std::uint64_t>(blockIdx.x) * phase_step % window) & ~31u;
+    o = o >= window ? o - window : o;
+  }
   std::uint32_t acc = 0;
   __syncthreads();  // measurement: all warps start together
   std::uint64_t c0 = 0, t0 = 0;

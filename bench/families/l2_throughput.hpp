@@ -18,6 +18,7 @@ struct CachedReadConfig {
   int carveout = -1;         // shared-memory carveout percent for the kernel, -1: default
   int overlap = 1;           // tile: each CTA's window spans `overlap` tiles (every line read by that many CTAs)
   int share = 1;             // tile: `share` consecutive CTAs read the same window in step
+  bool stagger = false;      // tile: each CTA starts its round at a golden-ratio phase of its window
 };
 
 // Vectors each CTA reads per round: tile: overlap x n / grid (at least one CTA step, at most n); else n.
@@ -96,8 +97,9 @@ void launch_cached(const CachedReadConfig& c, std::uint32_t n, std::uint32_t win
   auto fn = c.tile ? kern::cached_read<Op, ILP, true> : kern::cached_read<Op, ILP, false>;
   if (c.carveout >= 0)
     MEMHIER_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout, c.carveout));
+  const std::uint32_t phase = c.tile && c.stagger ? static_cast<std::uint32_t>(window * 0.6180339887) : 0u;
   fn<<<grid, c.cta_size>>>(ws.buf.get(), n, window, start_step, rounds, stamps, ws.sink.get(),
-                           static_cast<std::uint32_t>(std::max(1, c.share)));
+                           static_cast<std::uint32_t>(std::max(1, c.share)), phase);
   MEMHIER_LAUNCH_CHECK();
 }
 
@@ -146,16 +148,24 @@ inline void run_cached_read(benchmark::State& state, const CachedReadConfig& c, 
   launch(1);  // warm: the working set into the cache
   MEMHIER_CUDA(cudaDeviceSynchronize());
   EventTimer timer;
-  std::vector<double> secs, hz;
+  std::vector<double> secs, hz, cta_med, cta_max;
   for (auto _ : state) {
     timer.start();
     launch(rounds);
     timer.stop();
     const double t = timer.seconds();
     secs.push_back(t);
-    hz.push_back(clock_hz_from_stamps(stamps.download()));
+    const auto st = stamps.download();
+    hz.push_back(clock_hz_from_stamps(st));
+    std::vector<double> cyc;  // each CTA's own time: the tail a static layout pays
+    for (const auto& s : st)
+      if (s.clk1 > s.clk0) cyc.push_back(static_cast<double>(s.clk1 - s.clk0));
+    cta_med.push_back(median(cyc));
+    cta_max.push_back(cyc.empty() ? 0 : *std::max_element(cyc.begin(), cyc.end()));
     state.SetIterationTime(t);
   }
+  state.counters["cta_cycles_median"] = median(cta_med);
+  state.counters["cta_cycles_max"] = median(cta_max);
   const double bytes = static_cast<double>(per_round) * rounds;
   const double bps = bytes / median(secs);
   const double f = median(hz) > 0 ? median(hz) : clk;
@@ -178,6 +188,7 @@ inline std::string cached_read_name(const char* family, const CachedReadConfig& 
   if (c.tile && c.overlap > 1) n.add("overlap", c.overlap);
   if (c.tile && c.share > 1) n.add("share", c.share);
   if (c.tile && c.op != kern::CacheOp::cg) n.add("op", c.op == kern::CacheOp::ca ? "ca" : "na");
+  if (c.tile && c.stagger) n.add("stagger", 1);
   return n.str();
 }
 

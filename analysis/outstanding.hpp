@@ -1,0 +1,67 @@
+// Outstanding memory requests (002): Thread-Latency series, the 3-point unbiased variance of 002
+// §3.2, step (spike) detection separating serialization steps from the saturation step, and the
+// MSHR / PRT classification with entries, merge capacity and the maximum outstanding requests.
+// docs/methodology.md, section requests_sharing_partitions.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "analysis/dataset.hpp"
+
+namespace memhier::analysis {
+
+// 002 §3.2: Var(T) over the point and its two neighbours, divided by 2; 0 at both ends.
+std::vector<double> three_point_variance(const std::vector<double>& latency);
+
+struct LatencyStep {
+  std::size_t index = 0;     // the step lies between points index and index + 1
+  double threads_before = 0, threads_after = 0;
+  double rise = 0;           // level after - level before (cycles)
+};
+
+struct SpikeAnalysis {
+  std::vector<LatencyStep> steps;  // every accepted step, in thread order
+  int saturation = -1;             // index into steps; -1: no saturation (censored series)
+  double noise_cycles = 0;         // robust deviation of the jumps between neighbouring points
+  double noise_variance = 0;       // median of the 3-point variances
+  double knee_threads = -1;        // where the latency leaves the few-request level (-1: never)
+  double saturation_threads() const { return saturation < 0 ? -1 : steps[saturation].threads_before; }
+};
+
+// Steps of one series (threads ascending): a jump between neighbours beyond 8 robust deviations
+// of the local jumps, with the 3-point variance there above 25 x its median, and a level change
+// that persists over the next 4 points. The saturation step is the first with at least half the
+// largest rise; the steps before it are serialization steps.
+SpikeAnalysis detect_spikes(const std::vector<double>& threads, const std::vector<double>& latency);
+
+// One Thread-Latency series as the classifier sees it.
+struct RequestSeries {
+  std::string benchmark;
+  std::string pattern;    // unique128, unique32, merge<K>
+  int loads = 1;          // L
+  int merge = 1;          // K: threads per address (merge patterns), 1 otherwise
+  double step_threads = 2;
+  double t_max = 0;       // largest thread count measured
+  double t_star = -1;     // last thread count before the saturation step; -1: censored
+};
+
+// The fitted design: "mshr", "prt", or "" (not determined, `reason` says why).
+struct DesignFit {
+  std::string design, reason;
+  double entries_lo = 0, entries_hi = 0;  // entries per SM (interval)
+  std::string unit;                       // mshr: "sector" or "line"
+  int merge_lo = 0, merge_hi = 0;         // mshr: merge capacities that fit (threads per entry)
+  double max_outstanding = 0;             // unique requests (mshr) or thread requests (prt)
+  bool max_is_lower_bound = false;
+  std::vector<std::string> evidence;
+  std::vector<std::string> models_fitting;  // every (model, parameters) that fits, for the report
+};
+
+DesignFit classify_design(const std::vector<RequestSeries>& series);
+
+// The topology's `outstanding_requests` section from the outstanding_requests entries and traces
+// (null with the reason when there are none).
+nlohmann::json outstanding_section(const Dataset& data);
+
+}  // namespace memhier::analysis
