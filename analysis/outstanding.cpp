@@ -183,7 +183,7 @@ DesignFit classify_design(const std::vector<RequestSeries>& series) {
   for (const auto& s : series) {
     f.evidence.push_back(s.benchmark);
     if (s.t_star >= 0) ++observed;
-    most = std::max(most, mshr_entries(s, s.t_max, 1, false));
+    most = std::max(most, mshr_entries(s, s.t_max, 1 << 20, false));  // distinct addresses at T_max
   }
   if (series.empty()) {
     f.reason = "no Thread-Latency series";

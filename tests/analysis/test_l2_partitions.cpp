@@ -1,0 +1,178 @@
+// The L2 partition map on synthetic per-SM latencies with a known home function, the two-class
+// split, the single-SM replication limit and the bandwidth by readers per line.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "analysis/l2_partitions.hpp"
+
+using namespace memhier;
+using namespace memhier::analysis;
+
+namespace {
+
+constexpr std::uint64_t kPage = 2ull << 20;
+
+double jitter(std::uint64_t i) {
+  i = (i ^ (i >> 31)) * 0x9E3779B97F4A7C15ull;
+  return static_cast<double>((i >> 40) % 21) - 10;  // +-10 cycles
+}
+
+// Offsets as the family lays them out: per page 0, 2^7..2^20, then pseudo-random lines.
+std::vector<std::uint64_t> offsets() {
+  std::vector<std::uint64_t> out;
+  for (int p = 0; p < 2; ++p) {
+    out.push_back(p * kPage);
+    for (int k = 7; k <= 20; ++k) out.push_back(p * kPage + (1ull << k));
+    for (int i = 0; i < 49; ++i) out.push_back(p * kPage + ((i * 2654435761ull) % (kPage / 128)) * 128);
+  }
+  return out;
+}
+
+// Home of a line: parity of (offset & mask) XOR the page's own bit (the physical page number).
+int home_of(std::uint64_t off, std::uint64_t mask) {
+  return (__builtin_parityll((off % kPage) & mask) ^ static_cast<int>((off / kPage) & 1));
+}
+
+// 8 SMs, 0-3 in partition 0 and 4-7 in 1; per pass the latencies of near and far lines.
+MapData synthetic(std::uint64_t mask, bool random_home) {
+  MapData d;
+  d.offsets = offsets();
+  d.page_bytes = kPage;
+  std::uint64_t seed = 1;
+  for (unsigned s = 0; s < 8; ++s) {
+    d.sm_ids.push_back(2 * s);
+    std::vector<std::vector<double>> passes(3, std::vector<double>(d.offsets.size()));
+    for (std::size_t i = 0; i < d.offsets.size(); ++i) {
+      const int home = random_home ? static_cast<int>((i * 7919) % 3 == 0) : home_of(d.offsets[i], mask);
+      const bool far = home != (s < 4 ? 0 : 1);
+      passes[0][i] = (far ? 830 : 660) + jitter(seed++);  // cold: DRAM through the far / near partition
+      passes[1][i] = (far ? 450 : 280) + jitter(seed++);  // after the write: far / near L2 hit
+      passes[2][i] = (far ? 455 : 700) + jitter(seed++);  // after the pressure: far hit / DRAM
+    }
+    d.lat.push_back(passes);
+  }
+  return d;
+}
+
+BenchEntry entry(const std::string& name, std::map<std::string, double> c) {
+  BenchEntry e;
+  e.name = e.run_name = name + "/iterations:1/manual_time";
+  e.params = *BenchName::parse(e.run_name);
+  e.run_type = "iteration";
+  e.counters = std::move(c);
+  return e;
+}
+
+}  // namespace
+
+TEST(SplitTwo, BimodalSplitsUnimodalDoesNot) {
+  std::vector<double> bi, uni;
+  for (int i = 0; i < 64; ++i) {
+    bi.push_back((i % 2 ? 450 : 280) + jitter(i));
+    uni.push_back(280 + jitter(i));
+  }
+  const TwoClass b = split_two(bi);
+  EXPECT_TRUE(b.split);
+  EXPECT_NEAR(b.fast, 280, 10);
+  EXPECT_NEAR(b.slow, 450, 10);
+  EXPECT_FALSE(split_two(uni).split);
+}
+
+TEST(PartitionMap, RecoversGroupsHomesLatenciesAndTheOffsetMask) {
+  const std::uint64_t mask = (1u << 8) | (1u << 12) | (1u << 17);
+  const MapData d = synthetic(mask, false);
+  const PartitionMap m = infer_partition_map(d);
+  ASSERT_TRUE(m.ok) << m.reason;
+  for (int s = 0; s < 8; ++s) EXPECT_EQ(m.sm_partition[s] == m.sm_partition[0], s < 4) << "SM slot " << s;
+  const int flip = m.sm_partition[0];  // group labels are arbitrary: group of SM slot 0 is partition 0
+  for (std::size_t i = 0; i < d.offsets.size(); ++i) EXPECT_EQ(m.line_home[i] ^ flip, home_of(d.offsets[i], mask));
+  EXPECT_NEAR(m.near_cycles, 280, 10);
+  EXPECT_NEAR(m.far_cycles, 450, 10);
+  EXPECT_NEAR(m.cold_near_cycles, 660, 10);
+  EXPECT_NEAR(m.cold_far_cycles, 830, 10);
+  ASSERT_EQ(m.page_mask.size(), 2u);
+  EXPECT_EQ(m.page_mask[0], static_cast<std::int64_t>(mask));
+  EXPECT_EQ(m.page_mask[1], static_cast<std::int64_t>(mask));
+  EXPECT_TRUE(m.linear);
+  for (const auto& p : m.pass_used) EXPECT_EQ(p, "after_write");
+}
+
+TEST(PartitionMap, UsesThePressurePassWhenTheWriteLeftANearCopy) {
+  MapData d = synthetic(1u << 9, false);
+  for (auto& sm : d.lat)
+    for (auto& x : sm[1]) x = 280 + jitter(static_cast<std::uint64_t>(x));  // after the write: all near
+  const PartitionMap m = infer_partition_map(d);
+  ASSERT_TRUE(m.ok);
+  for (const auto& p : m.pass_used) EXPECT_EQ(p, "after_pressure");
+  EXPECT_NEAR(m.far_cycles, 455, 10);
+  EXPECT_EQ(m.page_mask[0], 1 << 9);
+}
+
+TEST(PartitionMap, AHomeThatIsNoXorOfOffsetBitsIsSaid) {
+  const PartitionMap m = infer_partition_map(synthetic(0, true));
+  ASSERT_TRUE(m.ok);
+  EXPECT_FALSE(m.linear);
+}
+
+TEST(PartitionMap, NoSplitNoMap) {
+  MapData d = synthetic(1u << 9, false);
+  for (auto& sm : d.lat)
+    for (auto& pass : sm)
+      for (auto& x : pass) x = 300;
+  const PartitionMap m = infer_partition_map(d);
+  EXPECT_FALSE(m.ok);
+  EXPECT_FALSE(m.reason.empty());
+}
+
+TEST(L2PartitionsSection, MapReplicationAndReaders) {
+  const MapData md = synthetic(1u << 10, false);
+  BenchRun run;
+  run.path = "synthetic.json";
+  run.context = {{"memhier_version", "test"}};
+  const std::string map = "l2_partitions/map:lines/lines:128/pressure_bytes:39321600";
+  run.entries.push_back(entry(map, {{"sms", 8}}));
+  for (int r : {1, 2, 8})
+    run.entries.push_back(entry("l2_partitions/readers:" + std::to_string(r) + "/bytes:13107200/cta_size:256/ctas:4/ilp:4",
+                                {{"bytes_per_second", 7.6e12 * (1 + 0.3 * (r - 1))}, {"readers_per_line", r}}));
+  // one SM's global_cg count sweep: far-level accesses appear from 24 MiB on
+  std::vector<std::pair<std::string, Trace>> traces;
+  for (std::uint64_t mib : {8, 16, 20, 24, 32}) {
+    const std::string name = "pchase/path:global_cg/mode:count/bytes:" + std::to_string(mib << 20) +
+                             "/stride:128/iters:65536/warm:1";
+    run.entries.push_back(entry(name, {{"latency_cycles", 300}}));
+    Trace t;
+    t.kind = Trace::Kind::histogram;
+    t.benchmark = name;
+    t.hist.bin_width = 4;
+    t.hist.counts.assign(1024, 0);
+    t.hist.counts[280 / 4] = 65536 - (mib >= 24 ? 20000 : 0);
+    t.hist.counts[452 / 4] = mib >= 24 ? 20000 : 0;
+    traces.emplace_back(name, t);
+  }
+  Trace mt;
+  mt.benchmark = map;
+  mt.meta = {{"sm_ids", "0,2,4,6,8,10,12,14"}, {"page_bytes", std::to_string(kPage)}};
+  std::string offs;
+  for (auto o : md.offsets) offs += (offs.empty() ? "" : ",") + std::to_string(o);
+  mt.meta["line_offsets"] = offs;
+  for (std::size_t s = 0; s < md.lat.size(); ++s)
+    for (int p = 0; p < 3; ++p)
+      for (std::size_t i = 0; i < md.offsets.size(); ++i) {
+        mt.index.push_back(static_cast<std::uint32_t>(s * md.offsets.size() + i));
+        mt.latency.push_back(static_cast<std::uint32_t>(md.lat[s][p][i]));
+        mt.label.push_back(static_cast<std::uint8_t>(p));
+      }
+  traces.emplace_back(map, mt);
+  Dataset d = Dataset::from_runs({run});
+  for (auto& [n, t] : traces) d.add_trace(n, t);
+  const auto j = l2_partitions_section(d);
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j["map"]["partitions"], 2);
+  EXPECT_EQ(j["map"]["sms_per_partition"][0].size(), 4u);
+  EXPECT_EQ(j["map"]["interleave_bytes"], 1024);
+  EXPECT_EQ(j["replication_limit_bytes"], 20 << 20);
+  EXPECT_EQ(j["replication_bracket_bytes"][1], 24 << 20);
+  EXPECT_DOUBLE_EQ(j["one_reader_per_line"]["bytes_per_second"].get<double>(), 7.6e12);
+  EXPECT_EQ(j["shared_lines_by_readers"].size(), 2u);
+}

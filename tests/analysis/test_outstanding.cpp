@@ -1,0 +1,197 @@
+// Outstanding requests (002): the 3-point variance, step detection, and the MSHR / PRT
+// classification on synthetic Thread-Latency series built from an MSHR model and from a PRT model
+// with known entry counts (both must be recovered).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "analysis/outstanding.hpp"
+
+using namespace memhier;
+using namespace memhier::analysis;
+
+namespace {
+
+constexpr double kLatency = 300;  // one round trip (cycles)
+
+// Deterministic jitter of +-3 cycles.
+double jitter(std::uint64_t i) {
+  i = (i ^ (i >> 33)) * 0xff51afd7ed558ccdull;
+  i ^= i >> 29;
+  return static_cast<double>(i % 7) - 3;
+}
+
+struct Model {
+  bool prt = false;
+  double entries = 128;  // E (MSHR) or P (PRT)
+  int capacity = 8;      // MSHR merge capacity (threads per entry)
+};
+
+// Latency of T threads x L loads of a pattern with K threads per address: rounds of kLatency, a
+// small issue ramp, a serialization ramp inside the first warp, jitter.
+double model_latency(const Model& m, int k, int loads, double t, std::uint64_t seed) {
+  double used;
+  if (m.prt) used = loads * std::ceil(t / 32);
+  else used = loads * std::ceil(t / k) * std::ceil(static_cast<double>(k) / m.capacity);
+  const double rounds = std::ceil(used / m.entries);
+  return kLatency * rounds + 0.02 * t * loads + std::min(t, 32.0) + jitter(seed);
+}
+
+std::vector<RequestSeries> model_series(const Model& m, const std::vector<std::string>& patterns) {
+  std::vector<RequestSeries> out;
+  std::uint64_t seed = 1;
+  for (const auto& p : patterns)
+    for (int l : {1, 2, 3, 4, 8, 16}) {
+      const int k = p.rfind("merge", 0) == 0 ? std::stoi(p.substr(5)) : 1;
+      std::vector<double> th, lat;
+      for (int t = 2; t <= 2048; t += 2) {
+        th.push_back(t);
+        lat.push_back(model_latency(m, k, l, t, seed++));
+      }
+      RequestSeries s;
+      s.benchmark = "outstanding_requests/pattern:" + p + "/loads:" + std::to_string(l);
+      s.pattern = p;
+      s.loads = l;
+      s.merge = k;
+      s.t_max = 2048;
+      s.t_star = detect_spikes(th, lat).saturation_threads();
+      out.push_back(s);
+    }
+  return out;
+}
+
+const std::vector<std::string> kAllPatterns = {"unique128", "unique32", "merge2", "merge4", "merge8", "merge16", "merge32"};
+
+}  // namespace
+
+TEST(ThreePointVariance, MatchesThePapersFormula) {
+  const auto v = three_point_variance({0, 0, 3, 3, 3});
+  ASSERT_EQ(v.size(), 5u);
+  EXPECT_DOUBLE_EQ(v[0], 0);
+  EXPECT_DOUBLE_EQ(v[1], 3);  // (0,0,3): mean 1, (1 + 1 + 4) / 2
+  EXPECT_DOUBLE_EQ(v[2], 3);  // (0,3,3): mean 2, (4 + 1 + 1) / 2
+  EXPECT_DOUBLE_EQ(v[3], 0);
+  EXPECT_DOUBLE_EQ(v[4], 0);
+}
+
+TEST(DetectSpikes, SeparatesSerializationFromSaturation) {
+  std::vector<double> th, lat;
+  for (int t = 2; t <= 512; t += 2) {
+    th.push_back(t);
+    lat.push_back(300 + (t > 32 ? 40 : 0) + (t > 128 ? 300 : 0) + jitter(t));
+  }
+  const SpikeAnalysis a = detect_spikes(th, lat);
+  ASSERT_EQ(a.steps.size(), 2u);
+  EXPECT_EQ(a.saturation, 1);
+  EXPECT_DOUBLE_EQ(a.saturation_threads(), 128);
+  EXPECT_DOUBLE_EQ(a.steps[0].threads_before, 32);  // the serialization step comes first and is smaller
+  EXPECT_LT(a.steps[0].rise, a.steps[1].rise);
+}
+
+TEST(DetectSpikes, OutliersAndRampsAreNoSteps) {
+  std::vector<double> th, lat;
+  for (int t = 2; t <= 512; t += 2) {
+    th.push_back(t);
+    lat.push_back(300 + 1.5 * t + (t == 200 ? 400 : 0) + jitter(t));  // a ramp with one slow sample
+  }
+  const SpikeAnalysis a = detect_spikes(th, lat);
+  EXPECT_TRUE(a.steps.empty());
+  EXPECT_EQ(a.saturation, -1);
+  EXPECT_GT(a.knee_threads, 0);  // the ramp leaves the few-request level
+}
+
+TEST(ClassifyDesign, RecoversAnMshrTableAndItsMergeCapacity) {
+  const auto series = model_series({false, 128, 8}, kAllPatterns);
+  const DesignFit f = classify_design(series);
+  ASSERT_EQ(f.design, "mshr") << f.reason;
+  EXPECT_LE(f.entries_lo, 128);
+  EXPECT_GE(f.entries_hi, 128);
+  EXPECT_NEAR(f.entries_lo, 128, 8);
+  EXPECT_EQ(f.merge_lo, 8);
+  EXPECT_EQ(f.merge_hi, 8);
+  EXPECT_EQ(f.unit, "sector");
+  EXPECT_NEAR(f.max_outstanding, 128, 8);
+}
+
+TEST(ClassifyDesign, RecoversAnotherMshrSize) {
+  const auto series = model_series({false, 256, 4}, kAllPatterns);
+  const DesignFit f = classify_design(series);
+  ASSERT_EQ(f.design, "mshr") << f.reason;
+  EXPECT_NEAR(f.entries_lo, 256, 16);
+  EXPECT_EQ(f.merge_lo, 4);
+}
+
+TEST(ClassifyDesign, RecoversAPendingRequestTable) {
+  const auto series = model_series({true, 45, 0}, kAllPatterns);
+  const DesignFit f = classify_design(series);
+  ASSERT_EQ(f.design, "prt") << f.reason;
+  EXPECT_LE(f.entries_lo, 45);
+  EXPECT_GE(f.entries_hi, 45);
+  EXPECT_DOUBLE_EQ(f.max_outstanding, 32 * f.entries_lo);  // 002 §5.2: entries x 32 requests
+}
+
+TEST(ClassifyDesign, UniquePatternsAloneDoNotDecide) {
+  // 128 entries and loads 1, 2, 4 saturate at 128, 64, 32 threads: warp boundaries too, so a
+  // four-entry PRT explains them as well as a 128-entry MSHR.
+  std::vector<RequestSeries> s;
+  for (int l : {1, 2, 4}) {
+    RequestSeries r;
+    r.benchmark = "u" + std::to_string(l);
+    r.pattern = "unique128";
+    r.loads = l;
+    r.t_max = 2048;
+    r.t_star = 128.0 / l;
+    s.push_back(r);
+  }
+  const DesignFit f = classify_design(s);
+  EXPECT_TRUE(f.design.empty());
+  EXPECT_NE(f.reason.find("both"), std::string::npos) << f.reason;
+}
+
+TEST(ClassifyDesign, NoSaturationGivesALowerBound) {
+  std::vector<RequestSeries> s(2);
+  s[0] = {"a", "unique128", 4, 1, 2, 2048, -1};
+  s[1] = {"b", "merge32", 16, 32, 2, 2048, -1};
+  const DesignFit f = classify_design(s);
+  EXPECT_TRUE(f.design.empty());
+  EXPECT_TRUE(f.max_is_lower_bound);
+  EXPECT_DOUBLE_EQ(f.max_outstanding, 4 * 2048);
+}
+
+TEST(OutstandingSection, ReadsSeriesFromTracesAndNamesEvidence) {
+  const Model m{false, 128, 8};
+  BenchRun run;
+  run.path = "synthetic.json";
+  run.context = {{"memhier_version", "test"}};
+  std::vector<std::pair<std::string, Trace>> traces;
+  std::uint64_t seed = 5;
+  for (const std::string p : {"unique128", "merge4", "merge16", "merge32"})
+    for (int l : {1, 2, 4}) {
+      const std::string name = "outstanding_requests/pattern:" + p + "/loads:" + std::to_string(l);
+      BenchEntry e;
+      e.name = e.run_name = name + "/iterations:1/manual_time";
+      e.params = *BenchName::parse(e.run_name);
+      e.run_type = "iteration";
+      e.counters = {{"beyond_warp_limit", 0}, {"latency_cycles", 300}};
+      run.entries.push_back(e);
+      Trace t;
+      t.benchmark = name;
+      const int k = p.rfind("merge", 0) == 0 ? std::stoi(p.substr(5)) : 1;
+      for (int th = 2; th <= 2048; th += 2) {
+        t.index.push_back(th);
+        t.latency.push_back(static_cast<std::uint32_t>(model_latency(m, k, l, th, seed++)));
+      }
+      traces.emplace_back(name, t);
+    }
+  Dataset d = Dataset::from_runs({run});
+  for (auto& [n, t] : traces) d.add_trace(n, t);
+  const auto o = outstanding_section(d);
+  ASSERT_TRUE(o.is_object());
+  EXPECT_EQ(o["design"], "mshr");
+  EXPECT_NEAR(o["entries_per_sm"].get<double>(), 128, 8);
+  EXPECT_EQ(o["merge_capacity"], 8);
+  EXPECT_EQ(o["series"].size(), 12u);
+  EXPECT_FALSE(o["provenance"]["design"]["evidence"].empty());
+  EXPECT_TRUE(o["warp_load_limit"].is_null());  // no probe entry: null with a reason
+}
