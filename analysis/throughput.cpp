@@ -220,7 +220,7 @@ json one_reader_peak(const std::vector<Point>& pts, double sms) {
   const Point* best = nullptr;
   for (const auto& p : pts) {
     const double r = readers_per_line(p, sms);
-    if (std::isfinite(r) && r <= 1.01 && std::isfinite(p.get("bytes_per_second")) &&
+    if (!shared_lines(p) && std::isfinite(r) && r <= 1.01 && std::isfinite(p.get("bytes_per_second")) &&
         (!best || p.get("bytes_per_second") > best->get("bytes_per_second")))
       best = &p;
   }

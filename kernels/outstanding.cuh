@@ -104,9 +104,18 @@ __device__ __forceinline__ int outstanding_rendezvous(const OutstandingArgs& a, 
   return s_rank;
 }
 
+// Two 1024-thread CTAs per SM where an SM holds 2048 threads; elsewhere (1024 or 1536 threads per
+// SM) the bound would be ignored with a warning, and the host pins two smaller CTAs instead.
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 750 || __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || \
+                               __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
+#define MEMHIER_OUTSTANDING_MIN_CTAS 1
+#else
+#define MEMHIER_OUTSTANDING_MIN_CTAS 2
+#endif
+
 // One sample: latency of T threads x L loads. Registers are bounded (2 CTAs of 1024 per SM).
 template <int L>
-__global__ void __launch_bounds__(1024, 2) outstanding_kernel(OutstandingArgs a) {
+__global__ void __launch_bounds__(1024, MEMHIER_OUTSTANDING_MIN_CTAS) outstanding_kernel(OutstandingArgs a) {
   __shared__ std::uint32_t s_sink[32];
   unsigned long long go = 0;
   const int rank = outstanding_rendezvous(a, &go);

@@ -171,6 +171,23 @@ bool sample_ok(const kern::OutstandingSample& s) {
   return s.go != 0 && s.end > s.go && (s.flags & (kern::kOutLate | kern::kOutTimeout)) == 0;
 }
 
+// Block size of the two pinned CTAs past 1024 threads: 1024 (the second CTA with T - 1024 active
+// threads, so warps are those of one CTA of T threads) where an SM holds 2048 threads, else halves.
+unsigned pinned_block(std::uint32_t t) {
+  if (tput::device().max_threads_per_sm >= 2048) return 1024;
+  return ((t + 1) / 2 + 31) / 32 * 32;
+}
+
+// Largest thread count whose pinned CTAs fit one SM together (registers included).
+std::uint32_t pinned_limit(int loads) {
+  const auto& dev = tput::device();
+  std::uint32_t tmax = std::min<std::uint32_t>(dev.max_threads_per_sm, 2048);
+  if (tmax <= 1024) return tmax;
+  int n = 0;
+  MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, series_kernel(loads), pinned_block(tmax), 0));
+  return n >= 2 ? tmax : 1024;
+}
+
 // Launches one sample into `slot`; `off` is the region offset (words), moved on by the caller.
 void launch_sample(const Series& se, std::uint32_t t, std::uint64_t off, kern::OutstandingSample* slot) {
   Region& r = region();
@@ -189,7 +206,7 @@ void launch_sample(const Series& se, std::uint32_t t, std::uint64_t off, kern::O
   if (a.ctas == 1)
     fn<<<1, t>>>(a);
   else
-    fn<<<2 * sms, 1024>>>(a);
+    fn<<<2 * sms, pinned_block(t)>>>(a);
   MEMHIER_LAUNCH_CHECK();
 }
 
@@ -251,10 +268,14 @@ void run_series(benchmark::State& state, const Series& se, const std::string& na
     }
     for (int l : {1, 2, 3, 4, 8, 16})
       MEMHIER_CUDA(cudaFuncSetAttribute(series_kernel(l), cudaFuncAttributePreferredSharedMemoryCarveout, kCarveout));
+    Series run = se;  // thread counts whose CTAs can share one SM on this device
+    const std::uint32_t lim = pinned_limit(se.loads);
+    run.threads.erase(std::remove_if(run.threads.begin(), run.threads.end(), [lim](std::uint32_t x) { return x > lim; }),
+                      run.threads.end());
     EventTimer t;
     t.start();
     int invalid = 0;
-    const std::vector<double> med = measure_series(se, &invalid);
+    const std::vector<double> med = measure_series(run, &invalid);
     t.stop();
     state.SetIterationTime(t.seconds());
     Trace tr;
@@ -265,7 +286,7 @@ void run_series(benchmark::State& state, const Series& se, const std::string& na
                {"reps", std::to_string(kReps)}, {"carveout", std::to_string(kCarveout)},
                {"columns_mean", "index=threads, latency=median cycles until every value was consumed"}};
     for (std::size_t i = 0; i < med.size(); ++i) {
-      tr.index.push_back(se.threads[i]);
+      tr.index.push_back(run.threads[i]);
       tr.latency.push_back(static_cast<std::uint32_t>(med[i] + 0.5));
     }
     write_bench_trace(name, tr);

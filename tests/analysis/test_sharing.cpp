@@ -63,6 +63,17 @@ TEST(JudgeSharing, UnifiedL1AndSeparateConstantCache) {
   EXPECT_EQ(c.kept_by, (std::vector<std::string>{"l1", "texture"}));
 }
 
+TEST(JudgeSharing, ConstantL15VictimIsJudgedByLatency) {
+  // L1.5 hits lie above the constant L1's miss threshold: every re-read counts as a miss, so only
+  // the latency tells whether the stream pushed the data out to the L2
+  const auto vs = judge_sharing({run("constant_l15", 16384, {{"none", {1.0, 95}}, {"constant", {1.0, 290}},
+                                                             {"l1", {1.0, 96}}, {"texture", {1.0, 300}}})});
+  ASSERT_EQ(vs.size(), 1u);
+  EXPECT_TRUE(vs[0].reason.empty()) << vs[0].reason;
+  EXPECT_EQ(vs[0].kept_by, (std::vector<std::string>{"l1"}));
+  EXPECT_EQ(vs[0].evicted_by, (std::vector<std::string>{"texture"}));
+}
+
 TEST(JudgeSharing, FailedControlLeavesItUndetermined) {
   const auto vs = judge_sharing({run("texture", 65536, {{"none", kHit}, {"texture", {0.01, 35}}, {"l1", kMiss}})});
   ASSERT_EQ(vs.size(), 1u);

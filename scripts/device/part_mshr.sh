@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Device part (scripts/device/run.sh mshr:150): issue 13 on the GPU — outstanding_requests,
+# cache_sharing, caches_per_sm, l2_partitions, the distinct-line L2 layouts, the analyzer on them,
+# and gpu-benches' gpu-l2-cache (the peer) in the same call.
+#   part_mshr.sh DIR      BIN (release build) and ROOT (checkout) come from run.sh
+# Writes DIR/bench.json (+ traces), DIR/chase.json (the single-SM L2 sweep the replication limit
+# needs), DIR/topology.json, DIR/report.md, DIR/peer.txt, DIR/sass_*.txt, DIR/summary.txt.
+# Never rebuilds memhier; builds only the peer (a single nvcc call) while memhier measures.
+set -uo pipefail
+DIR=${1:?usage: part_mshr.sh DIR}
+mkdir -p "$DIR"
+ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+BIN=${BIN:-$ROOT/build/release}
+S=$DIR/summary.txt
+: > "$S"
+say() { echo "$*" | tee -a "$S"; }
+t0=$SECONDS
+[ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader > "$DIR/smi.txt" 2>&1
+say "gpu: $(head -1 "$DIR/smi.txt")"
+[ -x "$BIN/memhier-bench" ] || { say "FAIL: $BIN/memhier-bench missing (run.sh builds release first)"; exit 1; }
+
+# ---- the peer: build in the background (CPU only) while memhier measures ----
+PEER=$ROOT/.peer/gpu-benches
+PB=$DIR/peer-build
+if [ -f "$PEER/gpu-l2-cache/main.cu" ]; then
+  mkdir -p "$PB/gpu-l2-cache" "$PB/gpu-metrics"
+  cp "$PEER/MeasurementSeries.hpp" "$PEER/dtime.hpp" "$PEER/gpu-error.h" "$PB/"
+  cp "$PEER/gpu-l2-cache/main.cu" "$PB/gpu-l2-cache/"
+  cp "$PEER/stub/gpu-metrics/gpu-metrics.hpp" "$PB/gpu-metrics/"  # see scripts/peer/prepare_gpu_benches.sh
+  (nvcc -std=c++17 -O3 -arch=sm_90 -o "$PB/cuda-l2-cache" "$PB/gpu-l2-cache/main.cu" > "$PB/build.log" 2>&1; echo $? > "$PB/build.rc") &
+  peer_build=$!
+else
+  say "peer: ABSENT — $PEER not found (run scripts/peer/prepare_gpu_benches.sh and carry .peer/)"
+  peer_build=
+fi
+
+# ---- SASS checks of the measured kernels (instruction order matters) ----
+O=$BIN/bench/CMakeFiles/memhier_families.dir/families
+if command -v cuobjdump >/dev/null 2>&1; then
+  for f in outstanding_requests cache_sharing l2_partitions l2_distinct l2_throughput; do
+    cuobjdump -sass "$O/$f.cu.o" > "$DIR/sass_$f.txt" 2>&1 || true
+  done
+  # the longest run of consecutive LDG lines per kernel: outstanding_kernel<16> must show 16,
+  # warp_loads_probe<64> 64 (ptxas did not interleave uses between the independent loads)
+  python3 - "$DIR/sass_outstanding_requests.txt" <<'PY' | tee -a "$S"
+import re, sys
+fn, runs = None, {}
+cur = best = 0
+for line in open(sys.argv[1], errors="replace"):
+    m = re.search(r"Function : (\S+)", line)
+    if m:
+        if fn: runs[fn] = best
+        fn, cur, best = m.group(1), 0, 0
+        continue
+    ins = re.search(r"/\*[0-9a-f]{4}\*/\s+([A-Z][A-Z0-9_.]*)", line)
+    if not ins: continue
+    op = ins.group(1)
+    if op.startswith("LDG"): cur += 1; best = max(best, cur)
+    elif op != "NOP": cur = 0
+if fn: runs[fn] = best
+for k, v in sorted(runs.items()):
+    if "outstanding_kernelILi16" in k or "warp_loads_probeILi64" in k or "outstanding_kernelILi1E" in k:
+        print("sass: %-60s longest LDG run %d" % (k[:60], v))
+PY
+else
+  say "sass: cuobjdump not found, no instruction-order check"
+fi
+
+# ---- the GPU tests of these kernels (valid samples, control evicts, pinned CTA runs) ----
+if [ -x "$BIN/tests/memhier_gpu_tests" ]; then
+  "$BIN/tests/memhier_gpu_tests" --gtest_filter='SmResourcesGpu*' > "$DIR/gpu_tests.log" 2>&1
+  say "gpu tests SmResourcesGpu*: rc=$? ($(grep -E '^\[  PASSED|^\[  FAILED' "$DIR/gpu_tests.log" | tr '\n' ' '))"
+fi
+
+# ---- memhier: the families of issue 13 and the distinct-line L2 layouts ----
+FILTER='^(outstanding_requests|cache_sharing|caches_per_sm|l2_partitions)/|^l2_throughput/bytes:[0-9]+/cta_size:[0-9]+/ctas:[0-9]+/ilp:[0-9]+(/stagger:1|/layout:oneshot|/layout:peer)?$'
+s=$SECONDS
+"$BIN/memhier-bench" --plan=full --benchmark_filter="$FILTER" --benchmark_out="$DIR/bench.json" \
+  --benchmark_out_format=json --benchmark_format=console > "$DIR/bench.log" 2>&1
+rc=$?
+say "memhier families: rc=$rc in $((SECONDS - s)) s (target < 60 s; $(grep -c '"name"' "$DIR/bench.json" 2>/dev/null || echo 0) entries)"
+grep -E "ERROR|error" "$DIR/bench.log" | head -8 | sed 's/^/  | /' | tee -a "$S"
+s=$SECONDS
+"$BIN/memhier-bench" --plan=full --benchmark_filter='^(clock_overhead/|pchase/path:global_cg/mode:count/)' \
+  --benchmark_out="$DIR/chase.json" --benchmark_out_format=json --benchmark_format=console > "$DIR/chase.log" 2>&1
+say "single-SM L2 sweep (for the replication limit): rc=$? in $((SECONDS - s)) s"
+"$BIN/memhier-infer" "$DIR/bench.json" "$DIR/chase.json" -o "$DIR/topology.json" --report "$DIR/report.md" \
+  --allow-errors > "$DIR/infer.log" 2>&1
+say "memhier-infer: rc=$?"
+
+# ---- the peer: run until its data set passes 2 x L2 (or 40 s) ----
+PEER_TXT=$DIR/peer.txt
+if [ -n "$peer_build" ]; then
+  wait "$peer_build"
+  if [ "$(cat "$PB/build.rc" 2>/dev/null)" = 0 ]; then
+    l2kb=$(python3 -c "import json;print(int(json.load(open('$DIR/bench.json'))['context']['l2_cache_bytes'])//1024)" 2>/dev/null || echo 51200)
+    "$PB/cuda-l2-cache" > "$PEER_TXT" 2>&1 &  # it flushes every line (std::endl)
+    pp=$!
+    for _ in $(seq 1 80); do
+      sleep 0.5
+      last=$(awk '$4 == "kB" {print $3}' "$PEER_TXT" | tail -1)
+      if [ -n "$last" ] && [ "$last" -gt $((2 * l2kb)) ]; then break; fi
+      kill -0 $pp 2>/dev/null || break
+    done
+    kill $pp 2>/dev/null; wait $pp 2>/dev/null
+    say "peer: gpu-l2-cache $(grep commit "$PEER/SOURCE" 2>/dev/null) built with the metrics stub, $(grep -c 'GB/s' "$PEER_TXT") points"
+  else
+    say "peer: BUILD FAILED (see peer-build/build.log)"; tail -5 "$PB/build.log" | sed 's/^/  | /' | tee -a "$S"
+  fi
+fi
+
+# ---- what to read off ----
+python3 "$ROOT/scripts/device/mshr_summary.py" "$DIR/topology.json" "$DIR/bench.json" "$PEER_TXT" 2>&1 | tee -a "$S"
+say "part mshr: $((SECONDS - t0)) s"

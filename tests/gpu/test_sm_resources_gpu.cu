@@ -1,0 +1,153 @@
+// GPU tests of the issue-13 kernels (ctest label gpu; each skips, visibly, without a device):
+// outstanding-request samples are valid in one and in two pinned CTAs, a victim's own path evicts
+// it (the control of cache_sharing and caches_per_sm) while no evictor leaves it in the L1, and the
+// partition-map kernel runs on the SM it is pinned to.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "kernels/cache_sharing.cuh"
+#include "kernels/l2_partitions.cuh"
+#include "kernels/outstanding.cuh"
+#include "kernels/sm_ids.cuh"
+#include "kernels/throughput.cuh"
+#include "runtime/buffers.hpp"
+#include "runtime/device_info.hpp"
+
+using namespace memhier;
+
+namespace {
+
+bool have_gpu() {
+  std::string why;
+  return cuda_device_count(&why) > 0;
+}
+
+#define REQUIRE_GPU() \
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine"
+
+unsigned first_sm_id(int sms) {
+  DeviceBuffer<unsigned> seen(kern::kMaxSmIds);
+  seen.zero();
+  kern::record_sm_ids<><<<4 * sms, 64>>>(seen.get());
+  MEMHIER_LAUNCH_CHECK();
+  const auto f = seen.download();
+  for (unsigned s = 0; s < f.size(); ++s)
+    if (f[s]) return s;
+  return 0;
+}
+
+kern::OutstandingSample one_sample(std::uint32_t threads, unsigned target, int sms) {
+  DeviceBuffer<std::uint32_t> words(16u << 18);  // 16 MiB
+  words.zero();
+  DeviceBuffer<std::uint32_t> sink(4096);
+  DeviceBuffer<kern::OutstandingSample> s(1);
+  s.zero();
+  kern::OutstandingArgs a{};
+  a.base = words.get();
+  a.threads = threads;
+  a.ctas = threads > 1024 ? 2 : 1;
+  a.unit_bytes = 128;
+  a.merge = 1;
+  a.target_sm = target;
+  a.start_margin = a.ctas == 1 ? 500 : 4000;
+  a.sample = s.get();
+  a.sink = sink.get();
+  if (a.ctas == 1)
+    kern::outstanding_kernel<2><<<1, threads>>>(a);
+  else
+    kern::outstanding_kernel<2><<<2 * sms, 1024>>>(a);
+  MEMHIER_LAUNCH_CHECK();
+  return s.download()[0];
+}
+
+}  // namespace
+
+TEST(SmResourcesGpu_sm90, OutstandingSamplesAreValidInOneAndTwoCtas) {
+  REQUIRE_GPU();
+  DeviceDescription d = describe_device(0);
+  MEMHIER_CUDA(cudaSetDevice(0));
+  const unsigned target = first_sm_id(d.sm_count);
+  for (std::uint32_t t : {64u, 1536u}) {
+    const auto s = one_sample(t, target, d.sm_count);
+    EXPECT_NE(s.go, 0u) << t << " threads";
+    EXPECT_GT(s.end, s.go) << t << " threads";
+    EXPECT_EQ(s.flags & (kern::kOutLate | kern::kOutTimeout), 0u) << t << " threads";
+    EXPECT_LT(s.end - s.go, 1000000u) << t << " threads";
+    if (t > 1024) EXPECT_EQ(s.smid, target);
+  }
+}
+
+TEST(SmResourcesGpu_sm90, OwnPathEvictsTheVictimNoEvictorKeepsIt) {
+  REQUIRE_GPU();
+  MEMHIER_CUDA(cudaSetDevice(0));
+  const std::uint32_t n = 16384 / 4;  // a 16 KiB victim (fits every L1 of sm_70 and later)
+  std::vector<std::uint32_t> h(n, 0);
+  for (std::uint32_t e = 0; e < n; e += 8) h[e] = (e + 8) % n;
+  DeviceBuffer<std::uint32_t> victim(n), evictor(1u << 20);  // evictor: 4 MiB
+  victim.upload(h);
+  evictor.zero();
+  DeviceBuffer<unsigned long long> out(4);
+  kern::ShareArgs a{};
+  a.victim.global = victim.get();
+  a.victim_accesses = n / 8;
+  a.evictor.global = evictor.get();
+  a.evictor_elems = static_cast<std::uint32_t>(evictor.size());
+  a.evictor_stride = 8;
+  a.evictor_thread = 1;
+  a.evictor_threads = 31;
+  a.miss_threshold = 100;  // between an L1 hit and an L2 hit on every such GPU
+  a.out = out.get();
+  auto miss_rate = [&](bool evict) {
+    if (evict)
+      kern::sharing_kernel<kern::LoadPath::global_ca, kern::LoadPath::global_ca, true><<<1, 32>>>(a);
+    else
+      kern::sharing_kernel<kern::LoadPath::global_ca, kern::LoadPath::global_ca, false><<<1, 32>>>(a);
+    MEMHIER_LAUNCH_CHECK();
+    const auto o = out.download();
+    EXPECT_EQ(o[2], n / 8);
+    return static_cast<double>(o[1]) / static_cast<double>(o[2]);
+  };
+  EXPECT_LT(miss_rate(false), 0.05);
+  EXPECT_GT(miss_rate(true), 0.5);
+}
+
+TEST(SmResourcesGpu_sm90, PartitionMapRunsOnItsSm) {
+  REQUIRE_GPU();
+  DeviceDescription d = describe_device(0);
+  MEMHIER_CUDA(cudaSetDevice(0));
+  const unsigned target = first_sm_id(d.sm_count);
+  const std::uint32_t n = 16;
+  std::vector<std::uint32_t> order(n), img(n * 64, 0);
+  for (std::uint32_t k = 0; k < n; ++k) order[k] = k * 64;  // lines 256 bytes apart
+  for (std::uint32_t k = 0; k < n; ++k)
+    for (int w = 0; w < 8; ++w) img[order[k] + w] = order[(k + 1) % n];
+  DeviceBuffer<std::uint32_t> pages(img.size()), ord(n), out(kern::kMapPasses * n), ran(2);
+  DeviceBuffer<int> claim(1);
+  DeviceBuffer<uint4> pressure(1u << 16);  // 1 MiB
+  pages.upload(img);
+  ord.upload(order);
+  pressure.zero();
+  for (std::uint32_t passes : {kern::kMapCold, kern::kMapRest}) {
+    claim.zero();
+    ran.zero();
+    kern::MapArgs a{};
+    a.base = pages.get();
+    a.order = ord.get();
+    a.start = order[0];
+    a.n = n;
+    a.target_sm = target;
+    a.passes = passes;
+    a.claim = claim.get();
+    a.pressure = pressure.get();
+    a.pressure_vecs = pressure.size();
+    a.out = out.get();
+    a.ran = ran.get();
+    kern::partition_map_kernel<><<<2 * d.sm_count, 1024>>>(a);
+    MEMHIER_LAUNCH_CHECK();
+    EXPECT_EQ(ran.download(1)[0], target + 1);
+  }
+  const auto lat = out.download();
+  for (std::uint32_t k = 0; k < kern::kMapPasses * n; ++k) EXPECT_GT(lat[k], 0u) << "sample " << k;
+}
