@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "analysis/field.hpp"
+#include "analysis/stats.hpp"
 
 namespace memhier::analysis {
 namespace {
@@ -17,19 +18,7 @@ using json = nlohmann::json;
 constexpr int kPassCold = 0, kPassWrite = 1, kPassPressure = 2;
 constexpr double kAgree = 0.9;  // passes (and SMs of one group) must agree on this share of lines
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
-double robust_sd(const std::vector<double>& v) {
-  const double m = median_of(v);
-  std::vector<double> d;
-  for (double x : v) d.push_back(std::fabs(x - m));
-  return 1.4826 * median_of(d);
-}
+double median_of(const std::vector<double>& v) { return v.empty() ? NAN : median(v); }
 
 double agreement(const std::vector<bool>& a, const std::vector<bool>& b) {
   std::size_t same = 0;
@@ -60,7 +49,7 @@ TwoClass split_two(std::vector<double> v) {
     }
   if (gap <= 0) return c;
   const std::vector<double> fast(v.begin(), v.begin() + cut + 1), slow(v.begin() + cut + 1, v.end());
-  const double pooled = std::max(2.0, std::sqrt(0.5 * (std::pow(robust_sd(fast), 2) + std::pow(robust_sd(slow), 2))));
+  const double pooled = std::max(2.0, std::sqrt(0.5 * (std::pow(robust_sigma(fast), 2) + std::pow(robust_sigma(slow), 2))));
   c.fast = median_of(fast);
   c.slow = median_of(slow);
   c.threshold = 0.5 * (v[cut] + v[cut + 1]);

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "analysis/field.hpp"
+#include "analysis/stats.hpp"
 
 namespace memhier::analysis {
 namespace {
@@ -18,19 +19,7 @@ constexpr double kVarianceFactor = 25;   // the 3-point variance at a step above
 constexpr std::size_t kLevelWindow = 4;  // points on each side for the level change
 constexpr double kTolerance = 0.10;      // relative slack of the entry intervals (noisy thread counts)
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
-double mad_sigma(const std::vector<double>& v) {
-  const double m = median_of(v);
-  std::vector<double> dev;
-  for (double x : v) dev.push_back(std::fabs(x - m));
-  return 1.4826 * median_of(dev);
-}
+double median_of(const std::vector<double>& v) { return v.empty() ? NAN : median(v); }
 
 double level(const std::vector<double>& lat, std::size_t from, std::size_t to) {  // median of [from, to]
   return median_of(std::vector<double>(lat.begin() + from, lat.begin() + to + 1));
@@ -76,7 +65,7 @@ SpikeAnalysis detect_spikes(const std::vector<double>& threads, const std::vecto
   if (n < 6) return a;
   const std::vector<double> x = excess_jumps(lat);
   const std::vector<double> v = three_point_variance(lat);
-  a.noise_cycles = std::max(1.0, mad_sigma(x));
+  a.noise_cycles = std::max(1.0, robust_sigma(x));
   a.noise_variance = median_of(std::vector<double>(v.begin() + 1, v.end() - 1));
   const double vfloor = std::max(a.noise_variance, 1.0);
   for (std::size_t i = 0; i + 1 < n; ++i) {

@@ -227,6 +227,14 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+double robust_sigma(const std::vector<double>& v) {
+  const double m = median(v);
+  std::vector<double> dev;
+  dev.reserve(v.size());
+  for (double x : v) dev.push_back(std::fabs(x - m));
+  return 1.4826 * median(dev);
+}
+
 double poisson_upper_tail(double k, double lambda) {
   k = std::ceil(k - 1e-9);
   if (k <= 0) return 1.0;

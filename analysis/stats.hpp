@@ -65,6 +65,8 @@ std::size_t level_of(const std::vector<Level>& levels, double latency);
 bool chi_square_rejects_uniform(const std::vector<double>& counts, double alpha = kAlpha);
 
 double median(std::vector<double> v);
+// 1.4826 x the median absolute deviation (a standard deviation for normal data); 0 when empty.
+double robust_sigma(const std::vector<double>& v);
 
 // Counting test (soft cache edges, docs/methodology.md inference): one-sided upper tail.
 // P(X >= k) for X ~ Poisson(lambda); 1 for k <= 0, 0 for lambda == 0 and k >= 1.

@@ -3,32 +3,20 @@
 #include <gtest/gtest.h>
 
 #include "analysis/throughput.hpp"
+#include "tests/analysis/bench_entries.hpp"
 
 using namespace memhier;
 using namespace memhier::analysis;
-
-namespace {
-
-BenchEntry entry(const std::string& name, std::map<std::string, double> c) {
-  BenchEntry e;
-  e.name = e.run_name = name + "/iterations:3/manual_time";
-  e.params = *BenchName::parse(e.run_name);
-  e.run_type = "iteration";
-  e.counters = std::move(c);
-  return e;
-}
-
-}  // namespace
 
 TEST(L2OneReaderPerLine, PeerPatternIsSharedOneshotIsDistinct) {
   BenchRun r;
   r.path = "synthetic.json";
   r.context = {{"memhier_version", "test"}, {"sm_count", "132"}, {"l2_cache_bytes", "52428800"}};
   const std::string b = "l2_throughput/bytes:15728640";
-  r.entries = {entry(b + "/cta_size:512/ctas:4/ilp:4", {{"bytes_per_second", 7.6e12}}),  // tile: 1 reader
-               entry(b + "/cta_size:256/ctas:4/ilp:4/layout:oneshot", {{"bytes_per_second", 7.9e12}, {"readers_per_line", 1}}),
-               entry(b + "/cta_size:1024/ctas:2/ilp:2/layout:peer", {{"bytes_per_second", 8.4e12}, {"readers_per_line", 8.8}}),
-               entry("l2_throughput/bytes:1048576/cta_size:512/ctas:4/ilp:4", {{"bytes_per_second", 12.5e12}})};
+  r.entries = {test_support::bench_entry(b + "/cta_size:512/ctas:4/ilp:4", {{"bytes_per_second", 7.6e12}}, 3),  // tile: 1 reader
+               test_support::bench_entry(b + "/cta_size:256/ctas:4/ilp:4/layout:oneshot", {{"bytes_per_second", 7.9e12}, {"readers_per_line", 1}}, 3),
+               test_support::bench_entry(b + "/cta_size:1024/ctas:2/ilp:2/layout:peer", {{"bytes_per_second", 8.4e12}, {"readers_per_line", 8.8}}, 3),
+               test_support::bench_entry("l2_throughput/bytes:1048576/cta_size:512/ctas:4/ilp:4", {{"bytes_per_second", 12.5e12}}, 3)};
   nlohmann::json t;
   add_throughput_sections({r}, t);
   const auto& l2 = t["l2_bandwidth"];

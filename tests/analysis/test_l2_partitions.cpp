@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "analysis/l2_partitions.hpp"
+#include "tests/analysis/bench_entries.hpp"
 
 using namespace memhier;
 using namespace memhier::analysis;
@@ -53,15 +54,6 @@ MapData synthetic(std::uint64_t mask, bool random_home) {
     d.lat.push_back(passes);
   }
   return d;
-}
-
-BenchEntry entry(const std::string& name, std::map<std::string, double> c) {
-  BenchEntry e;
-  e.name = e.run_name = name + "/iterations:1/manual_time";
-  e.params = *BenchName::parse(e.run_name);
-  e.run_type = "iteration";
-  e.counters = std::move(c);
-  return e;
 }
 
 }  // namespace
@@ -131,16 +123,16 @@ TEST(L2PartitionsSection, MapReplicationAndReaders) {
   run.path = "synthetic.json";
   run.context = {{"memhier_version", "test"}};
   const std::string map = "l2_partitions/map:lines/lines:128/pressure_bytes:39321600";
-  run.entries.push_back(entry(map, {{"sms", 8}}));
+  run.entries.push_back(test_support::bench_entry(map, {{"sms", 8}}));
   for (int r : {1, 2, 8})
-    run.entries.push_back(entry("l2_partitions/readers:" + std::to_string(r) + "/bytes:13107200/cta_size:256/ctas:4/ilp:4",
+    run.entries.push_back(test_support::bench_entry("l2_partitions/readers:" + std::to_string(r) + "/bytes:13107200/cta_size:256/ctas:4/ilp:4",
                                 {{"bytes_per_second", 7.6e12 * (1 + 0.3 * (r - 1))}, {"readers_per_line", r}}));
   // one SM's global_cg count sweep: far-level accesses appear from 24 MiB on
   std::vector<std::pair<std::string, Trace>> traces;
   for (std::uint64_t mib : {8, 16, 20, 24, 32}) {
     const std::string name = "pchase/path:global_cg/mode:count/bytes:" + std::to_string(mib << 20) +
                              "/stride:128/iters:65536/warm:1";
-    run.entries.push_back(entry(name, {{"latency_cycles", 300}}));
+    run.entries.push_back(test_support::bench_entry(name, {{"latency_cycles", 300}}));
     Trace t;
     t.kind = Trace::Kind::histogram;
     t.benchmark = name;

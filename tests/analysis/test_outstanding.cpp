@@ -7,6 +7,7 @@
 #include <string>
 
 #include "analysis/outstanding.hpp"
+#include "tests/analysis/bench_entries.hpp"
 
 using namespace memhier;
 using namespace memhier::analysis;
@@ -169,12 +170,7 @@ TEST(OutstandingSection, ReadsSeriesFromTracesAndNamesEvidence) {
   for (const std::string p : {"unique128", "merge4", "merge16", "merge32"})
     for (int l : {1, 2, 4}) {
       const std::string name = "outstanding_requests/pattern:" + p + "/loads:" + std::to_string(l);
-      BenchEntry e;
-      e.name = e.run_name = name + "/iterations:1/manual_time";
-      e.params = *BenchName::parse(e.run_name);
-      e.run_type = "iteration";
-      e.counters = {{"beyond_warp_limit", 0}, {"latency_cycles", 300}};
-      run.entries.push_back(e);
+      run.entries.push_back(test_support::bench_entry(name, {{"beyond_warp_limit", 0}, {"latency_cycles", 300}}));
       Trace t;
       t.benchmark = name;
       const int k = p.rfind("merge", 0) == 0 ? std::stoi(p.substr(5)) : 1;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/sharing.hpp"
+#include "tests/analysis/bench_entries.hpp"
 
 using namespace memhier;
 using namespace memhier::analysis;
@@ -28,15 +29,6 @@ PerSmRun curve(int warps, F share) {
   r.control = kMiss;
   for (int w = 1; w < warps; ++w) r.by_warp[w] = share(w) ? kMiss : ReRead{0.001, 34.5};
   return r;
-}
-
-BenchEntry entry(const std::string& name, std::map<std::string, double> c) {
-  BenchEntry e;
-  e.name = e.run_name = name + "/iterations:1/manual_time";
-  e.params = *BenchName::parse(e.run_name);
-  e.run_type = "iteration";
-  e.counters = std::move(c);
-  return e;
 }
 
 }  // namespace
@@ -126,8 +118,8 @@ TEST(AddSharing, FillsSharedWithSymmetricallyAndSlices) {
   m(kHit, "reference", ps), m(kMiss, "control", ps);
   for (int w = 1; w < 32; ++w) m(kMiss, "w" + std::to_string(w), ps);
   ps["warps"] = 32;
-  run.entries = {entry("cache_sharing/victim:l1/bytes:65536", l1c), entry("cache_sharing/victim:texture/bytes:65536", tc),
-                 entry("cache_sharing/victim:constant_l1/bytes:1024", cc), entry("caches_per_sm/cache:l1/bytes:65536", ps)};
+  run.entries = {test_support::bench_entry("cache_sharing/victim:l1/bytes:65536", l1c), test_support::bench_entry("cache_sharing/victim:texture/bytes:65536", tc),
+                 test_support::bench_entry("cache_sharing/victim:constant_l1/bytes:1024", cc), test_support::bench_entry("caches_per_sm/cache:l1/bytes:65536", ps)};
   Dataset d = Dataset::from_runs({run});
   nlohmann::json caches = {{"l1", nlohmann::json::object()}, {"texture", nlohmann::json::object()},
                            {"readonly", nlohmann::json::object()}, {"constant_l1", nlohmann::json::object()}};

@@ -4,6 +4,8 @@
 // partition-map kernel runs on the SM it is pinned to.
 #include <gtest/gtest.h>
 
+#include "tests/gpu/gpu_skip.hpp"
+
 #include <string>
 #include <vector>
 
@@ -18,14 +20,6 @@
 using namespace memhier;
 
 namespace {
-
-bool have_gpu() {
-  std::string why;
-  return cuda_device_count(&why) > 0;
-}
-
-#define REQUIRE_GPU() \
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine"
 
 unsigned first_sm_id(int sms) {
   DeviceBuffer<unsigned> seen(kern::kMaxSmIds);

@@ -3,6 +3,8 @@
 // law says. Each test skips, visibly, without a device.
 #include <gtest/gtest.h>
 
+#include "tests/gpu/gpu_skip.hpp"
+
 #include <string>
 #include <vector>
 
@@ -15,14 +17,6 @@
 using namespace memhier;
 
 namespace {
-
-bool have_gpu() {
-  std::string why;
-  return cuda_device_count(&why) > 0;
-}
-
-#define REQUIRE_GPU() \
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine"
 
 // Latency per access (cycles) of one warp at `stride` elements of V.
 template <typename V>
