@@ -116,7 +116,7 @@ __device__ __forceinline__ int outstanding_rendezvous(const OutstandingArgs& a, 
 // One sample: latency of T threads x L loads. Registers are bounded (2 CTAs of 1024 per SM).
 template <int L>
 __global__ void __launch_bounds__(1024, MEMHIER_OUTSTANDING_MIN_CTAS) outstanding_kernel(OutstandingArgs a) {
-  __shared__ std::uint32_t s_sink[32];
+  __shared__ std::uint32_t s_sink[1024];  // one word per thread: no two warps store to one word
   unsigned long long go = 0;
   const int rank = outstanding_rendezvous(a, &go);
   if (rank < 0) return;
@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(1024, MEMHIER_OUTSTANDING_MIN_CTAS) outstandin
   if (active) {
     s = load_group<L>(p);
     // measurement: a dependent store; the barrier below waits for it, hence for the loads
-    asm volatile("st.shared.u32 [%0], %1;" ::"r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(&s_sink[threadIdx.x & 31]))),
+    asm volatile("st.shared.u32 [%0], %1;" ::"r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(&s_sink[threadIdx.x]))),
                  "r"(s)
                  : "memory");
   }

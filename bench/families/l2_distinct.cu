@@ -7,6 +7,7 @@
 //                       read each 512 KiB chunk; the analyzer reports it apart)
 // Counters as l2_throughput, plus readers_per_line (concurrent readers of a line) and resident_ctas.
 #include <climits>
+#include <functional>
 #include <set>
 #include <tuple>
 
@@ -64,6 +65,23 @@ void report(benchmark::State& state, double bytes, const std::vector<double>& se
   state.counters["resident_ctas"] = resident;
 }
 
+// A warm launch (the working set into the L2), then one timed launch per iteration; the seconds.
+std::vector<double> time_launches(benchmark::State& state, const std::function<void(std::uint64_t)>& launch,
+                                  std::uint64_t warm_grid, std::uint64_t grid) {
+  launch(warm_grid);
+  MEMHIER_CUDA(cudaDeviceSynchronize());
+  EventTimer timer;
+  std::vector<double> secs;
+  for (auto _ : state) {
+    timer.start();
+    launch(grid);
+    timer.stop();
+    secs.push_back(timer.seconds());
+    state.SetIterationTime(secs.back());
+  }
+  return secs;
+}
+
 // Target bytes of a sample: about 2 ms at 48 bytes per clock per SM.
 double sample_bytes() {
   const auto& dev = tput::device();
@@ -89,17 +107,7 @@ void run_oneshot(benchmark::State& state, const Layout& l) {
     fn<<<static_cast<unsigned>(g), l.cta_size, pad>>>(ws.buf.get(), tile, tiles, ws.sink.get());
     MEMHIER_LAUNCH_CHECK();
   };
-  launch(tiles);  // warm: the working set into the L2
-  MEMHIER_CUDA(cudaDeviceSynchronize());
-  EventTimer timer;
-  std::vector<double> secs;
-  for (auto _ : state) {
-    timer.start();
-    launch(grid);
-    timer.stop();
-    secs.push_back(timer.seconds());
-    state.SetIterationTime(secs.back());
-  }
+  const std::vector<double> secs = time_launches(state, launch, tiles, grid);
   report(state, 16.0 * tile * static_cast<double>(grid), secs, std::max(1.0, static_cast<double>(resident) / tiles), resident);
 }
 
@@ -111,19 +119,11 @@ void run_peer(benchmark::State& state, const Layout& l) {
   MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern::l2_peer_read<>, 1024, 0));
   const std::uint64_t blocks = std::max<std::uint64_t>(chunks, static_cast<std::uint64_t>(sample_bytes() / kPeerChunkBytes));
   const uint2* src = reinterpret_cast<const uint2*>(ws.buf.get());
-  kern::l2_peer_read<><<<chunks, 1024>>>(src, chunks, ws.sink.get());  // warm
-  MEMHIER_LAUNCH_CHECK();
-  MEMHIER_CUDA(cudaDeviceSynchronize());
-  EventTimer timer;
-  std::vector<double> secs;
-  for (auto _ : state) {
-    timer.start();
-    kern::l2_peer_read<><<<static_cast<unsigned>(blocks), 1024>>>(src, chunks, ws.sink.get());
+  auto launch = [&](std::uint64_t g) {
+    kern::l2_peer_read<><<<static_cast<unsigned>(g), 1024>>>(src, chunks, ws.sink.get());
     MEMHIER_LAUNCH_CHECK();
-    timer.stop();
-    secs.push_back(timer.seconds());
-    state.SetIterationTime(secs.back());
-  }
+  };
+  const std::vector<double> secs = time_launches(state, launch, chunks, blocks);
   const int resident = per_sm * dev.d.sm_count;
   report(state, static_cast<double>(blocks) * kPeerChunkBytes, secs, std::max(1.0, static_cast<double>(resident) / chunks), resident);
 }
