@@ -10,10 +10,6 @@
 
 namespace memhier::kern {
 
-// Byte distance between load i and load i + 1 of one thread: 2048 threads x 128 bytes, so the
-// regions of different loads never share a line, and every offset fits the load instruction's
-// immediate field (15 x 256 KiB < 8 MiB).
-constexpr std::uint32_t kLoadRegionBytes = 2048u * 128u;
 constexpr int kMaxOutstandingLoads = 16;
 
 // Sample flags (OutstandingSample::flags).
@@ -36,6 +32,7 @@ struct OutstandingArgs {
   std::uint32_t ctas;          // 1 (T <= 1024, grid 1) or 2 (pinned, grid 2 x SMs)
   std::uint32_t unit_bytes;    // 128 (unique128, merge<K>) or 32 (unique32)
   std::uint32_t merge;         // K: neighbouring threads sharing one address (1: unique)
+  std::uint32_t load_stride;   // words between load i and load i + 1 of a thread (the launch's span)
   std::uint32_t target_sm;     // ctas == 2: the SM id that runs the sample
   std::uint32_t start_margin;  // cycles between publishing the start time and the start
   OutstandingSample* sample;   // this launch's record (zeroed by the caller)
@@ -43,13 +40,14 @@ struct OutstandingArgs {
 };
 
 template <int L>
-__device__ __forceinline__ std::uint32_t load_group(const std::uint32_t* p) {
+__device__ __forceinline__ std::uint32_t load_group(const std::uint32_t* p, std::uint32_t stride) {
   std::uint32_t v[L];
   // measurement: L independent loads, inline PTX so the compiler keeps them and their order; the
-  // offsets are constants that ptxas folds into the loads' immediate field (SASS: LDG [R+0x40000]).
+  // addresses depend on nothing loaded, so no load waits for another. Load i of every thread lies
+  // in its own block of `stride` words: the loads of one launch never share a line.
 #pragma unroll
   for (int i = 0; i < L; ++i)
-    asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v[i]) : "l"(p + i * (kLoadRegionBytes / 4)) : "memory");
+    asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v[i]) : "l"(p + static_cast<std::size_t>(i) * stride) : "memory");
   std::uint32_t s = 0;
 #pragma unroll
   for (int i = 0; i < L; ++i) s += v[i];  // consumes every value: the loads must complete
@@ -128,7 +126,7 @@ __global__ void __launch_bounds__(1024, MEMHIER_OUTSTANDING_MIN_CTAS) outstandin
   }
   std::uint32_t s = 0;
   if (active) {
-    s = load_group<L>(p);
+    s = load_group<L>(p, a.load_stride);
     // measurement: a dependent store; the barrier below waits for it, hence for the loads
     asm volatile("st.shared.u32 [%0], %1;" ::"r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(&s_sink[threadIdx.x]))),
                  "r"(s)

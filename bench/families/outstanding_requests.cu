@@ -189,7 +189,8 @@ std::uint32_t pinned_limit(int loads) {
 }
 
 // Launches one sample into `slot`; `off` is the region offset (words), moved on by the caller.
-void launch_sample(const Series& se, std::uint32_t t, std::uint64_t off, kern::OutstandingSample* slot) {
+void launch_sample(const Series& se, std::uint32_t t, std::uint64_t off, std::uint32_t stride,
+                   kern::OutstandingSample* slot) {
   Region& r = region();
   const int sms = tput::device().d.sm_count;
   kern::OutstandingArgs a{};
@@ -198,6 +199,7 @@ void launch_sample(const Series& se, std::uint32_t t, std::uint64_t off, kern::O
   a.ctas = t > 1024 ? 2 : 1;
   a.unit_bytes = se.pat.unit_bytes;
   a.merge = se.pat.merge;
+  a.load_stride = stride;
   a.target_sm = sm_ids().front();
   a.start_margin = a.ctas == 1 ? 500 : kStartMargin;
   a.sample = slot;
@@ -210,16 +212,19 @@ void launch_sample(const Series& se, std::uint32_t t, std::uint64_t off, kern::O
   MEMHIER_LAUNCH_CHECK();
 }
 
-// Region offsets (words): each launch moves on by its own span, so a line comes back only after
-// the whole rotation (>= 3.75 MiB of other lines) went through the SM's L1.
+// Region offsets (words): a launch reads L blocks of its span (distinct lines per thread group,
+// 128-byte aligned), packed one after the other; the next launch starts behind them, so a line
+// comes back only after the whole 16 MiB region (>= 4 MiB of sectors) went through the L1.
 struct Rotation {
-  std::uint64_t off = 0, limit = 0;
-  explicit Rotation(int loads) : limit((kRegionBytes - static_cast<std::uint64_t>(loads) * kern::kLoadRegionBytes) / 4) {}
+  std::uint64_t off = 0;
+  std::uint32_t span(const Series& se, std::uint32_t t) const {
+    return ((t + se.pat.merge - 1) / se.pat.merge * se.pat.unit_bytes + 127) / 128 * 32;
+  }
   std::uint64_t next(const Series& se, std::uint32_t t) {
-    const std::uint64_t span = ((t + se.pat.merge - 1) / se.pat.merge * se.pat.unit_bytes + 127) / 128 * 32;
-    if (off + span >= limit) off = 0;
+    const std::uint64_t block = static_cast<std::uint64_t>(se.loads) * span(se, t);
+    if (off + block > kRegionBytes / 4) off = 0;
     const std::uint64_t o = off;
-    off += span;
+    off += block;
     return o;
   }
 };
@@ -229,10 +234,13 @@ std::vector<double> measure_series(const Series& se, int* invalid) {
   const std::size_t np = se.threads.size();
   DeviceBuffer<kern::OutstandingSample> samples(kReps * np);
   samples.zero();
-  Rotation rot(se.loads);
+  Rotation rot;
   region().warm();
   for (int rep = 0; rep < kReps; ++rep)
-    for (std::size_t i = 0; i < np; ++i) launch_sample(se, se.threads[i], rot.next(se, se.threads[i]), samples.get() + rep * np + i);
+    for (std::size_t i = 0; i < np; ++i) {
+      const std::uint32_t t = se.threads[i];
+      launch_sample(se, t, rot.next(se, t), rot.span(se, t), samples.get() + rep * np + i);
+    }
   MEMHIER_CUDA(cudaDeviceSynchronize());
   auto s = samples.download();
   *invalid = 0;
@@ -240,7 +248,8 @@ std::vector<double> measure_series(const Series& se, int* invalid) {
     for (int attempt = 0; attempt < 3 && !sample_ok(s[k]); ++attempt) {
       ++*invalid;
       MEMHIER_CUDA(cudaMemset(samples.get() + k, 0, sizeof(kern::OutstandingSample)));
-      launch_sample(se, se.threads[k % np], rot.next(se, se.threads[k % np]), samples.get() + k);
+      const std::uint32_t t = se.threads[k % np];
+      launch_sample(se, t, rot.next(se, t), rot.span(se, t), samples.get() + k);
       s[k] = samples.download(1, k)[0];
     }
   std::vector<double> med(np);

@@ -41,27 +41,28 @@ if command -v cuobjdump >/dev/null 2>&1; then
   for f in outstanding_requests cache_sharing l2_partitions l2_distinct l2_throughput; do
     cuobjdump -sass "$O/$f.cu.o" > "$DIR/sass_$f.txt" 2>&1 || true
   done
-  # the longest run of consecutive LDG lines per kernel: outstanding_kernel<16> must show 16,
-  # warp_loads_probe<64> 64 (ptxas did not interleave uses between the independent loads)
+  # Loads issued before the first use of the first load's value (its destination register read by
+  # a later instruction): outstanding_kernel<16> must show 16 and warp_loads_probe<64> 64, i.e.
+  # ptxas did not interleave a use between the independent loads (volatile polls, LDG.E.STRONG,
+  # are not the measured loads and are skipped).
   python3 - "$DIR/sass_outstanding_requests.txt" <<'PY' | tee -a "$S"
 import re, sys
-fn, runs = None, {}
-cur = best = 0
+funcs, fn = {}, None
 for line in open(sys.argv[1], errors="replace"):
     m = re.search(r"Function : (\S+)", line)
     if m:
-        if fn: runs[fn] = best
-        fn, cur, best = m.group(1), 0, 0
-        continue
-    ins = re.search(r"/\*[0-9a-f]{4}\*/\s+([A-Z][A-Z0-9_.]*)", line)
-    if not ins: continue
-    op = ins.group(1)
-    if op.startswith("LDG"): cur += 1; best = max(best, cur)
-    elif op != "NOP": cur = 0
-if fn: runs[fn] = best
-for k, v in sorted(runs.items()):
-    if "outstanding_kernelILi16" in k or "warp_loads_probeILi64" in k or "outstanding_kernelILi1E" in k:
-        print("sass: %-60s longest LDG run %d" % (k[:60], v))
+        fn = m.group(1); funcs[fn] = []; continue
+    ins = re.search(r"/\*[0-9a-f]{4}\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)\s*([^;]*);", line)
+    if fn and ins: funcs[fn].append((ins.group(2), [o.strip() for o in ins.group(3).split(",")]))
+for name, code in sorted(funcs.items()):
+    if not re.search(r"outstanding_kernelILi(1|16)E|warp_loads_probeILi64", name): continue
+    first = next((i for i, (op, _) in enumerate(code) if op.startswith("LDG") and "STRONG" not in op), None)
+    if first is None: print("sass: %s: no measured LDG" % name[:60]); continue
+    dest, n = code[first][1][0], 0
+    for op, ops in code[first:]:
+        if op.startswith("LDG") and "STRONG" not in op: n += 1; continue
+        if op.startswith(("BAR", "EXIT", "BRA")) or any(re.search(r"\b%s\b" % re.escape(dest), o) for o in ops[1:]): break
+    print("sass: %-58s loads before the first use: %d" % (name[:58], n))
 PY
 else
   say "sass: cuobjdump not found, no instruction-order check"

@@ -44,6 +44,7 @@ kern::OutstandingSample one_sample(std::uint32_t threads, unsigned target, int s
   a.ctas = threads > 1024 ? 2 : 1;
   a.unit_bytes = 128;
   a.merge = 1;
+  a.load_stride = (threads * 128) / 4;
   a.target_sm = target;
   a.start_margin = a.ctas == 1 ? 500 : 4000;
   a.sample = s.get();
