@@ -1,6 +1,7 @@
 // The SM ids a grid actually runs on (for experiments that pin one CTA to a chosen SM). CUDA host
 // code: include from .cu files only.
 #pragma once
+#include <stdexcept>
 #include <vector>
 
 #include "bench/families/gmem_throughput.hpp"
@@ -22,6 +23,7 @@ inline const std::vector<unsigned>& sm_ids() {
     const auto f = seen.download();
     for (unsigned s = 0; s < f.size(); ++s)
       if (f[s]) v.push_back(s);
+    if (v.empty()) throw std::runtime_error("no SM id recorded by the discovery launches");
     return v;
   }();
   return ids;
