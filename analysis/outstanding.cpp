@@ -225,14 +225,16 @@ int merge_of(const std::string& pattern) {
   return 1;
 }
 
+constexpr std::size_t kStepsListed = 16;  // a staircase lists its first steps (steps_total counts all)
+
 json series_json(const RequestSeries& r, const SpikeAnalysis& a, const std::vector<double>& lat) {
   json steps = json::array(), ser = json::array();
   for (std::size_t k = 0; k < a.steps.size(); ++k) {
     const json s = {{"threads_before", a.steps[k].threads_before}, {"rise_cycles", a.steps[k].rise}};
-    steps.push_back(s);
+    if (k < kStepsListed) steps.push_back(s);
     if (a.saturation >= 0 && static_cast<int>(k) < a.saturation) ser.push_back(s);
   }
-  return {{"benchmark", r.benchmark}, {"pattern", r.pattern}, {"loads", r.loads},
+  return {{"benchmark", r.benchmark}, {"pattern", r.pattern}, {"loads", r.loads}, {"steps_total", a.steps.size()},
           {"saturation_threads", r.t_star < 0 ? json(nullptr) : json(r.t_star)}, {"threads_max", r.t_max},
           {"steps", steps}, {"serialization_steps", ser}, {"noise_cycles", a.noise_cycles},
           {"knee_threads", a.knee_threads < 0 ? json(nullptr) : json(a.knee_threads)},

@@ -33,7 +33,7 @@ void outstanding(const json& o, std::ostringstream& out) {
     out << "| " << s.value("pattern", "") << " × " << s.value("loads", 0) << " | "
         << (s["saturation_threads"].is_null() ? std::string("none up to ") + s["threads_max"].dump()
                                               : s["saturation_threads"].dump())
-        << " | " << s["steps"].size() << " | " << (s["knee_threads"].is_null() ? "—" : s["knee_threads"].dump()) << " |\n";
+        << " | " << s.value("steps_total", s["steps"].size()) << " | " << (s["knee_threads"].is_null() ? "—" : s["knee_threads"].dump()) << " |\n";
 }
 
 void sharing(const json& caches, std::ostringstream& out) {

@@ -18,7 +18,7 @@ print("outstanding: design=%s entries/SM=%s merge=%s max_outstanding=%s (lower b
 for s in o.get("series", [])[:60]:
     if s["saturation_threads"] is not None or s["loads"] in (1, 16):
         print("  series %-10s x%-2d saturation=%s steps=%d knee=%s lat %.0f..%.0f" % (s["pattern"], s["loads"],
-              s["saturation_threads"], len(s["steps"]), s["knee_threads"], s["first_latency_cycles"], s["max_latency_cycles"]))
+              s["saturation_threads"], s.get("steps_total", len(s["steps"])), s["knee_threads"], s["first_latency_cycles"], s["max_latency_cycles"]))
 c = t.get("caches", {})
 for n in ("l1", "texture", "readonly", "constant_l1", "constant_l15", "l2"):
     print("sharing: %-12s shared_with=%s slices_per_sm=%s" % (n, v(c.get(n), "shared_with"), v(c.get(n), "slices_per_sm")))
