@@ -69,7 +69,7 @@ __device__ __forceinline__ int outstanding_rendezvous(const OutstandingArgs& a, 
       // a later CTA onto the target SM in place of one that left early
       const unsigned long long t0 = read_clock();
       volatile unsigned long long* g = &a.sample->go;
-      while (*g == 0 && read_clock() - t0 < 2000000ull) __nanosleep(500);
+      while (*g == 0 && read_clock() - t0 < 2000000ull) __nanosleep(2000);  // few polls of one word
       rank = -1;
     } else {
       rank = static_cast<int>(atomicAdd(&a.sample->arrive, 1u));
