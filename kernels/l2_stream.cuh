@@ -57,3 +57,61 @@ __global__ void l2_peer_read(const uint2* __restrict__ src, std::uint32_t chunks
 }
 
 }  // namespace memhier::kern
+
+namespace memhier::kern {
+
+// l2_bulk_read (sm_90+): the Hopper bulk-copy engine (cp.async.bulk, the TMA path) moves the tile of
+// each CTA from the L2 into shared memory in `chunk`-byte copies, `stages` copies in flight, each
+// completing on its own mbarrier; thread 0 issues and waits, nobody reads the shared copies (the
+// bytes have crossed from the L2 into the SM). Every wait is bounded: a copy that does not complete
+// within ~50 M cycles sets err[0] and ends the CTA. tile and chunk are multiples of 16 bytes.
+constexpr int kBulkMaxStages = 8;
+
+__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+template <int Unused = 0>
+__global__ void l2_bulk_read(const unsigned char* __restrict__ src, std::uint64_t tile, std::uint32_t chunk,
+                             std::uint32_t stages, std::uint32_t rounds, std::uint32_t* err) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  extern __shared__ __align__(128) unsigned char bulk_buf[];
+  __shared__ __align__(8) unsigned long long bar[kBulkMaxStages];
+  if (threadIdx.x != 0) return;
+  for (std::uint32_t s = 0; s < stages; ++s)
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&bar[s])) : "memory");
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  const unsigned char* base = src + blockIdx.x * tile;
+  const std::uint64_t per_round = tile / chunk;
+  const std::uint64_t total = per_round * rounds;
+  for (std::uint64_t c = 0; c < total + stages; ++c) {
+    const std::uint32_t s = static_cast<std::uint32_t>(c % stages);
+    if (c >= stages) {  // wait for the copy issued `stages` chunks ago on this barrier
+      const std::uint32_t parity = static_cast<std::uint32_t>((c / stages - 1) & 1);
+      const unsigned long long t0 = clock64();
+      std::uint32_t done = 0;
+      while (!done) {
+        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
+                     : "=r"(done)
+                     : "r"(smem_addr(&bar[s])), "r"(parity)
+                     : "memory");
+        if (!done && clock64() - t0 > 50000000ull) {
+          atomicExch(err, 1u);
+          return;
+        }
+      }
+    }
+    if (c >= total) continue;
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(&bar[s])), "r"(chunk) : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                     smem_addr(bulk_buf + static_cast<std::size_t>(s) * chunk)),
+                 "l"(base + (c % per_round) * chunk), "r"(chunk), "r"(smem_addr(&bar[s]))
+                 : "memory");
+  }
+#else
+  if (threadIdx.x == 0 && blockIdx.x == 0) atomicExch(err, 2u);  // no bulk-copy engine before sm_90
+  (void)src, (void)tile, (void)chunk, (void)stages, (void)rounds;
+#endif
+}
+
+}  // namespace memhier::kern

@@ -5,6 +5,8 @@
 //                       `ctas` = CTAs resident per SM (enforced with dynamic shared memory)
 //   .../layout:peer     gpu-benches' gpu-l2-cache pattern (shared lines: several resident blocks
 //                       read each 512 KiB chunk; the analyzer reports it apart)
+//   .../layout:bulk/chunk:C  (sm_90+) each CTA's tile copied into shared memory by the bulk-copy
+//                       engine (cp.async.bulk), `ilp` copies of C bytes in flight per CTA
 // Counters as l2_throughput, plus readers_per_line (concurrent readers of a line) and resident_ctas.
 #include <climits>
 #include <functional>
@@ -21,9 +23,10 @@ namespace {
 constexpr std::uint64_t kPeerChunkBytes = 512ull << 10;
 
 struct Layout {
-  std::string kind;  // oneshot, peer
+  std::string kind;  // oneshot, peer, bulk
   std::uint64_t bytes = 0;
   int cta_size = 256, ctas = 4, ilp = 4;
+  std::uint32_t chunk = 0;  // bulk: bytes per copy
 };
 
 using OneshotFn = void (*)(const uint4*, std::uint32_t, std::uint32_t, std::uint32_t*);
@@ -128,10 +131,39 @@ void run_peer(benchmark::State& state, const Layout& l) {
   report(state, static_cast<double>(blocks) * kPeerChunkBytes, secs, std::max(1.0, static_cast<double>(resident) / chunks), resident);
 }
 
+// layout:bulk (sm_90+): one issuing thread per CTA; `ilp` = copies in flight, `chunk` = bytes per copy.
+void run_bulk(benchmark::State& state, const Layout& l) {
+  const auto& dev = tput::device();
+  const auto fn = kern::l2_bulk_read<>;
+  const std::size_t smem = static_cast<std::size_t>(l.ilp) * l.chunk;
+  MEMHIER_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  int per_sm = 0;
+  MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, 32, smem));
+  if (per_sm < l.ctas) throw std::invalid_argument("the bulk-copy CTAs do not all fit at once");
+  const std::uint64_t grid = static_cast<std::uint64_t>(l.ctas) * dev.d.sm_count;
+  const std::uint64_t tile = l.bytes / grid / l.chunk * l.chunk;  // one reader per line: each CTA its tile
+  if (tile == 0) throw std::invalid_argument("working set smaller than one chunk per CTA");
+  tput::WorkingSet& ws = tput::working_set(l.bytes);
+  const std::uint32_t rounds = static_cast<std::uint32_t>(std::max(1.0, sample_bytes() / (tile * grid)));
+  DeviceBuffer<std::uint32_t> err(1);
+  err.zero();
+  const auto* src = reinterpret_cast<const unsigned char*>(ws.buf.get());
+  auto launch = [&](std::uint64_t r) {
+    fn<<<static_cast<unsigned>(grid), 32, smem>>>(src, tile, l.chunk, static_cast<std::uint32_t>(l.ilp),
+                                                  static_cast<std::uint32_t>(r), err.get());
+    MEMHIER_LAUNCH_CHECK();
+  };
+  const std::vector<double> secs = time_launches(state, launch, 1, rounds);
+  if (const std::uint32_t e = err.download(1)[0]; e != 0)
+    throw std::runtime_error(e == 1 ? "a bulk copy did not complete within 50 M cycles" : "no bulk-copy engine on this GPU");
+  report(state, static_cast<double>(tile) * grid * rounds, secs, 1.0, static_cast<int>(grid));
+}
+
 std::string layout_name(const Layout& l) {
   BenchName n("l2_throughput");
   n.add("bytes", static_cast<std::int64_t>(l.bytes)).add("cta_size", l.cta_size).add("ctas", l.ctas).add("ilp", l.ilp);
   n.add("layout", l.kind);
+  if (l.kind == "bulk") n.add("chunk", static_cast<std::int64_t>(l.chunk));
   return n.str();
 }
 
@@ -162,6 +194,12 @@ void register_l2_distinct(Backend&) {
     }
     int peer_per_sm = 0;  // resident peer blocks per SM (the name records it)
     MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&peer_per_sm, kern::l2_peer_read<>, 1024, 0));
+    if (dev.d.cc_major >= 9)  // the bulk-copy engine (cp.async.bulk) of sm_90
+      for (auto [ctas, stages, chunk] : std::vector<std::tuple<int, int, std::uint32_t>>{{2, 4, 16384}, {1, 8, 16384}, {2, 8, 8192}}) {
+        const Layout b{"bulk", bytes, 32, ctas, stages, chunk};
+        if (seen.insert(layout_name(b)).second)
+          tput::register_manual(layout_name(b), 3, [b](benchmark::State& st) { run_bulk(st, b); });
+      }
     const Layout p{"peer", bytes / kPeerChunkBytes * kPeerChunkBytes, 1024, peer_per_sm, 2};
     if (p.bytes >= kPeerChunkBytes && seen.insert(layout_name(p)).second)
       tput::register_manual(layout_name(p), 3, [p](benchmark::State& st) { run_peer(st, p); });

@@ -37,11 +37,12 @@ rows = {}
 for e in b.get("benchmarks", []):
     n = e.get("run_name", e["name"])
     if not n.startswith("l2_throughput/") or "bytes_per_second" not in e: continue
-    lay = "peer" if "layout:peer" in n else "oneshot" if "layout:oneshot" in n else "stagger" if "stagger:1" in n else "tile"
+    lay = ("peer" if "layout:peer" in n else "oneshot" if "layout:oneshot" in n else "bulk" if "layout:bulk" in n
+           else "stagger" if "stagger:1" in n else "tile")
     mb = int(n.split("bytes:")[1].split("/")[0]) / 1e6
     rows.setdefault((lay, round(mb)), []).append((e["bytes_per_second"] / 1e12, e.get("readers_per_line", 1), n))
 print("L2 read bandwidth by layout and working set (best configuration; TB/s [readers per line]):")
-for lay in ("tile", "stagger", "oneshot", "peer"):
+for lay in ("tile", "stagger", "oneshot", "bulk", "peer"):
     cells = ["%dMB %.2f[%.1f]" % (mb, max(x)[0], max(x)[1]) for (l, mb), x in sorted(rows.items()) if l == lay]
     if cells: print("  %-8s %s" % (lay, "  ".join(cells)))
 l2 = t.get("l2_bandwidth") or {}

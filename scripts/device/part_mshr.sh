@@ -75,7 +75,7 @@ if [ -x "$BIN/tests/memhier_gpu_tests" ]; then
 fi
 
 # ---- memhier: the families of issue 13 and the distinct-line L2 layouts ----
-FILTER='^(outstanding_requests|cache_sharing|caches_per_sm|l2_partitions)/|^l2_throughput/bytes:[0-9]+/cta_size:[0-9]+/ctas:[0-9]+/ilp:[0-9]+(/stagger:1|/layout:oneshot|/layout:peer)?$'
+FILTER='^(outstanding_requests|cache_sharing|caches_per_sm|l2_partitions)/|^l2_throughput/bytes:[0-9]+/cta_size:[0-9]+/ctas:[0-9]+/ilp:[0-9]+(/stagger:1|/layout:oneshot|/layout:peer|/layout:bulk/chunk:[0-9]+)?$'
 s=$SECONDS
 "$BIN/memhier-bench" --plan=full --benchmark_filter="$FILTER" --benchmark_out="$DIR/bench.json" \
   --benchmark_out_format=json --benchmark_format=console > "$DIR/bench.log" 2>&1
