@@ -80,7 +80,17 @@ s=$SECONDS
 "$BIN/memhier-bench" --plan=full --benchmark_filter="$FILTER" --benchmark_out="$DIR/bench.json" \
   --benchmark_out_format=json --benchmark_format=console > "$DIR/bench.log" 2>&1
 rc=$?
-say "memhier families: rc=$rc in $((SECONDS - s)) s (target < 60 s; $(grep -c '"name"' "$DIR/bench.json" 2>/dev/null || echo 0) entries)"
+n=$(python3 -c "import json,sys;b=json.load(open(sys.argv[1]))['benchmarks'];print(len(b),'entries,',sum(1 for x in b if x.get('error_occurred')),'failed')" "$DIR/bench.json" 2>/dev/null)
+say "memhier families: rc=$rc in $((SECONDS - s)) s (target < 60 s; ${n:-no JSON})"
+python3 -c "
+import json, sys, collections
+b = json.load(open(sys.argv[1]))['benchmarks']
+t = collections.Counter()
+for x in b: t[x['run_name'].split('/')[0]] += x.get('real_time', 0) * {'ns': 1e-9, 'us': 1e-6, 'ms': 1e-3, 's': 1}[x.get('time_unit', 'ns')] * x.get('iterations', 1)
+print('  device time by family (s): ' + ', '.join('%s %.2f' % kv for kv in sorted(t.items())))
+for x in b:
+    if x.get('error_occurred'): print('  FAILED', x['run_name'], x.get('error_message', '')[:120])
+" "$DIR/bench.json" 2>/dev/null | head -12 | tee -a "$S"
 grep -E "ERROR|error" "$DIR/bench.log" | head -8 | sed 's/^/  | /' | tee -a "$S"
 s=$SECONDS
 "$BIN/memhier-bench" --plan=full --benchmark_filter='^(clock_overhead/|pchase/path:global_cg/mode:count/)' \

@@ -11,6 +11,7 @@
 
 #include "kernels/cache_sharing.cuh"
 #include "kernels/l2_partitions.cuh"
+#include "kernels/l2_stream.cuh"
 #include "kernels/outstanding.cuh"
 #include "kernels/sm_ids.cuh"
 #include "kernels/throughput.cuh"
@@ -145,4 +146,23 @@ TEST(SmResourcesGpu_sm90, PartitionMapRunsOnItsSm) {
   }
   const auto lat = out.download();
   for (std::uint32_t k = 0; k < kern::kMapPasses * n; ++k) EXPECT_GT(lat[k], 0u) << "sample " << k;
+}
+
+TEST(SmResourcesGpu_sm90, BulkCopiesCompleteOnHopper) {
+  REQUIRE_GPU();
+  DeviceDescription d = describe_device(0);
+  if (d.cc_major < 9) GTEST_SKIP() << "cp.async.bulk needs compute capability 9.0";
+  MEMHIER_CUDA(cudaSetDevice(0));
+  const std::uint32_t chunk = 16384, stages = 4;
+  const std::uint64_t tile = 512 * 1024;
+  DeviceBuffer<unsigned char> src(8 * tile);
+  src.zero();
+  DeviceBuffer<std::uint32_t> err(1);
+  err.zero();
+  const auto fn = kern::l2_bulk_read<>;
+  MEMHIER_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(stages * chunk)));
+  fn<<<8, 32, stages * chunk>>>(src.get(), tile, chunk, stages, 2, err.get());
+  MEMHIER_LAUNCH_CHECK();
+  MEMHIER_CUDA(cudaDeviceSynchronize());
+  EXPECT_EQ(err.download(1)[0], 0u);
 }
