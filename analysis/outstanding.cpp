@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <map>
 
@@ -59,7 +60,8 @@ std::vector<double> three_point_variance(const std::vector<double>& lat) {
   return v;
 }
 
-SpikeAnalysis detect_spikes(const std::vector<double>& threads, const std::vector<double>& lat) {
+SpikeAnalysis detect_spikes(const std::vector<double>& threads, const std::vector<double>& lat,
+                            double mode_change_after) {
   SpikeAnalysis a;
   const std::size_t n = std::min(threads.size(), lat.size());
   if (n < 6) return a;
@@ -82,9 +84,12 @@ SpikeAnalysis detect_spikes(const std::vector<double>& threads, const std::vecto
     a.steps.push_back({i, threads[i], threads[i + 1], rise});
   }
   double largest = 0;
-  for (const auto& s : a.steps) largest = std::max(largest, s.rise);
+  for (auto& s : a.steps) {
+    s.mode_change = s.threads_before == mode_change_after;
+    if (!s.mode_change) largest = std::max(largest, s.rise);
+  }
   for (std::size_t k = 0; k < a.steps.size(); ++k)
-    if (a.steps[k].rise >= 0.5 * largest) {
+    if (!a.steps[k].mode_change && largest > 0 && a.steps[k].rise >= 0.5 * largest) {
       a.saturation = static_cast<int>(k);
       break;
     }
@@ -230,7 +235,8 @@ constexpr std::size_t kStepsListed = 16;  // a staircase lists its first steps (
 json series_json(const RequestSeries& r, const SpikeAnalysis& a, const std::vector<double>& lat) {
   json steps = json::array(), ser = json::array();
   for (std::size_t k = 0; k < a.steps.size(); ++k) {
-    const json s = {{"threads_before", a.steps[k].threads_before}, {"rise_cycles", a.steps[k].rise}};
+    json s = {{"threads_before", a.steps[k].threads_before}, {"rise_cycles", a.steps[k].rise}};
+    if (a.steps[k].mode_change) s["mode_change"] = true;
     if (k < kStepsListed) steps.push_back(s);
     if (a.saturation >= 0 && static_cast<int>(k) < a.saturation) ser.push_back(s);
   }
@@ -277,7 +283,11 @@ json outstanding_section(const Dataset& data) {
         continue;
       }
       std::vector<double> th(t->index.begin(), t->index.end()), lat(t->latency.begin(), t->latency.end());
-      const SpikeAnalysis a = detect_spikes(th, lat);
+      double switch_after = -1;  // the last one-CTA thread count when the series goes on with two
+      if (t->meta.count("two_cta_from"))
+        for (std::size_t i = 1; i < th.size(); ++i)
+          if (th[i] == std::atof(t->meta.at("two_cta_from").c_str())) switch_after = th[i - 1];
+      const SpikeAnalysis a = detect_spikes(th, lat, switch_after);
       RequestSeries s;
       s.benchmark = e->params.str();
       s.pattern = e->params.get_or("pattern", "");

@@ -18,6 +18,7 @@ struct LatencyStep {
   std::size_t index = 0;     // the step lies between points index and index + 1
   double threads_before = 0, threads_after = 0;
   double rise = 0;           // level after - level before (cycles)
+  bool mode_change = false;  // at the switch from one CTA to two pinned CTAs: never the saturation
 };
 
 struct SpikeAnalysis {
@@ -33,7 +34,11 @@ struct SpikeAnalysis {
 // of the local jumps, with the 3-point variance there above 25 x its median, and a level change
 // that persists over the next 4 points. The saturation step is the first with at least half the
 // largest rise; the steps before it are serialization steps.
-SpikeAnalysis detect_spikes(const std::vector<double>& threads, const std::vector<double>& latency);
+// `mode_change_after`: the last thread count measured with one CTA when larger counts use two
+// pinned CTAs (a step right there may be the launch mode's, so it cannot be the saturation step);
+// -1 when the series has no such switch.
+SpikeAnalysis detect_spikes(const std::vector<double>& threads, const std::vector<double>& latency,
+                            double mode_change_after = -1);
 
 // One Thread-Latency series as the classifier sees it.
 struct RequestSeries {

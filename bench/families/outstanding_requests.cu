@@ -265,6 +265,13 @@ std::vector<double> measure_series(const Series& se, int* invalid) {
   return med;
 }
 
+// The first thread count run as two pinned CTAs (0: none).
+std::uint32_t two_cta_from(const std::vector<std::uint32_t>& threads) {
+  for (std::uint32_t t : threads)
+    if (t > 1024) return t;
+  return 0;
+}
+
 void run_series(benchmark::State& state, const Series& se, const std::string& name) {
   const WarpLimit& w = measure_warp_limit();
   for (auto _ : state) {
@@ -293,6 +300,7 @@ void run_series(benchmark::State& state, const Series& se, const std::string& na
     tr.meta = {{"content", "thread_latency"}, {"pattern", se.pat.name}, {"loads", std::to_string(se.loads)},
                {"merge", std::to_string(se.pat.merge)}, {"unit_bytes", std::to_string(se.pat.unit_bytes)},
                {"reps", std::to_string(kReps)}, {"carveout", std::to_string(kCarveout)},
+               {"two_cta_from", std::to_string(two_cta_from(run.threads))},
                {"columns_mean", "index=threads, latency=median cycles until every value was consumed"}};
     for (std::size_t i = 0; i < med.size(); ++i) {
       tr.index.push_back(run.threads[i]);

@@ -90,6 +90,19 @@ TEST(DetectSpikes, SeparatesSerializationFromSaturation) {
   EXPECT_LT(a.steps[0].rise, a.steps[1].rise);
 }
 
+TEST(DetectSpikes, AStepWhereTwoCtasTakeOverIsNoSaturation) {
+  std::vector<double> th, lat;
+  for (int t = 2; t <= 2048; t += 2) {
+    th.push_back(t);
+    lat.push_back(300 + (t > 1024 ? 120 : 0) + (t > 1536 ? 60 : 0) + jitter(t));
+  }
+  const SpikeAnalysis a = detect_spikes(th, lat, 1024);
+  ASSERT_EQ(a.steps.size(), 2u);
+  EXPECT_TRUE(a.steps[0].mode_change);
+  EXPECT_DOUBLE_EQ(a.saturation_threads(), 1536);  // the smaller step after it, not the launch mode's
+  EXPECT_EQ(detect_spikes(th, lat).saturation_threads(), 1024);  // without the hint it would be taken
+}
+
 TEST(DetectSpikes, OutliersAndRampsAreNoSteps) {
   std::vector<double> th, lat;
   for (int t = 2; t <= 512; t += 2) {
