@@ -637,6 +637,8 @@ def main():
         "warp_access": lambda es, td: plot_warp_access(out, es, td),
         "clock_overhead": lambda es, td: plot_clock_overhead(out, es, td),
     }
+    import plot_sm_resources  # scripts/plot_sm_resources.py: the issue-13 families
+    special.update(plot_sm_resources.specials(out, read_trace, find_trace))
     for fam, es in families.items():
         try:
             done = special[fam](es, trace_dir) if fam in special else False

@@ -96,6 +96,7 @@ s=$SECONDS
 "$BIN/memhier-bench" --plan=full --benchmark_filter='^(clock_overhead/|pchase/path:global_cg/mode:count/)' \
   --benchmark_out="$DIR/chase.json" --benchmark_out_format=json --benchmark_format=console > "$DIR/chase.log" 2>&1
 say "single-SM L2 sweep (for the replication limit): rc=$? in $((SECONDS - s)) s"
+python3 "$ROOT/scripts/plot.py" "$DIR" > "$DIR/plot.log" 2>&1 || say "plots: none (see plot.log)"
 "$BIN/memhier-infer" "$DIR/bench.json" "$DIR/chase.json" -o "$DIR/topology.json" --report "$DIR/report.md" \
   --allow-errors > "$DIR/infer.log" 2>&1
 say "memhier-infer: rc=$?"
