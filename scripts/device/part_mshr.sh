@@ -3,9 +3,11 @@
 # cache_sharing, caches_per_sm, l2_partitions, the distinct-line L2 layouts, the analyzer on them,
 # and gpu-benches' gpu-l2-cache (the peer) in the same call.
 #   part_mshr.sh DIR      BIN (release build) and ROOT (checkout) come from run.sh
-# Writes DIR/bench.json (+ traces), DIR/chase.json (the single-SM L2 sweep the replication limit
-# needs), DIR/topology.json, DIR/report.md, DIR/peer.txt, DIR/sass_*.txt, DIR/summary.txt.
-# Never rebuilds memhier; builds only the peer (a single nvcc call) while memhier measures.
+# Writes DIR/<group>.json per memhier-bench group (l2layouts, outstanding, sharing, partitions, and
+# chase: the single-SM L2 sweep the replication limit needs), DIR/bench.json (all of them), traces/,
+# plots/, topology.json, report.md, peer.txt, sass_*.txt, summary.txt. Every group and the peer have
+# their own time limit (worst case ~140 s in all). Never rebuilds memhier; builds only the peer (one
+# nvcc call, in the background while memhier measures).
 set -uo pipefail
 DIR=${1:?usage: part_mshr.sh DIR}
 mkdir -p "$DIR"
@@ -74,53 +76,75 @@ if [ -x "$BIN/tests/memhier_gpu_tests" ]; then
   say "gpu tests SmResourcesGpu*: rc=$? ($(grep -E '^\[  PASSED|^\[  FAILED' "$DIR/gpu_tests.log" | tr '\n' ' '))"
 fi
 
-# ---- memhier: the families of issue 13 and the distinct-line L2 layouts ----
-FILTER='^(outstanding_requests|cache_sharing|caches_per_sm|l2_partitions)/|^l2_throughput/bytes:[0-9]+/cta_size:[0-9]+/ctas:[0-9]+/ilp:[0-9]+(/stagger:1|/layout:oneshot|/layout:peer|/layout:bulk/chunk:[0-9]+)?$'
-s=$SECONDS
-"$BIN/memhier-bench" --plan=full --benchmark_filter="$FILTER" --benchmark_out="$DIR/bench.json" \
-  --benchmark_out_format=json --benchmark_format=console > "$DIR/bench.log" 2>&1
-rc=$?
-n=$(python3 -c "import json,sys;b=json.load(open(sys.argv[1]))['benchmarks'];print(len(b),'entries,',sum(1 for x in b if x.get('error_occurred')),'failed')" "$DIR/bench.json" 2>/dev/null)
-say "memhier families: rc=$rc in $((SECONDS - s)) s (target < 60 s; ${n:-no JSON})"
-python3 -c "
-import json, sys, collections
-b = json.load(open(sys.argv[1]))['benchmarks']
+# ---- memhier: one invocation per group, each bounded (a killed run writes no JSON: the groups
+# that finished still count); the L2 layouts and the peer come first, so the comparison the issue
+# asks for survives whatever happens later ----
+run_bench() {  # NAME TIMEOUT FILTER
+  local s=$SECONDS
+  timeout -k 5 "$2" "$BIN/memhier-bench" --plan=full --benchmark_filter="$3" --benchmark_out="$DIR/$1.json" \
+    --benchmark_out_format=json --benchmark_format=console > "$DIR/$1.log" 2>&1
+  local rc=$?
+  say "memhier $1: rc=$rc in $((SECONDS - s)) s (limit $2 s)"
+  python3 - "$DIR/$1.json" <<'PY' 2>/dev/null | head -8 | tee -a "$S"
+import collections, json, sys
+b = json.load(open(sys.argv[1]))["benchmarks"]
 t = collections.Counter()
-for x in b: t[x['run_name'].split('/')[0]] += x.get('real_time', 0) * {'ns': 1e-9, 'us': 1e-6, 'ms': 1e-3, 's': 1}[x.get('time_unit', 'ns')] * x.get('iterations', 1)
-print('  device time by family (s): ' + ', '.join('%s %.2f' % kv for kv in sorted(t.items())))
+unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1}
 for x in b:
-    if x.get('error_occurred'): print('  FAILED', x['run_name'], x.get('error_message', '')[:120])
-" "$DIR/bench.json" 2>/dev/null | head -12 | tee -a "$S"
-grep -E "ERROR|error" "$DIR/bench.log" | head -8 | sed 's/^/  | /' | tee -a "$S"
-s=$SECONDS
-"$BIN/memhier-bench" --plan=full --benchmark_filter='^(clock_overhead/|pchase/path:global_cg/mode:count/)' \
-  --benchmark_out="$DIR/chase.json" --benchmark_out_format=json --benchmark_format=console > "$DIR/chase.log" 2>&1
-say "single-SM L2 sweep (for the replication limit): rc=$? in $((SECONDS - s)) s"
-python3 "$ROOT/scripts/plot.py" "$DIR" > "$DIR/plot.log" 2>&1 || say "plots: none (see plot.log)"
-"$BIN/memhier-infer" "$DIR/bench.json" "$DIR/chase.json" -o "$DIR/topology.json" --report "$DIR/report.md" \
-  --allow-errors > "$DIR/infer.log" 2>&1
-say "memhier-infer: rc=$?"
+    t[x["run_name"].split("/")[0]] += x.get("real_time", 0) * unit[x.get("time_unit", "ns")] * x.get("iterations", 1)
+print("  %d entries, %d failed; device time (s): %s" % (len(b), sum(1 for x in b if x.get("error_occurred")),
+      ", ".join("%s %.2f" % kv for kv in sorted(t.items()))))
+for x in b:
+    if x.get("error_occurred"): print("  FAILED", x["run_name"], x.get("error_message", "")[:110])
+PY
+}
+run_bench l2layouts 20 '^l2_throughput/bytes:[0-9]+/cta_size:[0-9]+/ctas:[0-9]+/ilp:[0-9]+(/stagger:1|/layout:oneshot|/layout:peer|/layout:bulk/chunk:[0-9]+)?$'
 
-# ---- the peer: run until its data set passes 2 x L2 (or 40 s) ----
+# ---- the peer: run until its data set passes 2 x L2 (or 30 s) ----
 PEER_TXT=$DIR/peer.txt
 if [ -n "$peer_build" ]; then
   wait "$peer_build"
   if [ "$(cat "$PB/build.rc" 2>/dev/null)" = 0 ]; then
-    l2kb=$(python3 -c "import json;print(int(json.load(open('$DIR/bench.json'))['context']['l2_cache_bytes'])//1024)" 2>/dev/null || echo 51200)
+    l2kb=$(python3 -c "import json;print(int(json.load(open('$DIR/l2layouts.json'))['context']['l2_cache_bytes'])//1024)" 2>/dev/null || echo 51200)
+    s=$SECONDS
     "$PB/cuda-l2-cache" > "$PEER_TXT" 2>&1 &  # it flushes every line (std::endl)
     pp=$!
-    for _ in $(seq 1 80); do
+    for _ in $(seq 1 60); do
       sleep 0.5
       last=$(awk '$4 == "kB" {print $3}' "$PEER_TXT" | tail -1)
       if [ -n "$last" ] && [ "$last" -gt $((2 * l2kb)) ]; then break; fi
       kill -0 $pp 2>/dev/null || break
     done
     kill $pp 2>/dev/null; wait $pp 2>/dev/null
-    say "peer: gpu-l2-cache $(grep commit "$PEER/SOURCE" 2>/dev/null) built with the metrics stub, $(grep -c 'GB/s' "$PEER_TXT") points"
+    say "peer: gpu-l2-cache $(grep commit "$PEER/SOURCE" 2>/dev/null) built with the metrics stub, $(grep -c 'GB/s' "$PEER_TXT") points in $((SECONDS - s)) s"
   else
     say "peer: BUILD FAILED (see peer-build/build.log)"; tail -5 "$PB/build.log" | sed 's/^/  | /' | tee -a "$S"
   fi
 fi
+
+s0=$SECONDS
+run_bench outstanding 35 '^outstanding_requests/'
+run_bench sharing 12 '^(cache_sharing|caches_per_sm)/'
+run_bench partitions 12 '^l2_partitions/'
+say "the four families of issue 13 and the L2 layouts: $((SECONDS - s0)) s without the layouts (target < 60 s in all)"
+run_bench chase 10 '^(clock_overhead/|pchase/path:global_cg/mode:count/)'
+
+# one bench.json of every group that finished (traces are already together in DIR/traces)
+python3 - "$DIR" <<'PY' | tee -a "$S"
+import json, os, sys
+d, merged = sys.argv[1], None
+for n in ("l2layouts", "outstanding", "sharing", "partitions", "chase"):
+    try:
+        j = json.load(open(os.path.join(d, n + ".json")))
+    except (OSError, ValueError):
+        print("bench: no %s.json (the group did not finish)" % n); continue
+    if merged is None: merged = j
+    else: merged["benchmarks"] += j["benchmarks"]
+if merged: json.dump(merged, open(os.path.join(d, "bench.json"), "w"))
+PY
+python3 "$ROOT/scripts/plot.py" "$DIR" > "$DIR/plot.log" 2>&1 || say "plots: none (see plot.log)"
+"$BIN/memhier-infer" "$DIR/bench.json" -o "$DIR/topology.json" --report "$DIR/report.md" --allow-errors > "$DIR/infer.log" 2>&1
+say "memhier-infer: rc=$?"
 
 # ---- what to read off ----
 python3 "$ROOT/scripts/device/mshr_summary.py" "$DIR/topology.json" "$DIR/bench.json" "$PEER_TXT" 2>&1 | tee -a "$S"
