@@ -117,6 +117,7 @@ if [ -n "$peer_build" ]; then
     done
     kill $pp 2>/dev/null; wait $pp 2>/dev/null
     say "peer: gpu-l2-cache $(grep commit "$PEER/SOURCE" 2>/dev/null) built with the metrics stub, $(grep -c 'GB/s' "$PEER_TXT") points in $((SECONDS - s)) s"
+    grep -q 'GB/s' "$PEER_TXT" || tail -2 "$PEER_TXT" | sed 's/^/  | /' | tee -a "$S"
   else
     say "peer: BUILD FAILED (see peer-build/build.log)"; tail -5 "$PB/build.log" | sed 's/^/  | /' | tee -a "$S"
   fi
