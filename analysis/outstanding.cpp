@@ -266,52 +266,34 @@ void probe_json(const Dataset& data, json& o) {
 
 }  // namespace
 
-json outstanding_section(const Dataset& data) {
-  json o = json::object();
-  std::vector<RequestSeries> series;
-  json listed = json::array(), skipped = json::array();
-  for (std::size_t r = 0; r < data.runs().size(); ++r)
-    for (const BenchEntry* e : data.runs()[r].family("outstanding_requests")) {
-      if (!e->params.has("pattern")) continue;
-      if (e->counter("beyond_warp_limit", 0) > 0) {
-        skipped.push_back(e->params.str());
-        continue;
-      }
-      const Trace* t = data.trace(*e, r);
-      if (!t || t->index.size() < 6) {
-        skipped.push_back(e->params.str() + " (no trace)");
-        continue;
-      }
-      std::vector<double> th(t->index.begin(), t->index.end()), lat(t->latency.begin(), t->latency.end());
-      double switch_after = -1;  // the last one-CTA thread count when the series goes on with two
-      if (t->meta.count("two_cta_from"))
-        for (std::size_t i = 1; i < th.size(); ++i)
-          if (th[i] == std::atof(t->meta.at("two_cta_from").c_str())) switch_after = th[i - 1];
-      const SpikeAnalysis a = detect_spikes(th, lat, switch_after);
-      RequestSeries s;
-      s.benchmark = e->params.str();
-      s.pattern = e->params.get_or("pattern", "");
-      s.loads = static_cast<int>(e->params.get_int_or("loads", 1));
-      s.merge = merge_of(s.pattern);
-      s.step_threads = th.size() > 1 ? th[1] - th[0] : 2;
-      s.t_max = th.back();
-      s.t_star = a.saturation_threads();
-      series.push_back(s);
-      listed.push_back(series_json(s, a, lat));
-    }
-  probe_json(data, o);
-  if (series.empty()) {
-    o = nullptr;
-    return o;
-  }
-  const DesignFit f = classify_design(series);
+namespace {
+
+// One series from its trace: the spikes and what the classifier needs.
+RequestSeries read_series(const BenchEntry& e, const Trace& t, json& listed) {
+  std::vector<double> th(t.index.begin(), t.index.end()), lat(t.latency.begin(), t.latency.end());
+  double switch_after = -1;  // the last one-CTA thread count when the series goes on with two
+  if (t.meta.count("two_cta_from"))
+    for (std::size_t i = 1; i < th.size(); ++i)
+      if (th[i] == std::atof(t.meta.at("two_cta_from").c_str())) switch_after = th[i - 1];
+  const SpikeAnalysis a = detect_spikes(th, lat, switch_after);
+  RequestSeries s;
+  s.benchmark = e.params.str();
+  s.pattern = e.params.get_or("pattern", "");
+  s.loads = static_cast<int>(e.params.get_int_or("loads", 1));
+  s.merge = merge_of(s.pattern);
+  s.step_threads = th.size() > 1 ? th[1] - th[0] : 2;
+  s.t_max = th.back();
+  s.t_star = a.saturation_threads();
+  listed.push_back(series_json(s, a, lat));
+  return s;
+}
+
+void put_design(const DesignFit& f, json& o) {
   Evidence ev;
   for (const auto& n : f.evidence) ev.add(n);
   const double conf = f.design.empty() ? 0 : (f.models_fitting.size() == 1 ? 0.8 : 0.6);
   if (f.design.empty()) {
-    set_null(o, "design", f.reason, ev);
-    set_null(o, "entries_per_sm", f.reason, ev);
-    set_null(o, "merge_capacity", f.reason, ev);
+    for (const char* k : {"design", "entries_per_sm", "merge_capacity"}) set_null(o, k, f.reason, ev);
   } else {
     set_value(o, "design", f.design, conf, ev,
               f.design == "mshr" ? "saturation tracks unique requests (threads x loads / merge)"
@@ -339,6 +321,27 @@ json outstanding_section(const Dataset& data) {
     set_null(o, "max_outstanding_requests_per_sm", f.reason, ev);
   o["max_outstanding_is_lower_bound"] = f.max_is_lower_bound;
   o["models_fitting"] = f.models_fitting;
+}
+
+}  // namespace
+
+json outstanding_section(const Dataset& data) {
+  json o = json::object();
+  std::vector<RequestSeries> series;
+  json listed = json::array(), skipped = json::array();
+  for (std::size_t r = 0; r < data.runs().size(); ++r)
+    for (const BenchEntry* e : data.runs()[r].family("outstanding_requests")) {
+      if (!e->params.has("pattern")) continue;
+      const Trace* t = e->counter("beyond_warp_limit", 0) > 0 ? nullptr : data.trace(*e, r);
+      if (!t || t->index.size() < 6) {
+        skipped.push_back(e->params.str() + (e->counter("beyond_warp_limit", 0) > 0 ? " (beyond the warp load limit)" : " (no trace)"));
+        continue;
+      }
+      series.push_back(read_series(*e, *t, listed));
+    }
+  probe_json(data, o);
+  if (series.empty()) return nullptr;
+  put_design(classify_design(series), o);
   o["series"] = listed;
   o["series_skipped"] = skipped;
   return o;
