@@ -22,6 +22,17 @@ for s in o.get("series", [])[:60]:
 c = t.get("caches", {})
 for n in ("l1", "texture", "readonly", "constant_l1", "constant_l15", "l2"):
     print("sharing: %-12s shared_with=%s slices_per_sm=%s" % (n, v(c.get(n), "shared_with"), v(c.get(n), "slices_per_sm")))
+# the sharing matrix: each victim footprint's re-read after each evictor (miss rate / latency ratio)
+b0 = json.load(open(sys.argv[2]))
+ev = ("none", "l1", "texture", "readonly", "constant")
+rows = [e for e in b0.get("benchmarks", []) if e.get("run_name", "").startswith("cache_sharing/") and "none_latency_cycles" in e]
+if rows:
+    print("sharing matrix (miss rate / latency vs reference):  " + "  ".join("%-12s" % x for x in ev))
+    for e in rows:
+        name = e["run_name"].split("/iterations")[0].replace("cache_sharing/victim:", "").replace("/bytes:", " ")
+        cells = ["%.2f/%.2f" % (e[x + "_miss_rate"], e[x + "_latency_cycles"] / e["none_latency_cycles"])
+                 if x + "_miss_rate" in e else "—" for x in ev]
+        print("  %-44s " % name + "  ".join("%-12s" % c for c in cells))
 p = t.get("l2_partitions") or {}
 m = p.get("map") or {}
 print("l2 map: partitions=%s SMs per partition=%s near=%s far=%s cold near/far=%s/%s interleave=%s xor-of-offset-bits=%s passes=%s"
