@@ -206,6 +206,30 @@ bool load_map_data(const Dataset& data, MapData* out, std::string* benchmark) {
   return false;
 }
 
+Replication replication_limit(const Dataset& data, double near, double far, double dram) {
+  Replication r;
+  const double lo = 0.5 * (near + far), hi = 0.5 * (far + dram);
+  std::map<double, std::pair<double, std::string>> frac;
+  for (const Chase& c : data.chases()) {
+    if (c.family != "pchase" || c.path != "global_cg" || c.mode != "count" || !c.warm) continue;
+    const Trace* t = data.trace(c);
+    if (!t || t->hist.total() == 0) continue;
+    double in = 0;
+    for (std::size_t b = 0; b < t->hist.counts.size(); ++b) {
+      const double x = (b + 0.5) * t->hist.bin_width;
+      if (x > lo && x <= hi) in += t->hist.counts[b];
+    }
+    frac[static_cast<double>(c.bytes)] = {in / t->hist.total(), c.name()};
+  }
+  for (const auto& [b, f] : frac) {
+    r.far_fraction.emplace_back(b, f.first);
+    if (!std::isnan(r.next)) continue;
+    r.evidence.push_back(f.second);
+    if (f.first > 0.01) r.next = b; else r.limit = b;
+  }
+  return r;
+}
+
 namespace {
 
 json map_json(const MapData& d, const PartitionMap& m, const std::string& bench) {
@@ -252,42 +276,24 @@ json map_json(const MapData& d, const PartitionMap& m, const std::string& bench)
   return j;
 }
 
-// Far-level share of each single-SM global_cg count footprint; the replication limit is the
-// largest footprint below the first with more than 1 % of its accesses at the far level.
 void replication(const Dataset& data, const PartitionMap& m, json& j) {
   if (!m.ok || !std::isfinite(m.near_cycles) || !std::isfinite(m.far_cycles) || !std::isfinite(m.cold_near_cycles)) {
     set_null(j, "replication_limit_bytes", "needs the map's near, far and DRAM latencies");
     return;
   }
-  const double lo = 0.5 * (m.near_cycles + m.far_cycles), hi = 0.5 * (m.far_cycles + m.cold_near_cycles);
-  std::map<double, std::pair<double, std::string>> frac;
-  for (const Chase& c : data.chases()) {
-    if (c.family != "pchase" || c.path != "global_cg" || c.mode != "count" || !c.warm) continue;
-    const Trace* t = data.trace(c);
-    if (!t || t->hist.total() == 0) continue;
-    double in = 0;
-    for (std::size_t b = 0; b < t->hist.counts.size(); ++b) {
-      const double x = (b + 0.5) * t->hist.bin_width;
-      if (x > lo && x <= hi) in += t->hist.counts[b];
-    }
-    frac[static_cast<double>(c.bytes)] = {in / t->hist.total(), c.name()};
-  }
+  const Replication r = replication_limit(data, m.near_cycles, m.far_cycles, m.cold_near_cycles);
   json curve = json::array();
-  double limit = NAN, next = NAN;
-  Evidence ev;
-  for (const auto& [b, f] : frac) {
-    curve.push_back({{"bytes", b}, {"far_fraction", f.first}});
-    if (!std::isnan(next)) continue;
-    ev.add(f.second);
-    if (f.first > 0.01) next = b; else limit = b;
-  }
+  for (const auto& [b, f] : r.far_fraction) curve.push_back({{"bytes", b}, {"far_fraction", f}});
   j["far_fraction_by_footprint"] = curve;
-  if (std::isfinite(limit) && std::isfinite(next)) {
-    set_value(j, "replication_limit_bytes", limit, 0.7, ev,
+  Evidence ev;
+  for (const auto& n : r.evidence) ev.add(n);
+  if (std::isfinite(r.limit) && std::isfinite(r.next)) {
+    set_value(j, "replication_limit_bytes", r.limit, 0.7, ev,
               "one SM's footprints up to this size show no access at the far-partition latency");
-    j["replication_bracket_bytes"] = {limit, next};
+    j["replication_bracket_bytes"] = {r.limit, r.next};
   } else {
-    set_null(j, "replication_limit_bytes", frac.empty() ? "no warm global_cg count sweep" : "no footprint change from near to far", ev);
+    set_null(j, "replication_limit_bytes",
+             r.far_fraction.empty() ? "no warm global_cg count sweep" : "no footprint change from near to far", ev);
   }
 }
 

@@ -3,6 +3,7 @@
 // per 2 MiB page, the single-SM replication limit and the bandwidth by readers per line.
 // docs/methodology.md, section requests_sharing_partitions.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -42,6 +43,16 @@ struct PartitionMap {
   bool linear = false;                  // every page's mask predicts all of its lines
 };
 PartitionMap infer_partition_map(const MapData& d);
+
+// One SM's footprints (warm global_cg count sweep) and the share of their accesses at the far
+// level, (near+far)/2 < latency <= (far+dram)/2; the limit is the largest footprint below the first
+// whose share exceeds 1 % (NaN when none or all do).
+struct Replication {
+  std::vector<std::pair<double, double>> far_fraction;  // (footprint bytes, share)
+  double limit = NAN, next = NAN;
+  std::vector<std::string> evidence;
+};
+Replication replication_limit(const Dataset& data, double near_cycles, double far_cycles, double dram_cycles);
 
 // Reads the map trace of an l2_partitions/map entry (false when absent or malformed).
 bool load_map_data(const Dataset& data, MapData* out, std::string* benchmark);

@@ -168,3 +168,13 @@ TEST(L2PartitionsSection, MapReplicationAndReaders) {
   EXPECT_DOUBLE_EQ(j["one_reader_per_line"]["bytes_per_second"].get<double>(), 7.6e12);
   EXPECT_EQ(j["shared_lines_by_readers"].size(), 2u);
 }
+
+TEST(ReplicationLimit, RealH100SweepWithTheLevelsOfItsChase) {
+  // the golden H100 subset (tests/cli/golden/infer/h100_subset): one SM's global_cg count sweep;
+  // near 281 / far 455 / DRAM 690 cycles are the levels its own chases show (docs/results.md)
+  const Dataset d = Dataset::load({std::string(MEMHIER_SOURCE_DIR) + "/tests/cli/golden/infer/h100_subset/bench.json"});
+  const Replication r = replication_limit(d, 281, 455, 690);
+  ASSERT_FALSE(r.far_fraction.empty());
+  EXPECT_EQ(r.limit, 23592960);  // 0.9 % far accesses
+  EXPECT_EQ(r.next, 26214400);   // 34 % far accesses
+}
