@@ -65,6 +65,13 @@ const SharingRun* deciding_run(const std::vector<const SharingRun*>& rs, std::st
   return best;
 }
 
+const SharingRun* largest_run(const std::vector<const SharingRun*>& rs) {
+  const SharingRun* best = nullptr;
+  for (const SharingRun* r : rs)
+    if (r->by_evictor.count("none") && (!best || r->bytes > best->bytes)) best = r;
+  return best;
+}
+
 }  // namespace
 
 std::vector<SharingVerdict> judge_sharing(const std::vector<SharingRun>& runs) {
@@ -75,15 +82,18 @@ std::vector<SharingVerdict> judge_sharing(const std::vector<SharingRun>& runs) {
     SharingVerdict v;
     v.victim = victim;
     const SharingRun* r = deciding_run(rs, &v.reason);
+    if (!r && (r = largest_run(rs))) v.control_failed = true;
     if (r) {
       v.benchmark = r->benchmark;
       const ReRead& ref = r->by_evictor.at("none");
       for (const auto& [e, rr] : r->by_evictor) {
         if (e == "none" || is_control(victim, e)) continue;
-        const Eviction x = judge(ref, rr);
+        Eviction x = judge(ref, rr);
+        if (v.control_failed && x == Eviction::kept) x = Eviction::unclear;
         for (const auto& c : evictor_caches(e))
           (x == Eviction::evicted ? v.evicted_by : x == Eviction::kept ? v.kept_by : v.unclear).push_back(c);
       }
+      if (!v.control_failed || !v.evicted_by.empty()) v.reason.clear();
     }
     out.push_back(v);
   }
@@ -197,7 +207,9 @@ void put_shared_with(const std::vector<SharingVerdict>& vs, json& caches) {
       continue;
     }
     json list = json::array();
-    std::string note = "evicted by a 4x stream through their paths";
+    std::string note = v.control_failed ? "evicted by a stream through their paths (the control did not evict: "
+                                          "only evictions count, the other caches are unclear)"
+                                        : "evicted by a 4x stream through their paths";
     for (const auto& other : evicted[v.victim])
       if (!kept[other].count(v.victim)) list.push_back(other);
       else note += "; " + other + "'s stream evicts it but its own stream keeps " + other + "'s data: not listed (one-way)";
@@ -205,7 +217,7 @@ void put_shared_with(const std::vector<SharingVerdict>& vs, json& caches) {
       if (set.count(v.victim) && !evicted[v.victim].count(other) && !kept[v.victim].count(other)) list.push_back(other);
     Evidence ev;
     ev.add(v.benchmark);
-    set_value(c, "shared_with", list, v.unclear.empty() ? 0.8 : 0.6, ev, note);
+    set_value(c, "shared_with", list, v.unclear.empty() && !v.control_failed ? 0.8 : 0.5, ev, note);
     if (!v.unclear.empty()) c["shared_with_unclear"] = v.unclear;
   }
 }

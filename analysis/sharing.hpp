@@ -28,12 +28,15 @@ struct SharingRun {
   std::map<std::string, ReRead> by_evictor;
 };
 
-// Per victim cache: the caches whose streams evicted it, kept it, or left it unclear, decided at
-// the largest footprint whose reference hits (miss rate <= 1 %) and whose control (its own path as
-// evictor) evicted; `reason` when no footprint qualifies.
+// Per victim cache: the caches whose streams evicted it, kept it, or left it unclear, decided at a
+// footprint whose control (its own path as evictor) evicted (one whose reference hits first, then
+// the largest). Without such a footprint the largest decides, an eviction still counts (the data
+// were there and left), a kept result is unclear, and `reason` says so when nothing evicted.
 struct SharingVerdict {
   std::string victim, benchmark, reason;
   std::vector<std::string> evicted_by, kept_by, unclear;
+  bool control_failed = false;  // no footprint's control evicted: only evictions count (a kept
+                                // result is unclear), e.g. the constant L1.5, larger than the bank
 };
 std::vector<SharingVerdict> judge_sharing(const std::vector<SharingRun>& runs);
 

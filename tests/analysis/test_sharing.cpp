@@ -66,11 +66,21 @@ TEST(JudgeSharing, ConstantL15VictimIsJudgedByLatency) {
   EXPECT_EQ(vs[0].evicted_by, (std::vector<std::string>{"texture"}));
 }
 
-TEST(JudgeSharing, FailedControlLeavesItUndetermined) {
-  const auto vs = judge_sharing({run("texture", 65536, {{"none", kHit}, {"texture", {0.01, 35}}, {"l1", kMiss}})});
+TEST(JudgeSharing, FailedControlLeavesOnlyEvictionsDecided) {
+  // nothing evicts: undetermined
+  auto vs = judge_sharing({run("texture", 65536, {{"none", kHit}, {"texture", {0.01, 35}}, {"l1", {0.01, 35}}})});
   ASSERT_EQ(vs.size(), 1u);
   EXPECT_FALSE(vs[0].reason.empty());
   EXPECT_TRUE(vs[0].evicted_by.empty());
+  EXPECT_TRUE(vs[0].kept_by.empty());  // a kept result says nothing without a working control
+  // another path evicts: that much is known (the data were there and left)
+  vs = judge_sharing({run("constant_l15", 16384, {{"none", {1.0, 95}}, {"constant", {1.0, 97}}, {"l1", {1.0, 96}},
+                                                  {"texture", {1.0, 300}}})});
+  ASSERT_EQ(vs.size(), 1u);
+  EXPECT_TRUE(vs[0].control_failed);
+  EXPECT_TRUE(vs[0].reason.empty());
+  EXPECT_EQ(vs[0].evicted_by, (std::vector<std::string>{"texture"}));
+  EXPECT_EQ(vs[0].unclear, (std::vector<std::string>{"l1"}));
 }
 
 TEST(JudgeSlices, OneSlicePerSm) {
