@@ -9,6 +9,7 @@
 // warp_load_limit, beyond_warp_limit, carveout (probe: warp_load_limit, warp_load_limit_reached,
 // latency_cycles of one load).
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -260,8 +261,7 @@ std::vector<double> measure_series(const Series& se, int* invalid) {
       const auto& x = s[rep * np + i];
       if (sample_ok(x)) v.push_back(static_cast<double>(x.end - x.go));
     }
-    if (v.empty()) throw std::runtime_error("no valid sample at " + std::to_string(se.threads[i]) + " threads");
-    med[i] = tput::median(v);
+    med[i] = v.empty() ? NAN : tput::median(v);  // NaN: no valid sample (left out of the trace)
   }
   return med;
 }
@@ -303,15 +303,20 @@ void run_series(benchmark::State& state, const Series& se, const std::string& na
                {"reps", std::to_string(kReps)}, {"carveout", std::to_string(kCarveout)},
                {"two_cta_from", std::to_string(two_cta_from(run.threads))},
                {"columns_mean", "index=threads, latency=median cycles until every value was consumed"}};
+    std::vector<double> kept;
     for (std::size_t i = 0; i < med.size(); ++i) {
+      if (std::isnan(med[i])) continue;
       tr.index.push_back(run.threads[i]);
       tr.latency.push_back(static_cast<std::uint32_t>(med[i] + 0.5));
+      kept.push_back(med[i]);
     }
+    if (kept.empty()) throw std::runtime_error("no valid sample at any thread count");
     write_bench_trace(name, tr);
     state.counters["beyond_warp_limit"] = 0;
-    state.counters["latency_cycles"] = med.front();
-    state.counters["max_latency_cycles"] = *std::max_element(med.begin(), med.end());
-    state.counters["points"] = static_cast<double>(med.size());
+    state.counters["latency_cycles"] = kept.front();
+    state.counters["max_latency_cycles"] = *std::max_element(kept.begin(), kept.end());
+    state.counters["points"] = static_cast<double>(kept.size());
+    state.counters["points_without_valid_sample"] = static_cast<double>(med.size() - kept.size());
     state.counters["invalid_samples"] = invalid;
   }
 }
