@@ -19,6 +19,12 @@ for s in o.get("series", [])[:60]:
     if s["saturation_threads"] is not None or s["loads"] in (1, 16):
         print("  series %-10s x%-2d saturation=%s steps=%d knee=%s lat %.0f..%.0f" % (s["pattern"], s["loads"],
               s["saturation_threads"], s.get("steps_total", len(s["steps"])), s["knee_threads"], s["first_latency_cycles"], s["max_latency_cycles"]))
+bad = [(e["run_name"].split("/iterations")[0], e.get("invalid_samples", 0), e.get("points_without_valid_sample", 0))
+       for e in json.load(open(sys.argv[2])).get("benchmarks", [])
+       if e.get("run_name", "").startswith("outstanding_requests/pattern") and
+       (e.get("invalid_samples", 0) or e.get("points_without_valid_sample", 0))]
+for n, inv, lost in bad[:8]:
+    print("  %s: %d samples measured again, %d thread counts without a valid sample" % (n, inv, lost))
 c = t.get("caches", {})
 for n in ("l1", "texture", "readonly", "constant_l1", "constant_l15", "l2"):
     print("sharing: %-12s shared_with=%s slices_per_sm=%s" % (n, v(c.get(n), "shared_with"), v(c.get(n), "slices_per_sm")))
