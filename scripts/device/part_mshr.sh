@@ -72,7 +72,7 @@ fi
 
 # ---- the GPU tests of these kernels (valid samples, control evicts, pinned CTA runs) ----
 if [ -x "$BIN/tests/memhier_gpu_tests" ]; then
-  "$BIN/tests/memhier_gpu_tests" --gtest_filter='SmResourcesGpu*' > "$DIR/gpu_tests.log" 2>&1
+  timeout -k 5 30 "$BIN/tests/memhier_gpu_tests" --gtest_filter='SmResourcesGpu*' > "$DIR/gpu_tests.log" 2>&1
   say "gpu tests SmResourcesGpu*: rc=$? ($(grep -E '^\[  PASSED|^\[  FAILED' "$DIR/gpu_tests.log" | tr '\n' ' '))"
 fi
 
