@@ -194,3 +194,34 @@ TEST(SeqTrace, RejectsDamage) {
   t.entries[0].tags["bad key"] = "x";
   EXPECT_THROW(format_seq_trace(t), std::invalid_argument);
 }
+
+TEST(SeqTrace, RepeatedListsAreWrittenOnce) {
+  SeqTrace t;
+  t.benchmark = "b";
+  const std::vector<std::uint64_t> set = {0x1040, 0x2080, 0x40c0, 0x8100, 0x10140};
+  for (int k = 0; k < 3; ++k) {
+    SequenceBuilder b(RecordMode::miss_count, 50);
+    const std::uint32_t slot = b.new_slots(1);
+    b.pass_into(0x100000 + 64 * k, 0, 1, 0, slot, 0);
+    for (auto x : set) b.access(x, 0);
+    b.access(0x200000, 2);  // another path: a full run line
+    SeqTraceEntry e;
+    e.seq = b.take();
+    e.records = {static_cast<std::uint32_t>(k)};
+    t.entries.push_back(e);
+  }
+  const std::string text = format_seq_trace(t);
+  // Two single accesses always merge into one run: the set is three runs here.
+  EXPECT_NE(text.find("L 0 0x1040:4160:2 0x40c0:16448:2 0x10140"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nl 0 0:3\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nt 0x100040 0 0\n"), std::string::npos) << text;
+  const SeqTrace r = parse_seq_trace(text, "mem");
+  ASSERT_EQ(r.entries.size(), 3u);
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_EQ(r.entries[k].seq.runs, t.entries[k].seq.runs) << k;
+    EXPECT_EQ(r.entries[k].records, t.entries[k].records) << k;
+  }
+  std::string bad = text;
+  bad.replace(bad.find("L 0 "), 4, "L 1 ");
+  EXPECT_THROW(parse_seq_trace(bad, "mem"), std::runtime_error);
+}
