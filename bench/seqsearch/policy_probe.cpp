@@ -104,6 +104,15 @@ bool run_ages(Session& s, const Design& d, const Lines& inserted, PolicyProbe& o
   return !stopped(s);
 }
 
+// Numbers of fresh lines the age experiments insert: 0 … W + 1 for up to 16 ways, else 0-3,
+// every eighth of W, and W - 1 … W + 1.
+std::vector<std::size_t> age_points(std::size_t W) {
+  std::vector<std::size_t> n;
+  for (std::size_t k = 0; k <= W + 1; ++k)
+    if (W <= 16 || k <= 3 || k + 1 >= W || k % std::max<std::size_t>(1, W / 8) == 0) n.push_back(k);
+  return n;
+}
+
 }  // namespace
 
 PolicyProbe probe_policy(Session& s, const PolicyLines& l, unsigned repeats, std::uint64_t seed, bool start_empty) {
@@ -128,11 +137,14 @@ PolicyProbe probe_policy(Session& s, const PolicyLines& l, unsigned repeats, std
     return true;
   };
   // Ages (nanoBench): fill with the set's W lines, insert n fresh lines, probe one of the W lines
-  // (line r in repetition r, at most 16 of them; slot = the line), for n = 0 … W + 1.
-  for (std::size_t n = 0; n <= std::min<std::size_t>(W + 1, fresh.size()); ++n) {
+  // (line r in repetition r, at most 16 of them; slot = the line).
+  for (std::size_t n : age_points(W)) {
+    if (n > fresh.size()) break;
     const Lines inserted(fresh.begin(), fresh.begin() + static_cast<std::ptrdiff_t>(n));
     if (!run_ages(s, d, inserted, out, n)) return out;
   }
+  // Splitting sequences (up to 64 ways: beyond, the candidates' simulation costs too much).
+  if (W > 64) return out;
   // Splitting sequences over W + 3 lines.
   Lines pool = l.set;
   pool.push_back(l.target);
