@@ -138,6 +138,7 @@ SequenceResult CudaSequenceRunner::run(const SequenceRequest& r, std::uint32_t o
   State& st = *st_;
   if (st.array.bytes() < r.array_bytes) {
     st.tex.reset();
+    st.tex_elements = 0;
     st.array.reset();
     st.array = DeviceBuffer<std::uint32_t>((r.array_bytes + (2ull << 20) - 1) / (2ull << 20) * (2ull << 20) / 4);
     st.array.zero();

@@ -227,6 +227,8 @@ void register_cache_sequences(Backend& be) {
     a.cache = cache_of(p);
     a.path = p;
     a.carveout = path_uses_carveout(p) ? 0 : -1;
+    // Where the L2's pool search starts (a hint, not a result: it doubles or halves from there).
+    if (p == Path::global_cg) a.capacity = be.figures().l2_bytes / 4;
     if (quick) a.budget = Budget{200, 1.0};
     register_cache(a);
   }

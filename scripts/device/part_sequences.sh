@@ -90,7 +90,7 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
                      {"path": "global_cg", "budget_launches": 8, "budget_ms": 200}]}
 EOF
   t0=$SECONDS
-  timeout 60 compute-sanitizer --tool memcheck --error-exitcode 99 "$BENCH" --plan=none \
+  timeout 45 compute-sanitizer --tool memcheck --error-exitcode 99 "$BENCH" --plan=none \
     --memhier_extra="$DIR/req-memcheck.json" --memhier_trace_dir="$DIR/traces-memcheck" \
     --benchmark_format=console > "$DIR/memcheck.log" 2>&1
   rc=$?
