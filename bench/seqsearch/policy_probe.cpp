@@ -3,29 +3,11 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <unordered_map>
 
 #include "common/policy.hpp"
+#include "common/sequence_policy.hpp"
 
 namespace memhier::seqsearch {
-
-std::vector<std::uint32_t> predict_misses(const std::string& policy, std::uint32_t ways, const AccessSequence& seq) {
-  std::unordered_map<std::uint64_t, std::int64_t> id;
-  std::vector<std::int64_t> lines;
-  std::vector<std::uint32_t> slots;
-  for_each_access(
-      seq,
-      [&](std::uint64_t offset, std::uint8_t, std::uint32_t slot) {
-        lines.push_back(id.emplace(offset, static_cast<std::int64_t>(id.size())).first->second);
-        slots.push_back(slot);
-      },
-      [] {});
-  const std::vector<bool> hits = policy::simulate_set(policy, ways, lines);
-  std::vector<std::uint32_t> misses(seq.slots, 0);
-  for (std::size_t k = 0; k < hits.size(); ++k)
-    if (slots[k] != kUntimed && !hits[k]) ++misses[slots[k]];
-  return misses;
-}
 
 namespace {
 

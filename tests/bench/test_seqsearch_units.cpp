@@ -77,19 +77,6 @@ TEST(SeqSearchBuilders, PolicyExperimentsShareSlotsAcrossRepetitions) {
   EXPECT_EQ(v[7].slot, 1u);
 }
 
-TEST(SeqSearchBuilders, PredictedMissesFollowThePolicy) {
-  // Two ways, LRU: lines A B A C B: the timed accesses are the last three (A hit, C miss, B miss).
-  SequenceBuilder b(RecordMode::miss_count, 10);
-  b.access(0x100, 0);
-  b.access(0x200, 0);
-  b.access(0x100, 0, true);
-  b.access(0x300, 0, true);
-  b.access(0x200, 0, true);
-  const AccessSequence s = b.take();
-  EXPECT_EQ(predict_misses("lru", 2, s), (std::vector<std::uint32_t>{0, 1, 1}));
-  EXPECT_EQ(predict_misses("fifo", 2, s), (std::vector<std::uint32_t>{0, 1, 0}));
-}
-
 TEST(SeqSearchAffineClosure, SpansTheDifferences) {
   EXPECT_EQ(affine_closure({0x100, 0x300, 0x500}, 64, 1 << 20), (Lines{0x100, 0x300, 0x500, 0x700}));
   EXPECT_EQ(affine_closure({0x100, 0x300, 0x200}, 64, 1 << 20), (Lines{0x000, 0x100, 0x200, 0x300}));
