@@ -36,12 +36,13 @@ std::uint64_t measure_granularity(Session& s, policy::SplitMix64& rng) {
 }
 
 namespace {
-// nullopt: stopped; else whether the pool of n lines holds without misses (beyond n/1000).
+// nullopt: stopped; else whether the pool of n lines holds without misses (beyond noise).
 std::optional<bool> pool_clean(Session& s, std::uint64_t n, std::uint64_t stride) {
   auto rec = s.run(pool_probe(n, stride, s.path_code(), s.threshold()),
                    {{"step", "capacity"}, {"lines", std::to_string(n)}, {"stride", std::to_string(stride)}});
   if (!rec) return std::nullopt;
-  return (*rec)[0] <= n / 10000;  // a real GPU's odd slow access, not an overflowing set
+  // A GPU's odd slow access (the H100 shows one in most count runs) is not an overflowing set.
+  return (*rec)[0] <= std::max<std::uint64_t>(2, n / 10000);
 }
 }  // namespace
 

@@ -19,8 +19,8 @@ namespace memhier::seqsearch {
 // the midpoint alone would call hits in a middle level hits.
 std::uint64_t measure_granularity(Session& s, policy::SplitMix64& rng);
 
-// The largest pool (lines `stride` apart from offset 0) whose second pass has no miss beyond
-// pool/10000: from `hint_lines` (at least 64) doubling or halving to a bracket, then bisection to
+// The largest pool (lines `stride` apart from offset 0) whose second pass has no more misses than
+// max(2, pool/10000): from `hint_lines` (at least 64) doubling or halving to a bracket, then bisection to
 // 1/64 (1/32 above 65536 lines). At most array/16 bytes. 0 when the search stopped or none holds.
 std::uint64_t size_pool(Session& s, std::uint64_t stride, std::uint64_t hint_lines);
 
