@@ -69,9 +69,10 @@ if python3 -c "
 import json, sys
 d = json.load(open('$DIR/seq.json'))
 sys.exit(0 if any('cache:l2' in b['name'] and b.get('budget_exhausted', 0) for b in d['benchmarks']) else 1)" 2>/dev/null; then
-  cat > "$DIR/req-l2.json" <<'EOF'
+  L2=$(python3 -c "import json; print(int(json.load(open('$DIR/seq.json'))['context'].get('l2_cache_bytes', 0)))" 2>/dev/null || echo 0)
+  cat > "$DIR/req-l2.json" <<EOF
 {"format": "memhier-requests/1",
- "cache_sequences": [{"path": "global_cg", "stride": 128, "budget_launches": 800, "budget_ms": 6000}]}
+ "cache_sequences": [{"path": "global_cg", "stride": 128, "capacity": $((L2 / 4)), "budget_launches": 800, "budget_ms": 6000}]}
 EOF
   t0=$SECONDS
   "$BENCH" --plan=none --memhier_extra="$DIR/req-l2.json" --benchmark_out="$DIR/seq-l2.json" \
