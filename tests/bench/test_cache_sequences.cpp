@@ -30,7 +30,9 @@ std::string device_with(const std::string& name, const std::string& level) {
     "clock_overhead": {"pair_cycles": 2, "fine_cycles": 8}, "dram_latency_cycles": 300,
     "levels": [{"name": "c", "hit_latency_cycles": 30, )" + level.substr(level.find('{') + 1) + R"(],
     "paths": {"global_cg": {"levels": ["c"]}}})";
-  const std::string path = ::testing::TempDir() + "/" + name + ".json";
+  // One file per test and config: ctest runs the tests of this file in parallel.
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string path = ::testing::TempDir() + "/memhier_" + (info ? info->name() : "x") + "_" + name + ".json";
   std::ofstream(path) << text;
   return path;
 }
