@@ -21,7 +21,7 @@ std::string fmt(const char* f, double v) {
 
 std::string bytes_text(double v) {
   if (std::fabs(v) < 10240) return fmt("%g B", v);
-  if (std::fabs(v) < 10.0 * 1048576) return fmt("%.1f KiB", v / 1024);
+  if (std::fabs(v) < 1048576) return fmt("%.1f KiB", v / 1024);
   return fmt("%.2f MiB", v / 1048576);
 }
 
