@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -35,6 +36,12 @@ bool numbers_equal(const nlohmann::json& a, const nlohmann::json& b) {
   return a == b || (a.is_number() && b.is_number() && a.get<double>() == b.get<double>());
 }
 
+std::string fmt_number(double v) {
+  std::ostringstream s;
+  s << std::setprecision(4) << v;
+  return s.str();
+}
+
 std::string samples_text(int a, int b) {
   std::ostringstream s;
   if (a == b) s << a;
@@ -55,7 +62,7 @@ void judge_measured(GateRow& row, const Figure& a, const Figure& b, const GateOp
   std::ostringstream n;
   if (std::fabs(delta) <= row.spread) {
     n << "within the runs' spread (" << (a.spread_source.empty() ? b.spread_source : a.spread_source) << ", "
-      << show(row.spread) << " over " << samples_text(a.samples, b.samples) << ")";
+      << fmt_number(row.spread) << " over " << samples_text(a.spread_samples, b.spread_samples) << ")";
     row.note = n.str();
     return;
   }

@@ -87,33 +87,37 @@ void add_repetition_spread(const BenchRun& bench, const FlatTopology& f, Figure&
   const auto v = repetition_values(bench, b, ends_with(fig.id, "per_sm") ? "bytes_per_clock_per_sm" : "bytes_per_second");
   if (v.size() < 2) return;
   fig.spread = spread_of(v);
-  fig.samples = static_cast<int>(v.size());
+  fig.spread_samples = static_cast<int>(v.size());
   fig.spread_source = "repetitions";
 }
 
-// The hit latency of the first level of a load path: spread over the path's own chases (each
-// benchmark's hit_latency_cycles, those with enough hits).
+// The hit latency and miss penalty of a cache: spread over its load path's own chases (each
+// benchmark's hit_latency_cycles with enough hits, miss_latency_cycles with enough misses). The
+// hit latency only for the first level of the path (the chases' hits are that level's).
 void add_family_spread(const BenchRun& bench, const nlohmann::json& caches, const std::string& name, Figure& fig) {
   const auto& c = caches.at(name);
+  const bool miss = ends_with(fig.id, "miss_penalty_cycles");
   std::string key;
   for (auto& [k, v] : c.items())
     if (starts_with(k, "latency_levels_")) key = k;
   auto hit = [](const nlohmann::json& x) { return x.is_object() && x.contains("hit_latency_cycles") && x["hit_latency_cycles"].is_number(); };
   if (key.empty() || !hit(c)) return;
   for (auto& [other, oc] : caches.items())  // a faster level on the same path: not the first level
-    if (other != name && hit(oc) && oc.contains(key) &&
+    if (!miss && other != name && hit(oc) && oc.contains(key) &&
         oc["hit_latency_cycles"].get<double>() < c["hit_latency_cycles"].get<double>())
       return;
   const std::string path = key.substr(std::string("latency_levels_").size());
+  const std::string counter = miss ? "miss_latency_cycles" : "hit_latency_cycles";
   std::vector<double> v;
   for (const auto* e : bench.family("pchase"))
-    if (e->params.get_or("path", "") == path && e->has("hit_latency_cycles")) {
-      const double hits = e->has("misses") && e->has("accesses") ? e->counter("accesses") - e->counter("misses") : 1e9;
-      if (hits >= kMinSamples) v.push_back(e->counter("hit_latency_cycles"));
+    if (e->params.get_or("path", "") == path && e->has(counter)) {
+      const double misses = e->counter("misses", -1), accesses = e->counter("accesses", -1);
+      const double n = misses < 0 || accesses < 0 ? 1e9 : miss ? misses : accesses - misses;
+      if (n >= kMinSamples) v.push_back(e->counter(counter));
     }
   if (v.size() < 2) return;
   fig.spread = spread_of(v);
-  fig.samples = static_cast<int>(v.size());
+  fig.spread_samples = static_cast<int>(v.size());
   fig.spread_source = "family samples";
 }
 
@@ -142,7 +146,7 @@ void add_spectrum(const BenchRun& bench, const nlohmann::json& topology, Headlin
       const auto& s = samples[p.value("pattern", "?")];
       if (!s.empty()) {
         fig.spread = spread_of(s);
-        fig.samples = static_cast<int>(s.size());
+        fig.samples = fig.spread_samples = static_cast<int>(s.size());
         fig.spread_source = "pattern samples";
       }
       h.figures[fig.id] = fig;
@@ -173,7 +177,7 @@ Headline extract_headline(const nlohmann::json& topology, const BenchRun& bench)
       continue;
     if (fig.kind == Figure::Kind::bandwidth) add_repetition_spread(bench, h.flat, fig);
     const auto parts = path_parts(id);
-    if (parts.size() == 3 && parts[0] == "caches" && parts[2] == "hit_latency_cycles")
+    if (parts.size() == 3 && parts[0] == "caches" && (parts[2] == "hit_latency_cycles" || parts[2] == "miss_penalty_cycles"))
       add_family_spread(bench, topology.at("caches"), parts[1], fig);
     h.figures[id] = fig;
   }
@@ -184,6 +188,7 @@ Headline extract_headline(const nlohmann::json& topology, const BenchRun& bench)
   if (d != h.figures.end() && s != h.figures.end() && d->second.value == s->second.value) {
     d->second.spread = s->second.spread;
     d->second.samples = s->second.samples;
+    d->second.spread_samples = s->second.spread_samples;
     d->second.spread_source = s->second.spread_source;
   }
   return h;

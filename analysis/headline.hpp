@@ -19,7 +19,8 @@ struct Figure {
   Kind kind = Kind::structure;
   nlohmann::json value;       // null: not determined in this run
   double spread = 0;          // interquartile range (or range) of its samples, in its unit; 0: none
-  int samples = 0;            // how many samples the value rests on; 0: not known
+  int samples = 0;            // how many accesses the value rests on, where few; 0: not known
+  int spread_samples = 0;     // how many samples the spread was taken from
   std::string spread_source;  // "repetitions", "pattern samples", "family samples" or ""
 };
 
