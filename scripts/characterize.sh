@@ -14,11 +14,17 @@
 # as they are). --full-traces DIR keeps the unpacked traces (and the plots when the archive has
 # no room for them) in DIR/<the archive's relative path>/, outside results/.
 set -euo pipefail
+START=$(pwd)
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
+# Installed (cmake --install): this script in P/share/memhier/scripts, the programs in P/bin;
+# archives go to ./results of the calling directory and nothing is built.
+installed=0
+if [ ! -f "$ROOT/CMakeLists.txt" ] && [ -x "$ROOT/../../bin/memhier-bench" ]; then installed=1; fi
 
 device=cuda:0; all=0; plan=full; rounds=6; results=$ROOT/results; build=1; extra=(); BIN=$ROOT/build/release
 full_traces=""; limit=2000000  # bytes on disk of one archive
+if [ "$installed" = 1 ]; then BIN=$(cd "$ROOT/../../bin" && pwd); build=0; results=$START/results; fi
 while [ $# -gt 0 ]; do
   case "$1" in
     --device) device=${2:?--device needs a value}; shift 2 ;;
@@ -41,6 +47,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$plan" in full|quick) ;; *) echo "characterize.sh: --plan must be full or quick" >&2; exit 2 ;; esac
+case "$results" in /*) ;; *) results=$START/$results ;; esac  # relative to where it was called
 
 say() { printf '[characterize %5ss] %s\n' "$SECONDS" "$*" >&2; }
 
