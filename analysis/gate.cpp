@@ -58,7 +58,8 @@ void judge_measured(GateRow& row, const Figure& a, const Figure& b, const GateOp
   row.samples_base = a.samples;
   row.samples_now = b.samples;
   row.test = "threshold+spread";
-  if (delta == 0 || std::fabs(delta) < row.threshold) return;  // SAME
+  // The threshold counts inclusively (a drop of exactly 5 % is one), up to rounding of the data.
+  if (delta == 0 || std::fabs(delta) < row.threshold * (1 - 1e-9)) return;  // SAME
   std::ostringstream n;
   if (std::fabs(delta) <= row.spread) {
     n << "within the runs' spread (" << (a.spread_source.empty() ? b.spread_source : a.spread_source) << ", "
