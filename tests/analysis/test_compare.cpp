@@ -2,6 +2,8 @@
 // topology field comparison, device refusal.
 #include <gtest/gtest.h>
 
+#include "bench_entries.hpp"
+
 #include "analysis/compare.hpp"
 
 using namespace memhier;
@@ -18,13 +20,7 @@ BenchRun run_of(const std::string& gpu = "NVIDIA H100 80GB HBM3") {
 }
 
 void add(BenchRun& r, const std::string& name, const std::map<std::string, double>& counters, int rep = 0) {
-  BenchEntry e;
-  e.name = e.run_name = name + "/iterations:1/manual_time";
-  e.params = *BenchName::parse(e.run_name);
-  e.run_type = "iteration";
-  e.repetition_index = rep;
-  e.counters = counters;
-  r.entries.push_back(e);
+  memhier::testing::add_entry(r, name, counters, rep);
 }
 
 CompareInput input(BenchRun r, std::optional<nlohmann::json> topo = std::nullopt) {

@@ -3,6 +3,8 @@
 // ranges, exit codes, and a console table within 100 columns.
 #include <gtest/gtest.h>
 
+#include "bench_entries.hpp"
+
 #include <filesystem>
 #include <sstream>
 
@@ -24,13 +26,7 @@ BenchRun bench(const std::string& gpu = "NVIDIA H100 80GB HBM3", const std::stri
 }
 
 void add(BenchRun& r, const std::string& name, const std::map<std::string, double>& counters, int rep = 0) {
-  BenchEntry e;
-  e.name = e.run_name = name + "/iterations:1/manual_time";
-  e.params = *BenchName::parse(e.run_name);
-  e.run_type = "iteration";
-  e.repetition_index = rep;
-  e.counters = counters;
-  r.entries.push_back(e);
+  memhier::testing::add_entry(r, name, counters, rep);
 }
 
 const std::string kRead = "gmem_throughput/kind:read/width:16/ilp:4/cta_size:1024/ctas:1";
