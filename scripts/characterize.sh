@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Characterizes a GPU in one command: builds `release` if needed, runs every family's plan on the
 # chosen device, runs the analyzer's refinement rounds, the analyzer and the plots, and writes one
-# new archive results/<sm_XX>/<gpu-slug>/<driver-version>/<UTC timestamp>/ (bench.json, traces/,
-# refine-*.json, topology.json, report.md, plots/). The archive is assembled in a temporary
+# new archive results/<sm_XX>/<gpu-slug>/<driver-version>/<UTC timestamp>/ (bench.json.gz,
+# traces.pack.gz, refine-*.json.gz, topology.json, report.md, plots/). The archive is assembled in a temporary
 # directory and renamed into place only when everything succeeded; an existing archive is never
 # touched.
 #
