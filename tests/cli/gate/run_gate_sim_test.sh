@@ -30,14 +30,20 @@ for name, v in variants.items():
 PY
 
 for v in a b latency capacity; do
+  full=(); [ "$v" = a ] && full=(--full-traces "$work/full")
   "$src/scripts/characterize.sh" --device "sim:$work/$v.json" --plan quick --rounds 3 --build-dir "$bin" \
-    --results "$work/results-$v" > "$work/$v.log" 2>&1 || { tail -20 "$work/$v.log"; fail "characterize $v exited $?"; }
+    --results "$work/results-$v" "${full[@]}" > "$work/$v.log" 2>&1 || { tail -20 "$work/$v.log"; fail "characterize $v exited $?"; }
   arch=$(find "$work/results-$v" -mindepth 4 -maxdepth 4 -type d | head -1)
   [ -n "$arch" ] || fail "no archive for $v"
   ln -sfn "$arch" "$work/$v"
 done
 a=$work/a
 [ -f "$a/traces.pack.gz" ] && [ -f "$a/bench.json.gz" ] && [ ! -d "$a/traces" ] || fail "archive not packed: $(ls "$a")"
+n_full=$(find "$work/full" -name '*.trace' | wc -l)
+[ "$n_full" -gt 10 ] || fail "--full-traces kept $n_full traces outside the archive"
+# plots drawn again from the packed archive (trace plots need the pack)
+python3 "$src/scripts/plot.py" "$a" -o "$work/replot" > "$work/replot.log" 2>&1 || fail "plot.py on a packed archive"
+ls "$work/replot" | grep -q "_trace_" || { cat "$work/replot.log"; fail "no trace plot from the packed archive"; }
 # read back unchanged: the analyzer on the packed archive gives the archived topology
 "$bin/memhier-infer" --allow-errors "$a" -o "$work/reread.json" || fail "memhier-infer cannot read the packed archive"
 python3 - "$a/topology.json" "$work/reread.json" <<'PY' || fail "topology from the packed archive differs"
