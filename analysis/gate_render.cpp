@@ -1,5 +1,6 @@
 // Renderings of the gate (analysis/gate.hpp): console (<= 100 columns), Markdown (a CI job
 // summary or pull-request comment) and JSON (format memhier-compare/2, docs/formats.md).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
@@ -33,6 +34,8 @@ std::string value_text(const GateRow& row, const nlohmann::json& v) {
     std::string s = v.get<std::string>();
     return s.size() > 14 ? s.substr(0, 11) + "..." : s;
   }
+  if (v.is_array() && v.size() > 2 && std::all_of(v.begin(), v.end(), [&](const nlohmann::json& x) { return x == v[0]; }))
+    return std::to_string(v.size()) + " x " + v[0].dump();  // ways of equal sets
   if (!v.is_number()) {
     std::string s = v.dump();
     return s.size() > 14 ? s.substr(0, 11) + "..." : s;
@@ -65,9 +68,10 @@ std::string ratio_text(const GateRow& row) {
 }
 
 // A note is shown for a row with a verdict other than SAME, and for a SAME row that a spread or a
-// tolerance kept from a verdict (its note says so).
+// tolerance kept from a verdict (its note says so); not where one side is "-" (that says it).
 bool note_shown(const GateRow& row) {
-  return !row.note.empty() && (row.verdict != Verdict::same || has(row.note, "within"));
+  if (row.note.empty() || row.base.is_null() || row.now.is_null()) return false;  // "-" says it
+  return row.verdict != Verdict::same || has(row.note, "within");
 }
 
 std::string tail(const std::string& s, std::size_t n) { return s.size() <= n ? s : "..." + s.substr(s.size() - (n - 3)); }
