@@ -54,14 +54,27 @@ double parse_fraction(const std::string& flag, const std::string& v, double lo, 
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+struct Args {
   GateOptions opt;
   double alpha = 0.05;
   std::string format = "console", out;
   bool detail = false, all_rows = false, fail_worse = true, fail_structure = true;
   std::vector<std::string> inputs;
+};
+
+void parse_fail_on(const std::string& v, Args& a) {
+  a.fail_worse = a.fail_structure = false;
+  std::stringstream ss(v);
+  for (std::string w; std::getline(ss, w, ',');) {
+    if (w == "worse") a.fail_worse = true;
+    else if (w == "structure") a.fail_structure = true;
+    else if (w != "none") die("bad value '" + w + "' for --fail-on: worse, structure or none");
+  }
+}
+
+Args parse_args(int argc, char** argv) {
+  Args r;
+  GateOptions& opt = r.opt;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&](const std::string& flag, std::string* v) {
@@ -79,7 +92,7 @@ int main(int argc, char** argv) {
     std::string v;
     if (a == "--help" || a == "-h") {
       std::fputs(kUsage, stdout);
-      return 0;
+      std::exit(0);
     } else if (value("--threshold", &v)) {
       opt.bandwidth_threshold = opt.latency_threshold = parse_fraction("--threshold", v, 0.0, 10.0);
     } else if (value("--bandwidth-threshold", &v)) {
@@ -93,67 +106,65 @@ int main(int argc, char** argv) {
     } else if (value("--min-samples", &v)) {
       opt.min_samples = static_cast<int>(parse_fraction("--min-samples", v, 0.0, 1e9));
     } else if (value("--alpha", &v)) {
-      alpha = parse_fraction("--alpha", v, 0.0, 1.0);
+      r.alpha = parse_fraction("--alpha", v, 0.0, 1.0);
     } else if (value("--format", &v)) {
       if (v != "console" && v != "markdown" && v != "json") die("unknown format '" + v + "': use console, markdown or json");
-      format = v;
+      r.format = v;
     } else if (value("-o", &v) || value("--output", &v)) {
-      out = v;
-    } else if (a == "--detail") {
-      detail = true;
-    } else if (a == "--all") {
-      detail = all_rows = true;
+      r.out = v;
+    } else if (a == "--detail" || a == "--all") {
+      r.detail = true;
+      r.all_rows = r.all_rows || a == "--all";
     } else if (a == "--common-only") {
       opt.common_only = true;
     } else if (a == "--ignore-device") {
       opt.ignore_device = true;
     } else if (value("--fail-on", &v)) {
-      fail_worse = fail_structure = false;
-      std::stringstream ss(v);
-      for (std::string w; std::getline(ss, w, ',');) {
-        if (w == "worse") fail_worse = true;
-        else if (w == "structure") fail_structure = true;
-        else if (w != "none") die("bad value '" + w + "' for --fail-on: worse, structure or none");
-      }
+      parse_fail_on(v, r);
     } else if (a == "--survey") {
-      fail_worse = fail_structure = false;
+      r.fail_worse = r.fail_structure = false;
     } else if (a == "--fail-on-structure" || a == "--fail-on-changed") {
-      fail_structure = true;  // the default now; kept for older CI jobs
+      r.fail_structure = true;  // the default now; kept for older CI jobs
     } else if (a.size() > 1 && a[0] == '-') {
       die("unknown flag '" + a + "'; see --help");
     } else {
-      inputs.push_back(a);
+      r.inputs.push_back(a);
     }
   }
-  if (inputs.size() != 2) die("needs exactly two inputs, <base> and <new>; see --help");
+  if (r.inputs.size() != 2) die("needs exactly two inputs, <base> and <new>; see --help");
+  return r;
+}
 
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Args args = parse_args(argc, argv);
   GateResult r;
   try {
-    CompareInput base = load_compare_input(inputs[0]);
-    CompareInput now = load_compare_input(inputs[1]);
-    r = gate_compare(base, now, opt);
-    if (alpha != 0.05 || all_rows) {  // the detail with the user's U-test level / every row
+    CompareInput base = load_compare_input(args.inputs[0]);
+    CompareInput now = load_compare_input(args.inputs[1]);
+    r = gate_compare(base, now, args.opt);
+    if (args.alpha != 0.05) {  // the detail with the user's U-test level
       CompareOptions co = r.detail.options;
-      co.alpha = alpha;
+      co.alpha = args.alpha;
       r.detail = compare_runs(base, now, co);
     }
-    r.detail_all = all_rows;
+    r.detail_all = args.all_rows;
   } catch (const std::exception& e) {
     die(e.what());
   }
-
   std::string text;
-  if (format == "json")
-    text = render_gate_json(r, detail).dump(2) + "\n";
-  else if (format == "markdown")
-    text = render_gate_markdown(r, detail);
+  if (args.format == "json")
+    text = render_gate_json(r, args.detail).dump(2) + "\n";
+  else if (args.format == "markdown")
+    text = render_gate_markdown(r, args.detail);
   else
-    text = render_gate_console(r, detail);
-  if (out.empty()) {
+    text = render_gate_console(r, args.detail);
+  if (args.out.empty()) {
     std::fputs(text.c_str(), stdout);
   } else {
-    std::ofstream f(out);
-    if (!(f << text)) die("cannot write " + out);
+    std::ofstream f(args.out);
+    if (!(f << text)) die("cannot write " + args.out);
   }
   if (r.refused()) {
     std::string keys;
@@ -161,5 +172,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "memhier-compare: refusing to compare different GPUs (%s differ); use --ignore-device to "
                          "see them side by side\n", keys.c_str());
   }
-  return gate_exit_code(r, fail_worse, fail_structure);
+  return gate_exit_code(r, args.fail_worse, args.fail_structure);
 }
