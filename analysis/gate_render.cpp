@@ -96,6 +96,21 @@ std::string gate_line(const GateResult& r) {
   return o.str();
 }
 
+// "worse: l1 hit latency +10.0 cy, ...; changed: l1 line" (empty when neither).
+std::string failing_text(const GateResult& r) {
+  std::string worse, changed;
+  for (const auto& row : r.rows) {
+    std::string& s = row.verdict == Verdict::worse ? worse : changed;
+    if (row.verdict == Verdict::worse || row.verdict == Verdict::changed) {
+      const std::string c = change_text(row);
+      s += (s.empty() ? "" : ", ") + row.label + (c.empty() ? "" : " " + c);
+    }
+  }
+  std::string out = worse.empty() ? "" : "worse: " + worse;
+  if (!changed.empty()) out += (out.empty() ? "" : "; ") + std::string("changed: ") + changed;
+  return out;
+}
+
 std::string detail_line(const CompareResult& d) {
   std::ostringstream o;
   o << "per-benchmark rows (not gated; --detail lists them): " << d.count(Verdict::worse) << " worse, "
@@ -168,6 +183,7 @@ std::string render_gate_console(const GateResult& r, bool detail) {
   if (!r.undetermined.empty()) o << "\n" << wrap("not determined in either run: " + undetermined_text(r), 100, 2);
   if (detail) o << "\nPER-BENCHMARK ROWS\n" << render_console(r.detail, r.detail_all);
   o << "\n" << gate_line(r) << "\n";
+  if (!failing_text(r).empty()) o << wrap(failing_text(r), 100, 2);
   if (r.headline) o << detail_line(r.detail) << "\n";
   return o.str();
 }
@@ -177,6 +193,7 @@ std::string render_gate_markdown(const GateResult& r, bool detail) {
   const bool side = r.options.ignore_device && !r.same_device;
   const std::string g = gate_line(r);
   o << "### memhier-compare: " << g.substr(6) << "\n\n";
+  if (!failing_text(r).empty()) o << "**" << failing_text(r) << "**\n\n";
   o << "- base: " << run_line(r.base) << " (`" << r.base.label << "`)\n";
   o << "- new: " << run_line(r.now) << " (`" << r.now.label << "`)\n";
   if (r.base.driver != r.now.driver) o << "- driver: " << r.base.driver << " → " << r.now.driver << "\n";
