@@ -18,17 +18,20 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
 
-// Interquartile range (linear interpolation); the range for fewer than 4 values.
+// Spread of a sample: twice its median absolute deviation (the interquartile range of a symmetric
+// distribution, yet not widened by a minority of samples from another level, e.g. far-partition
+// L2 hits among a path's chases); the range for 2 or 3 values.
 double spread_of(std::vector<double> v) {
   if (v.size() < 2) return 0;
-  std::sort(v.begin(), v.end());
-  if (v.size() < 4) return v.back() - v.front();
-  auto q = [&](double p) {
-    const double x = p * (v.size() - 1);
-    const std::size_t i = static_cast<std::size_t>(x);
-    return i + 1 < v.size() ? v[i] + (x - i) * (v[i + 1] - v[i]) : v[i];
+  auto median = [](std::vector<double> x) {
+    std::sort(x.begin(), x.end());
+    const std::size_t n = x.size();
+    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
   };
-  return q(0.75) - q(0.25);
+  if (v.size() < 4) return *std::max_element(v.begin(), v.end()) - *std::min_element(v.begin(), v.end());
+  const double m = median(v);
+  for (double& x : v) x = std::fabs(x - m);
+  return 2 * median(v);
 }
 
 // Which measured leaves are headline figures, and of which kind.
@@ -91,9 +94,9 @@ void add_repetition_spread(const BenchRun& bench, const FlatTopology& f, Figure&
   fig.spread_source = "repetitions";
 }
 
-// The hit latency and miss penalty of a cache: spread over its load path's own chases (each
-// benchmark's hit_latency_cycles with enough hits, miss_latency_cycles with enough misses). The
-// hit latency only for the first level of the path (the chases' hits are that level's).
+// The hit latency and miss penalty of a cache: the accesses they rest on (the latency levels of
+// its path), and their spread over the path's own chases (each benchmark's hit_latency_cycles with
+// enough hits, miss_latency_cycles with enough misses; hit latency of the path's first level only).
 void add_family_spread(const BenchRun& bench, const nlohmann::json& caches, const std::string& name, Figure& fig) {
   const auto& c = caches.at(name);
   const bool miss = ends_with(fig.id, "miss_penalty_cycles");
@@ -102,6 +105,18 @@ void add_family_spread(const BenchRun& bench, const nlohmann::json& caches, cons
     if (starts_with(k, "latency_levels_")) key = k;
   auto hit = [](const nlohmann::json& x) { return x.is_object() && x.contains("hit_latency_cycles") && x["hit_latency_cycles"].is_number(); };
   if (key.empty() || !hit(c)) return;
+  // The accesses the value rests on: its latency level (hit) or the next one (miss penalty).
+  const auto& levels = c[key];
+  if (levels.is_array() && !levels.empty()) {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < levels.size(); ++i)
+      if (std::fabs(levels[i].value("mean_cycles", 0.0) - c["hit_latency_cycles"].get<double>()) <
+          std::fabs(levels[best].value("mean_cycles", 0.0) - c["hit_latency_cycles"].get<double>()))
+        best = i;
+    const std::size_t at = miss ? best + 1 : best;
+    if (at < levels.size() && levels[at].contains("accesses") && levels[at]["accesses"].is_number())
+      fig.samples = static_cast<int>(std::min(levels[at]["accesses"].get<double>(), 1e9));
+  }
   for (auto& [other, oc] : caches.items())  // a faster level on the same path: not the first level
     if (!miss && other != name && hit(oc) && oc.contains(key) &&
         oc["hit_latency_cycles"].get<double>() < c["hit_latency_cycles"].get<double>())
@@ -121,7 +136,7 @@ void add_family_spread(const BenchRun& bench, const nlohmann::json& caches, cons
   fig.spread_source = "family samples";
 }
 
-// Latency spectrum: median of each pattern's accesses, spread their interquartile range (from the
+// Latency spectrum: median of each pattern's accesses, spread from those accesses (from the
 // family's trace when the run kept it).
 void add_spectrum(const BenchRun& bench, const nlohmann::json& topology, Headline& h) {
   const auto& spec = topology.contains("global_memory") && topology["global_memory"].is_object() ? topology["global_memory"].value("latency_spectrum", nlohmann::json())

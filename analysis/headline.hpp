@@ -18,7 +18,7 @@ struct Figure {
   std::string id;  // topology path ("caches.l1.hit_latency_cycles") or "spectrum.<path>.<pattern>"
   Kind kind = Kind::structure;
   nlohmann::json value;       // null: not determined in this run
-  double spread = 0;          // interquartile range (or range) of its samples, in its unit; 0: none
+  double spread = 0;          // 2 x MAD (2-3 values: range) of its samples, in its unit; 0: none
   int samples = 0;            // how many accesses the value rests on, where few; 0: not known
   int spread_samples = 0;     // how many samples the spread was taken from
   std::string spread_source;  // "repetitions", "pattern samples", "family samples" or ""
