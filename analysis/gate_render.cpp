@@ -113,7 +113,7 @@ std::string failing_text(const GateResult& r) {
 
 std::string detail_line(const CompareResult& d) {
   std::ostringstream o;
-  o << "per-benchmark rows (not gated; --detail lists them): " << d.count(Verdict::worse) << " worse, "
+  o << "per-benchmark rows (not gated; --detail): " << d.count(Verdict::worse) << " worse, "
     << d.count(Verdict::better) << " better, " << d.count(Verdict::changed) << " changed, " << d.count(Verdict::info)
     << " info of " << d.rows.size();
   return o.str();

@@ -94,41 +94,89 @@ void add_repetition_spread(const BenchRun& bench, const FlatTopology& f, Figure&
   fig.spread_source = "repetitions";
 }
 
-// The hit latency and miss penalty of a cache: the accesses they rest on (the latency levels of
-// its path), and their spread over the path's own chases (each benchmark's hit_latency_cycles with
-// enough hits, miss_latency_cycles with enough misses; hit latency of the path's first level only).
-void add_family_spread(const BenchRun& bench, const nlohmann::json& caches, const std::string& name, Figure& fig) {
+// Merged latency histogram (latency -> accesses) of a load path's counting chases, from their
+// traces (directory or pack); empty when the run kept none.
+using Histo = std::map<double, double>;
+const Histo& path_histogram(const BenchRun& bench, const std::string& path, std::map<std::string, Histo>& cache) {
+  auto it = cache.find(path);
+  if (it != cache.end()) return it->second;
+  Histo& h = cache[path];
+  if (bench.trace_dir().empty()) return h;
+  for (const auto* e : bench.family("pchase")) {
+    if (e->params.get_or("path", "") != path || e->params.get_or("mode", "") != "count") continue;
+    auto text = read_archived_file(bench.trace_dir(), sanitize_for_file(e->params.str()) + ".trace");
+    if (!text) continue;
+    std::istringstream in(*text);
+    const Trace t = read_trace(in, e->params.str());
+    if (t.kind != Trace::Kind::histogram) continue;
+    const double w = t.hist.bin_width;
+    for (std::size_t i = 0; i < t.hist.counts.size(); ++i)
+      if (t.hist.counts[i]) h[(i + 0.5) * w] += static_cast<double>(t.hist.counts[i]);
+  }
+  return h;
+}
+
+// Standard deviation of the histogram's accesses within [lo, hi] (a latency level): the figure
+// read from a level is its mean, which a few slow accesses inside the level move, so its spread is
+// the level's standard deviation rather than a robust one; 0 when fewer than 2 accesses.
+double level_spread(const Histo& h, double lo, double hi, double* n) {
+  double sum = 0, sq = 0;
+  *n = 0;
+  for (auto it = h.lower_bound(lo); it != h.end() && it->first <= hi; ++it) {
+    *n += it->second;
+    sum += it->first * it->second;
+    sq += it->first * it->first * it->second;
+  }
+  if (*n < 2) return 0;
+  const double mean = sum / *n;
+  return std::sqrt(std::max(0.0, sq / *n - mean * mean));
+}
+
+// The latency level of the path (latency_levels_<path>) a cache's hit latency was read from, or
+// the next one for its miss penalty; -1 when none.
+int level_index(const nlohmann::json& c, const std::string& key, bool miss) {
+  const auto& levels = c[key];
+  if (!levels.is_array() || levels.empty()) return -1;
+  const double hit = c["hit_latency_cycles"].get<double>();
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < levels.size(); ++i)
+    if (std::fabs(levels[i].value("mean_cycles", 0.0) - hit) < std::fabs(levels[best].value("mean_cycles", 0.0) - hit)) best = i;
+  const std::size_t at = miss ? best + 1 : best;
+  return at < levels.size() ? static_cast<int>(at) : -1;
+}
+
+// The hit latency and miss penalty of a cache rest on the accesses of one latency level of its
+// path (the level of the hit, or the next one); their spread is that of those accesses (the
+// path's counting histograms), else the spread of the path's chases' own hit or miss latencies.
+void add_level_spread(const BenchRun& bench, const nlohmann::json& caches, const std::string& name, Figure& fig,
+                      std::map<std::string, Histo>& histos) {
   const auto& c = caches.at(name);
   const bool miss = ends_with(fig.id, "miss_penalty_cycles");
   std::string key;
   for (auto& [k, v] : c.items())
     if (starts_with(k, "latency_levels_")) key = k;
-  auto hit = [](const nlohmann::json& x) { return x.is_object() && x.contains("hit_latency_cycles") && x["hit_latency_cycles"].is_number(); };
-  if (key.empty() || !hit(c)) return;
-  // The accesses the value rests on: its latency level (hit) or the next one (miss penalty).
-  const auto& levels = c[key];
-  if (levels.is_array() && !levels.empty()) {
-    std::size_t best = 0;
-    for (std::size_t i = 1; i < levels.size(); ++i)
-      if (std::fabs(levels[i].value("mean_cycles", 0.0) - c["hit_latency_cycles"].get<double>()) <
-          std::fabs(levels[best].value("mean_cycles", 0.0) - c["hit_latency_cycles"].get<double>()))
-        best = i;
-    const std::size_t at = miss ? best + 1 : best;
-    if (at < levels.size() && levels[at].contains("accesses") && levels[at]["accesses"].is_number())
-      fig.samples = static_cast<int>(std::min(levels[at]["accesses"].get<double>(), 1e9));
-  }
-  for (auto& [other, oc] : caches.items())  // a faster level on the same path: not the first level
-    if (!miss && other != name && hit(oc) && oc.contains(key) &&
-        oc["hit_latency_cycles"].get<double>() < c["hit_latency_cycles"].get<double>())
-      return;
+  if (key.empty() || !c.contains("hit_latency_cycles") || !c["hit_latency_cycles"].is_number()) return;
+  const int at = level_index(c, key, miss);
   const std::string path = key.substr(std::string("latency_levels_").size());
+  if (at >= 0) {
+    const auto& level = c[key][at];
+    fig.samples = static_cast<int>(std::min(level.value("accesses", 0.0), 1e9));
+    double n = 0;
+    const double s = level_spread(path_histogram(bench, path, histos), level.value("min", 0.0), level.value("max", 0.0), &n);
+    if (n >= 2) {
+      fig.spread = s;
+      fig.spread_samples = static_cast<int>(std::min(n, 1e9));
+      fig.spread_source = "level accesses";
+      return;
+    }
+  }
   const std::string counter = miss ? "miss_latency_cycles" : "hit_latency_cycles";
   std::vector<double> v;
   for (const auto* e : bench.family("pchase"))
     if (e->params.get_or("path", "") == path && e->has(counter)) {
       const double misses = e->counter("misses", -1), accesses = e->counter("accesses", -1);
-      const double n = misses < 0 || accesses < 0 ? 1e9 : miss ? misses : accesses - misses;
-      if (n >= kMinSamples) v.push_back(e->counter(counter));
+      if ((misses < 0 || accesses < 0 ? 1e9 : miss ? misses : accesses - misses) >= kMinSamples)
+        v.push_back(e->counter(counter));
     }
   if (v.size() < 2) return;
   fig.spread = spread_of(v);
@@ -174,6 +222,7 @@ void add_spectrum(const BenchRun& bench, const nlohmann::json& topology, Headlin
 Headline extract_headline(const nlohmann::json& topology, const BenchRun& bench) {
   Headline h;
   h.flat = flatten(topology);
+  std::map<std::string, Histo> histos;  // per load path, read once
   for (const auto& [id, v] : h.flat) {
     Figure fig;
     fig.id = id;
@@ -193,7 +242,7 @@ Headline extract_headline(const nlohmann::json& topology, const BenchRun& bench)
     if (fig.kind == Figure::Kind::bandwidth) add_repetition_spread(bench, h.flat, fig);
     const auto parts = path_parts(id);
     if (parts.size() == 3 && parts[0] == "caches" && (parts[2] == "hit_latency_cycles" || parts[2] == "miss_penalty_cycles"))
-      add_family_spread(bench, topology.at("caches"), parts[1], fig);
+      add_level_spread(bench, topology.at("caches"), parts[1], fig, histos);
     h.figures[id] = fig;
   }
   add_spectrum(bench, topology, h);

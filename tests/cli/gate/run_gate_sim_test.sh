@@ -18,7 +18,10 @@ import copy, json, sys
 c = json.load(open(sys.argv[1])); out = sys.argv[2]
 c["noise"] = {"jitter_cycles": 4, "outlier_rate": 0.0005, "outlier_cycles": 400, "seed": 11}
 def l1(cfg): return next(l for l in cfg["levels"] if l["name"] == "l1")
-variants = {"a": {}, "b": {"seed": 12}, "latency": {"hit": 10}, "capacity": {"sets": 32}}
+import os
+seed_a, seed_b = (int(x) for x in os.environ.get("GATE_SEEDS", "11,12").split(","))
+c["noise"]["seed"] = seed_a
+variants = {"a": {"seed": seed_a}, "b": {"seed": seed_b}, "latency": {"hit": 10}, "capacity": {"sets": 32}}
 for name, v in variants.items():
     d = copy.deepcopy(c)
     d["noise"]["seed"] = v.get("seed", 13)
@@ -31,7 +34,7 @@ PY
 
 for v in a b latency capacity; do
   full=(); [ "$v" = a ] && full=(--full-traces "$work/full")
-  "$src/scripts/characterize.sh" --device "sim:$work/$v.json" --plan quick --rounds 3 --build-dir "$bin" \
+  "$src/scripts/characterize.sh" --device "sim:$work/$v.json" --plan "${GATE_PLAN:-full}" --rounds 2 --build-dir "$bin" \
     --results "$work/results-$v" "${full[@]}" > "$work/$v.log" 2>&1 || { tail -20 "$work/$v.log"; fail "characterize $v exited $?"; }
   arch=$(find "$work/results-$v" -mindepth 4 -maxdepth 4 -type d | head -1)
   [ -n "$arch" ] || fail "no archive for $v"
