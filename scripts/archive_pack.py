@@ -175,15 +175,26 @@ def disk_usage(archive):
     return total, sorted(parts, reverse=True)
 
 
+def blocks(n):
+    return (n + 4095) // 4096 * 4096
+
+
 def estimate(archive):
-    """Bytes on disk once the JSON files are compressed as `pack` will do it."""
-    total, _ = disk_usage(archive)
+    """Bytes on disk once `pack` has packed the traces and compressed the JSON files."""
+    total, parts = disk_usage(archive)
+    squeeze = gzip.compress if HAVE_GZIP else (lambda b: b)
+    traces = os.path.join(archive, "traces")
+    if os.path.isdir(traces):
+        files = {}
+        for size, rel in parts:
+            if rel.startswith("traces" + os.sep):
+                total -= blocks(size)
+                files[os.path.basename(rel)] = read_bytes(os.path.join(archive, rel))
+        total += blocks(len(squeeze(make_pack(files)))) - 4096  # one file instead of the directory
     for n in os.listdir(archive):
         p = os.path.join(archive, n)
         if HAVE_GZIP and n.endswith(".json") and n.startswith(JSON_GLOBS):
-            size = os.path.getsize(p)
-            total -= (size + 4095) // 4096 * 4096
-            total += (len(gzip.compress(read_bytes(p))) + 4095) // 4096 * 4096
+            total += blocks(len(gzip.compress(read_bytes(p)))) - blocks(os.path.getsize(p))
     return total
 
 

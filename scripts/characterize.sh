@@ -143,10 +143,9 @@ PY
   ts=$(date -u +%Y%m%dT%H%M%SZ)
   rel="$sm/$slug/$drv/$ts"
   dest="$results/$rel"
-  # Small enough to keep: traces packed (the full ones outside results/ on request), then the
-  # plots only when they fit (scripts/plot.py <archive> draws them again from the archive).
-  say "packing"
-  python3 scripts/archive_pack.py pack "$tmp" --traces-only ${full_traces:+--full "$full_traces/$rel"}
+  # Small enough to keep: the plots only when the packed archive has room for them
+  # (scripts/plot.py <archive> draws them again from the archive), then the analysis on the plain
+  # files, then the traces packed (the full ones outside results/ on request) and the JSON compressed.
   if [ -d "$tmp/plots" ]; then
     local used
     used=$(python3 scripts/archive_pack.py size "$tmp" --estimate)
@@ -156,10 +155,11 @@ PY
     fi
   fi
   if [ -x "$INFER" ]; then
-    say "analyzing"  # from the packed traces: the archive is read back as it is stored
+    say "analyzing"
     "$INFER" --allow-errors "${inputs[@]}" -o "$tmp/topology.json" --report "$tmp/report.md"
   fi
-  python3 scripts/archive_pack.py pack "$tmp"  # bench.json, refine-N.json, requests-N.json -> .gz
+  say "packing"
+  python3 scripts/archive_pack.py pack "$tmp" ${full_traces:+--full "$full_traces/$rel"}
   [ -e "$dest" ] && { echo "characterize.sh: $dest exists; not overwriting" >&2; exit 1; }
   mkdir -p "$(dirname "$dest")"
   mv "$tmp" "$dest"

@@ -1,20 +1,20 @@
-// Test helper: one Google Benchmark iteration entry with counters, as memhier-bench writes it.
+// Synthetic Google Benchmark entries for analysis tests: an iteration entry named as memhier-bench
+// names it (run name + Google Benchmark's suffixes), with the given counters.
 #pragma once
 #include <map>
 #include <string>
 
 #include "common/bench_json.hpp"
 
-namespace memhier::testing {
+namespace memhier::test_support {
 
-inline void add_entry(BenchRun& r, const std::string& name, const std::map<std::string, double>& counters, int rep = 0) {
+inline BenchEntry bench_entry(const std::string& name, std::map<std::string, double> counters, int iterations = 1) {
   BenchEntry e;
-  e.name = e.run_name = name + "/iterations:1/manual_time";
+  e.name = e.run_name = name + "/iterations:" + std::to_string(iterations) + "/manual_time";
   e.params = *BenchName::parse(e.run_name);
   e.run_type = "iteration";
-  e.repetition_index = rep;
-  e.counters = counters;
-  r.entries.push_back(e);
+  e.counters = std::move(counters);
+  return e;
 }
 
-}  // namespace memhier::testing
+}  // namespace memhier::test_support

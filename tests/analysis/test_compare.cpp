@@ -20,7 +20,9 @@ BenchRun run_of(const std::string& gpu = "NVIDIA H100 80GB HBM3") {
 }
 
 void add(BenchRun& r, const std::string& name, const std::map<std::string, double>& counters, int rep = 0) {
-  memhier::testing::add_entry(r, name, counters, rep);
+  BenchEntry e = test_support::bench_entry(name, counters);
+  e.repetition_index = rep;
+  r.entries.push_back(e);
 }
 
 CompareInput input(BenchRun r, std::optional<nlohmann::json> topo = std::nullopt) {

@@ -26,7 +26,9 @@ BenchRun bench(const std::string& gpu = "NVIDIA H100 80GB HBM3", const std::stri
 }
 
 void add(BenchRun& r, const std::string& name, const std::map<std::string, double>& counters, int rep = 0) {
-  memhier::testing::add_entry(r, name, counters, rep);
+  BenchEntry e = test_support::bench_entry(name, counters);
+  e.repetition_index = rep;
+  r.entries.push_back(e);
 }
 
 const std::string kRead = "gmem_throughput/kind:read/width:16/ilp:4/cta_size:1024/ctas:1";
