@@ -57,7 +57,10 @@ const std::set<std::string> kStructuralLeaves = {
     "replacement", "index_bits",  "page_bytes",       "entries",         "banks",        "bank_width_bytes",
     "broadcasts", "serves_parallel", "needs_alignment", "needs_contiguity", "partitioned", "detected",
     "per_sm",     "shared_with",  "size_carveout",    "size_bracket_bytes", "size_bytes_by_carveout",
-    "size_bracket_bytes_by_carveout", "prefetched"};
+    "size_bracket_bytes_by_carveout", "prefetched",
+    // sections of the outstanding-request, sharing and L2-partition analyses
+    "slices_per_sm", "design", "entries_per_sm", "merge_capacity", "request_unit",
+    "max_outstanding_requests_per_sm", "partitions", "interleave_bytes"};
 // Path components under which everything is bookkeeping.
 const std::set<std::string> kBookkeepingParts = {
     "provenance", "evidence",  "inputs",   "refinement_pending", "measurement", "skipped", "skipped_benchmarks",

@@ -40,7 +40,8 @@ void flatten(const nlohmann::json& j, const std::string& prefix, FlatTopology& o
   }
   if (j.is_array()) {
     const bool scalars = std::all_of(j.begin(), j.end(), [](const nlohmann::json& x) { return x.is_primitive(); });
-    if (scalars && topology_class(prefix) != FieldClass::measured) {
+    const bool range = prefix.size() > 6 && prefix.compare(prefix.size() - 6, 6, "_range") == 0;
+    if (scalars && (range || topology_class(prefix) != FieldClass::measured)) {
       out[prefix] = j;  // e.g. ways [4, 4]: one value
       return;
     }
@@ -70,6 +71,11 @@ std::optional<std::pair<double, double>> range_of(const FlatTopology& f, const s
   auto it = f.find(key);
   if (it == f.end() || it->second.is_null()) return std::nullopt;
   if (key.find("size_bracket_bytes") != std::string::npos) return as_range(it->second);
+  if (it->second.is_number()) {  // a value with its stated range beside it: entries_per_sm_range
+    auto r = f.find(key + "_range");
+    if (r != f.end())
+      if (auto rr = as_range(r->second)) return rr;
+  }
   const auto pos = key.find("size_bytes");
   if (pos != std::string::npos && it->second.is_number()) {
     std::string sib = key;

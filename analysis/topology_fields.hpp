@@ -22,7 +22,8 @@ FlatTopology flatten(const nlohmann::json& topology);
 // A value for a table cell: text as is, numbers with 6 significant digits, null as "null".
 std::string show(const nlohmann::json& v);
 // The range a structural value stands for: its own [lo, hi] when it is a two-number bracket, the
-// sibling bracket the analyzer states for it (size_bytes -> size_bracket_bytes), else the value.
+// sibling bracket the analyzer states for it (size_bytes -> size_bracket_bytes, x -> x_range),
+// else the value.
 std::optional<std::pair<double, double>> range_of(const FlatTopology& f, const std::string& key);
 // Confidence the analyzer states for a leaf: <section>.provenance.<key>.confidence (1 when absent).
 double confidence_of(const FlatTopology& f, const std::string& key);

@@ -191,3 +191,17 @@ TEST(Gate, AMinorityOfSamplesFromAnotherLevelDoesNotWidenTheSpread) {
   EXPECT_EQ(x->verdict, Verdict::worse);    // +40 cycles: beyond max(10, 15) and the spread
   EXPECT_EQ(x->samples_base, 50000);        // the accesses of its latency level
 }
+
+TEST(Gate, AStructuralCountWithAStatedRangeIsJudgedByItsRange) {
+  nlohmann::json a = kBase, b = kBase;
+  a["outstanding_requests"] = {{"design", "mshr"}, {"entries_per_sm", 256}, {"entries_per_sm_range", {240, 272}}};
+  b["outstanding_requests"] = {{"design", "mshr"}, {"entries_per_sm", 264}, {"entries_per_sm_range", {248, 280}}};
+  GateResult r = gate_compare(in(bench(), a), in(bench(), b), {});
+  EXPECT_EQ(row(r, "outstanding_requests.entries_per_sm")->verdict, Verdict::same);  // ranges overlap
+  EXPECT_EQ(row(r, "outstanding_requests.entries_per_sm")->test, "range");
+  b["outstanding_requests"] = {{"design", "prt"}, {"entries_per_sm", 128}, {"entries_per_sm_range", {120, 136}}};
+  r = gate_compare(in(bench(), a), in(bench(), b), {});
+  EXPECT_EQ(row(r, "outstanding_requests.entries_per_sm")->verdict, Verdict::changed);
+  EXPECT_EQ(row(r, "outstanding_requests.design")->verdict, Verdict::changed);
+  EXPECT_EQ(gate_exit_code(r, true, true), 3);
+}
