@@ -1,5 +1,8 @@
 #include "analysis/compare.hpp"
 
+#include "analysis/topology_fields.hpp"
+#include "common/archive_files.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -48,24 +51,16 @@ bool is_fraction(const std::string& leaf) {
   return ends_with(leaf, "miss_rate") || leaf == "hit_rate" || contains(leaf, "miss_rate_") || contains(leaf, "probabilit");
 }
 
-std::vector<std::string> path_parts(const std::string& path) {
-  std::vector<std::string> parts;
-  std::stringstream ss(path);
-  std::string p;
-  while (std::getline(ss, p, '.')) {
-    const auto b = p.find('[');
-    parts.push_back(b == std::string::npos ? p : p.substr(0, b));
-  }
-  return parts;
-}
-
 // Leaves that state the hardware's structure.
 const std::set<std::string> kStructuralLeaves = {
     "present",    "size_bytes",   "line_bytes",       "sector_bytes",    "sets",         "ways",
     "replacement", "index_bits",  "page_bytes",       "entries",         "banks",        "bank_width_bytes",
     "broadcasts", "serves_parallel", "needs_alignment", "needs_contiguity", "partitioned", "detected",
     "per_sm",     "shared_with",  "size_carveout",    "size_bracket_bytes", "size_bytes_by_carveout",
-    "size_bracket_bytes_by_carveout", "prefetched"};
+    "size_bracket_bytes_by_carveout", "prefetched",
+    // sections of the outstanding-request, sharing and L2-partition analyses
+    "slices_per_sm", "design", "entries_per_sm", "merge_capacity", "request_unit",
+    "max_outstanding_requests_per_sm", "partitions", "interleave_bytes"};
 // Path components under which everything is bookkeeping.
 const std::set<std::string> kBookkeepingParts = {
     "provenance", "evidence",  "inputs",   "refinement_pending", "measurement", "skipped", "skipped_benchmarks",
@@ -169,8 +164,8 @@ CompareInput load_compare_input(const std::string& path) {
   if (!fs::exists(path, ec)) throw std::runtime_error(path + ": no such file or directory");
   std::string bench_path = path, topo_path;
   if (fs::is_directory(path, ec)) {
-    bench_path = (fs::path(path) / "bench.json").string();
-    if (!fs::exists(bench_path, ec))
+    bench_path = existing_maybe_gz((fs::path(path) / "bench.json").string());  // plain or .gz
+    if (bench_path.empty())
       throw std::runtime_error(path + ": a directory without bench.json (not a memhier archive)");
     topo_path = (fs::path(path) / "topology.json").string();
     if (!fs::exists(topo_path, ec)) topo_path.clear();
@@ -292,7 +287,12 @@ void judge(CompareRow& row, const std::vector<double>& a, const std::vector<doub
     change = (mb - ma) / std::fabs(ma);
   }
   if (std::isfinite(change)) row.change = change;
-  const bool beyond = std::fabs(change) > o.threshold;
+  // Latencies in cycles: max(floor, threshold x base) cycles (10 cycles, 5 % by default).
+  const bool cycles = row.direction == Direction::lower && !fraction &&
+                      (ends_with(row.field.empty() ? row.name : row.field, "_cycles") ||
+                       contains(row.field.empty() ? row.name : row.field, "latency"));
+  const bool beyond = cycles ? std::fabs(mb - ma) >= std::max(o.latency_floor_cycles, o.threshold * std::fabs(ma))
+                             : std::fabs(change) > o.threshold;
   bool significant = beyond;
   if (a.size() >= 4 && b.size() >= 4) {
     row.test = "utest";
@@ -361,88 +361,32 @@ std::map<std::string, Samples> collect(const BenchRun& run) {
   return out;
 }
 
+// A latency of the hits or of the misses of a chase rests on that many accesses: fewer than
+// kMinSamples on either side never decide alone (INFO).
+void few_samples(CompareRow& row, const Samples& a, const Samples& b) {
+  if (row.verdict != Verdict::worse && row.verdict != Verdict::better) return;
+  if (row.field != "miss_latency_cycles" && row.field != "hit_latency_cycles") return;
+  auto count = [&](const Samples& s) {
+    auto acc = s.counters.find("accesses"), mis = s.counters.find("misses");
+    if (acc == s.counters.end() || mis == s.counters.end()) return -1.0;
+    const double m = median(mis->second);
+    return row.field == "miss_latency_cycles" ? m : median(acc->second) - m;
+  };
+  const double na = count(a), nb = count(b);
+  if ((na >= 0 && na < kMinSamples) || (nb >= 0 && nb < kMinSamples)) {
+    row.verdict = Verdict::info;
+    std::ostringstream n;
+    n << "rests on " << na << "/" << nb << " accesses: not decisive alone";
+    row.note = n.str();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Topology
 
-const std::set<std::string> kTopologySkip = {"device", "evidence", "reason", "reasons", "notes", "note",
-                                             "generated_at", "generated", "inputs", "source", "schema"};
-
-void flatten(const nlohmann::json& j, const std::string& prefix, std::map<std::string, nlohmann::json>& out) {
-  if (j.is_object()) {
-    for (auto& [k, v] : j.items()) {
-      if (kTopologySkip.count(k)) continue;
-      flatten(v, prefix.empty() ? k : prefix + "." + k, out);
-    }
-    return;
-  }
-  if (j.is_array()) {
-    const bool scalars = std::all_of(j.begin(), j.end(), [](const nlohmann::json& x) { return x.is_primitive(); });
-    if (scalars && topology_class(prefix) != FieldClass::measured) {
-      out[prefix] = j;  // e.g. ways [4, 4]: one value
-      return;
-    }
-    for (std::size_t i = 0; i < j.size(); ++i) flatten(j[i], prefix + "[" + std::to_string(i) + "]", out);
-    return;
-  }
-  out[prefix] = j;
-}
-
-std::string show(const nlohmann::json& v) {
-  if (v.is_null()) return "null";
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_float()) {
-    std::ostringstream s;
-    s << std::setprecision(6) << v.get<double>();
-    return s.str();
-  }
-  return v.dump();
-}
-
-// The range a structural value stands for: its own [lo, hi] when it is a two-number bracket, the
-// sibling bracket the analyzer states for it (size_bytes -> size_bracket_bytes), else the value.
-std::optional<std::pair<double, double>> range_of(const std::map<std::string, nlohmann::json>& f, const std::string& key) {
-  auto as_range = [](const nlohmann::json& v) -> std::optional<std::pair<double, double>> {
-    if (v.is_array() && v.size() == 2 && v[0].is_number() && v[1].is_number())
-      return std::make_pair(v[0].get<double>(), v[1].get<double>());
-    return std::nullopt;
-  };
-  auto it = f.find(key);
-  if (it == f.end() || it->second.is_null()) return std::nullopt;
-  if (key.find("size_bracket_bytes") != std::string::npos) return as_range(it->second);
-  const auto pos = key.find("size_bytes");
-  if (pos != std::string::npos && it->second.is_number()) {
-    std::string sib = key;
-    sib.replace(pos, std::string("size_bytes").size(), "size_bracket_bytes");
-    auto s = f.find(sib);
-    if (s != f.end()) {
-      auto r = as_range(s->second);
-      if (r) return r;
-    }
-    const double v = it->second.get<double>();
-    return std::make_pair(v, v);
-  }
-  return std::nullopt;
-}
-
-// Confidence the analyzer states for a leaf: <section>.provenance.<key>.confidence (1 when absent).
-double confidence_of(const std::map<std::string, nlohmann::json>& f, const std::string& key) {
-  const auto parts = path_parts(key);
-  std::string section, leaf;
-  // caches.l1.size_bytes_by_carveout.0 -> caches.l1 / size_bytes_by_carveout
-  std::size_t li = parts.size() - 1;
-  if (li >= 1 && ends_with(parts[li - 1], "_by_carveout")) --li;
-  for (std::size_t i = 0; i < li; ++i) section += (i ? "." : "") + parts[i];
-  leaf = parts[li];
-  auto it = f.find((section.empty() ? "" : section + ".") + "provenance." + leaf + ".confidence");
-  if (it == f.end() || !it->second.is_number()) return 1.0;
-  return it->second.get<double>();
-}
-
 void compare_topology(const nlohmann::json& a, const nlohmann::json& b, const CompareOptions& o,
                       std::vector<CompareRow>& rows) {
-  std::map<std::string, nlohmann::json> fa, fb;
-  flatten(a, "", fa);
-  flatten(b, "", fb);
+  const FlatTopology fa = flatten(a), fb = flatten(b);
   std::set<std::string> keys;
   for (auto& [k, v] : fa) keys.insert(k);
   for (auto& [k, v] : fb) keys.insert(k);
@@ -451,8 +395,8 @@ void compare_topology(const nlohmann::json& a, const nlohmann::json& b, const Co
     row.kind = "topology";
     row.name = k;
     const bool ina = fa.count(k), inb = fb.count(k);
-    row.base = ina ? fa[k] : nlohmann::json();
-    row.now = inb ? fb[k] : nlohmann::json();
+    row.base = ina ? fa.at(k) : nlohmann::json();
+    row.now = inb ? fb.at(k) : nlohmann::json();
     row.n_base = ina;
     row.n_now = inb;
     const nlohmann::json va = row.base;
@@ -494,31 +438,10 @@ void compare_topology(const nlohmann::json& a, const nlohmann::json& b, const Co
       row.verdict = Verdict::info;
       row.note = !ina ? "only in new" : !inb ? "only in base" : va.is_null() ? "now determined" : "no longer determined";
     } else {
-      auto ra = range_of(fa, k), rb = range_of(fb, k);
-      const double ca = confidence_of(fa, k), cb = confidence_of(fb, k);
-      row.test = ra && rb ? "range" : "exact";
-      if (ra && rb) {
-        const bool overlap = ra->first <= rb->second && rb->first <= ra->second;
-        // Disjoint ranges closer than the stated size tolerance: an edge that moves by less than
-        // that between runs (soft edges of non-LRU caches on real GPUs) is not a structural change.
-        const double gap = std::max(ra->first, rb->first) - std::min(ra->second, rb->second);
-        const double scale = std::max({std::fabs(ra->second), std::fabs(rb->second), 1.0});
-        const bool close = !overlap && gap <= o.size_tolerance * scale;
-        row.verdict = overlap || close ? Verdict::same : Verdict::changed;
-        std::ostringstream n;
-        n << (overlap ? "stated ranges overlap: " : close ? "stated ranges within the size tolerance: "
-                                                          : "stated ranges disjoint: ")
-          << "[" << std::setprecision(12) << ra->first << ", " << ra->second << "] vs [" << rb->first << ", "
-          << rb->second << "]";
-        row.note = n.str();
-      } else if (std::min(ca, cb) < kStructuralConfidence) {
-        row.verdict = Verdict::info;
-        std::ostringstream n;
-        n << "stated at low confidence (" << ca << " / " << cb << ")";
-        row.note = n.str();
-      } else {
-        row.verdict = Verdict::changed;
-      }
+      const StructuralJudgement sj = judge_structural(fa, fb, k, o.size_tolerance);
+      row.test = sj.test;
+      row.verdict = sj.changed ? Verdict::changed : sj.low_confidence ? Verdict::info : Verdict::same;
+      row.note = sj.note;
     }
     rows.push_back(std::move(row));
   }
@@ -613,13 +536,16 @@ CompareResult compare_runs(const CompareInput& base, const CompareInput& now, co
         continue;
       }
       if (row.direction == Direction::structure) {
-        judge(row, ia->second, ib->second, CompareOptions{0.0, o.alpha, o.ignore_device, o.common_only}, false);
+        CompareOptions exact = o;
+        exact.threshold = 0.0;
+        judge(row, ia->second, ib->second, exact, false);
         row.test = "exact";
         row.verdict = row.base == row.now ? Verdict::same : Verdict::changed;
         row.p_value.reset();
         row.note.clear();
       } else {
         judge(row, ia->second, ib->second, o, is_fraction(c));
+        few_samples(row, a, b);
       }
       r.rows.push_back(row);
     }

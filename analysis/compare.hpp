@@ -38,9 +38,15 @@ FieldClass topology_class(const std::string& path, bool is_string = false);
 // Structural values stated below this confidence (provenance.<key>.confidence) on either side do
 // not make a CHANGED verdict: the difference is INFO.
 constexpr double kStructuralConfidence = 0.5;
+// A measured value that rests on fewer samples (accesses of a latency class, repetitions, pattern
+// accesses) never decides a verdict alone: the standard error of a median of n samples is about
+// 0.93 x IQR / sqrt(n), more than a quarter of the spread below 16 (docs/methodology.md, compare).
+constexpr int kMinSamples = 16;
 
 struct CompareOptions {
-  double threshold = 0.10;  // relative change that counts (0.10 = 10 %; docs/methodology.md)
+  double threshold = 0.05;  // relative change that counts (0.05 = 5 %; docs/methodology.md)
+  // Latencies (counters and fields in cycles) also need at least this many cycles of change.
+  double latency_floor_cycles = 10;
   double alpha = 0.05;      // U-test significance level
   bool ignore_device = false;
   bool common_only = false;  // benchmarks present in one run only: summary count, no rows

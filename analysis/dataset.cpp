@@ -1,6 +1,9 @@
 #include "analysis/dataset.hpp"
 
+#include "common/archive_files.hpp"
+
 #include <filesystem>
+#include <sstream>
 #include <stdexcept>
 
 namespace memhier::analysis {
@@ -95,7 +98,12 @@ const Trace* Dataset::trace(const BenchEntry& e, std::size_t run) const {
   if (!dir.empty()) {
     const std::string file = dir + "/" + sanitize_for_file(name) + ".trace";
     std::error_code ec;
-    if (std::filesystem::exists(file, ec)) t = std::make_shared<Trace>(read_trace(file));
+    if (std::filesystem::exists(file, ec)) {
+      t = std::make_shared<Trace>(read_trace(file));
+    } else if (auto text = read_archived_file(dir, sanitize_for_file(name) + ".trace")) {
+      std::istringstream in(*text);  // compressed or packed (docs/formats.md, "Archive files")
+      t = std::make_shared<Trace>(read_trace(in, file));
+    }
   }
   traces_[name] = t;
   return t.get();

@@ -1,7 +1,5 @@
 #include "analysis/topology.hpp"
 
-#include <filesystem>
-#include <set>
 #include <map>
 #include <algorithm>
 #include <sstream>
@@ -86,114 +84,6 @@ nlohmann::json build_topology(const Dataset& data, Requests& requests) {
   pending["tlb"] = rq["tlb"].size();
   t["refinement_pending"] = pending;
   return t;
-}
-
-namespace {
-std::string cell(const nlohmann::json& c, const std::string& k) {
-  if (!c.contains(k) || c[k].is_null()) {
-    std::string why = c.contains("provenance") && c["provenance"].contains(k) ? c["provenance"][k].value("reason", "") : "";
-    return why.empty() ? "—" : "— (" + why + ")";
-  }
-  const auto& v = c[k];
-  std::string s = v.is_string() ? v.get<std::string>() : v.dump();
-  if (c.contains("provenance") && c["provenance"].contains(k))
-    s += " (" + std::to_string(c["provenance"][k].value("confidence", 0.0)).substr(0, 4) + ")";
-  return s;
-}
-}  // namespace
-
-namespace {
-// Plot files of one cache: the P-chase plots of its load path, or the tlb plots for TLBs.
-std::vector<std::string> plots_for(const std::vector<std::string>& files, const std::string& cache,
-                                   std::set<std::string>* embedded) {
-  static const std::map<std::string, std::string> prefix = {
-      {"l1", "pchase_global_ca_"},     {"readonly", "pchase_ldg_"}, {"texture", "pchase_texture_"},
-      {"constant_l1", "pchase_constant_"}, {"l2", "pchase_global_cg_"}, {"l1_tlb", "tlb_"}};
-  std::vector<std::string> out;
-  auto it = prefix.find(cache);
-  if (it == prefix.end()) return out;
-  for (const auto& f : files)
-    if (f.rfind(it->second, 0) == 0 && !embedded->count(f)) {
-      out.push_back(f);
-      embedded->insert(f);
-    }
-  return out;
-}
-}  // namespace
-
-std::string render_report(const nlohmann::json& t, const std::string& plot_dir) {
-  std::ostringstream o;
-  const auto& dev = t["device"];
-  o << "# Memory topology: " << dev.value("gpu_name", "unknown device") << "\n\n";
-  o << "Backend `" << dev.value("device_backend", "?") << "`, compute capability "
-    << dev.value("compute_capability", "?") << ", driver " << dev.value("driver_version", "?") << ".\n";
-  o << "Every value shows its confidence in parentheses; `—` is not determined, with the reason. "
-       "Schema and provenance: `topology.json` (" << t.value("schema", "") << ").\n\n";
-  // Plots written by scripts/plot.py into <archive>/plots/: each cache's beside its table, the
-  // rest in a section of their own.
-  std::vector<std::string> plot_files;
-  {
-    std::error_code ec;
-    if (!plot_dir.empty())
-      for (const auto& e : std::filesystem::directory_iterator(plot_dir + "/plots", ec))
-        if (e.path().extension() == ".svg") plot_files.push_back(e.path().filename().string());
-    std::sort(plot_files.begin(), plot_files.end());
-  }
-  std::set<std::string> embedded;
-  o << "## Measurement\n\n";
-  for (const char* k : {"characterize_wall_seconds", "plan_wall_seconds", "memhier_plan", "sm_clock_measured_mhz_start",
-                        "sm_clock_measured_mhz_end", "sm_clock_throttled"})
-    if (dev.contains(k)) o << "- " << k << ": " << (dev[k].is_string() ? dev[k].get<std::string>() : dev[k].dump()) << "\n";
-  if (t.contains("measurement")) {
-    const auto& m = t["measurement"];
-    for (const char* k : {"clock_overhead_pair_cycles", "clock_overhead_fine_cycles"})
-      if (m.contains(k)) o << "- " << k << ": " << cell(m, k) << "\n";
-    if (m.contains("skipped_benchmarks") && m["skipped_benchmarks"].is_array() && !m["skipped_benchmarks"].empty())
-      o << "- skipped benchmarks (could not run on this device; listed in topology.json): "
-        << m["skipped_benchmarks"].size() << "\n";
-  }
-  o << "\n## Caches\n\n";
-  const char* rows[][2] = {{"size_bytes", "Size C (bytes)"},       {"line_bytes", "Line b (bytes)"},
-                           {"sector_bytes", "Fill granularity (bytes)"}, {"page_bytes", "Page (bytes)"},
-                           {"entries", "Entries"},                 {"sets", "Sets T"},
-                           {"ways", "Ways per set"},               {"replacement", "Replacement"},
-                           {"replacement_probabilities", "Per-way replacement probability"},
-                           {"index_bits", "Set-index address bits"}, {"hit_latency_cycles", "Hit latency (cycles)"},
-                           {"miss_penalty_cycles", "Miss penalty (cycles)"}, {"size_bytes_by_carveout", "Size by carveout"},
-                           {"per_sm", "Per SM"},                   {"shared_with", "Shared with"},
-                           {"slices_per_sm", "Slices per SM"}};
-  for (const auto& [name, c] : t["caches"].items()) {
-    o << "### " << name << "\n\n| Parameter | Value |\n|---|---|\n";
-    for (auto& r : rows)
-      if (c.contains(r[0])) o << "| " << r[1] << " | " << cell(c, r[0]) << " |\n";
-    if (c.contains("prefetch")) o << "| L2 prefetch | " << cell(c["prefetch"], "detected") << " |\n";
-    o << "\n";
-    for (const auto& f : plots_for(plot_files, name, &embedded)) o << "![" << f << "](plots/" << f << ")\n\n";
-  }
-  o << "## Global memory\n\n";
-  const auto& gm = t["global_memory"];
-  o << "DRAM latency: " << cell(gm, "dram_latency_cycles") << " cycles\n\n";
-  if (gm.contains("latency_spectrum") && gm["latency_spectrum"].is_object()) {
-    o << "| Path | Pattern | Cycles | What it is |\n|---|---|---|---|\n";
-    for (auto& [p, list] : gm["latency_spectrum"].items())
-      for (auto& e : list) o << "| " << p << " | " << e.value("pattern", "") << " | " << e["cycles"].dump() << " | " << e.value("what", "") << " |\n";
-    o << "\n";
-  }
-  o << "## Shared memory\n\nLatency: " << cell(t["shared_memory"], "latency_cycles") << " cycles\n\n";
-  o << render_throughput_markdown(t);
-  o << render_sm_resources_markdown(t);
-  std::vector<std::string> rest;
-  for (const auto& f : plot_files)
-    if (!embedded.count(f)) rest.push_back(f);
-  if (!rest.empty()) {
-    o << "\n## Plots\n\n";
-    for (const auto& f : rest) o << "![" << f << "](plots/" << f << ")\n\n";
-  }
-  const auto& pend = t["refinement_pending"];
-  if (pend.value("pchase", 0) + pend.value("tlb", 0) > 0)
-    o << "\n**Refinement pending:** " << pend.value("pchase", 0) << " P-chase and " << pend.value("tlb", 0)
-      << " TLB measurements would decide values shown as not determined (memhier-infer --next-requests).\n";
-  return o.str();
 }
 
 }  // namespace memhier::analysis

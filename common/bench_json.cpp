@@ -1,5 +1,7 @@
 #include "common/bench_json.hpp"
 
+#include "common/archive_files.hpp"
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -34,11 +36,10 @@ std::vector<const BenchEntry*> BenchRun::family(const std::string& fam) const {
 }
 
 BenchRun load_bench_json(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw std::runtime_error(path + ": cannot open (missing file or no permission)");
+  const std::string text = read_file_maybe_gz(path);  // bench.json or bench.json.gz
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(f);
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw std::runtime_error(path + ": not valid JSON (" + std::string(e.what()) + ")");
   }

@@ -57,6 +57,10 @@ void write_trace(const std::string& path, const Trace& t) {
 Trace read_trace(const std::string& path) {
   std::ifstream f(path);
   if (!f) throw std::runtime_error(path + ": cannot open trace file");
+  return read_trace(f, path);
+}
+
+Trace read_trace(std::istream& f, const std::string& path) {
   auto fail = [&](const std::string& why) { throw std::runtime_error(path + ": " + why); };
   std::string line;
   if (!std::getline(f, line)) fail("empty file, not a memhier trace");

@@ -17,6 +17,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import archive_pack  # noqa: E402  (bench.json or bench.json.gz)
+
 TS = re.compile(r"^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$")
 
 
@@ -31,13 +34,13 @@ def scan(root):
     archives, skipped = [], []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        if "bench.json" not in filenames:
+        bench = "bench.json" if "bench.json" in filenames else "bench.json.gz" if "bench.json.gz" in filenames else None
+        if bench is None:
             continue
         dirnames[:] = []  # an archive's own subfolders (traces, plots) hold no archive
         rel = os.path.relpath(dirpath, root)
         try:
-            with open(os.path.join(dirpath, "bench.json")) as f:
-                ctx = json.load(f)["context"]
+            ctx = archive_pack.load_json(os.path.join(dirpath, bench))["context"]
             if not isinstance(ctx, dict) or "memhier_version" not in ctx:
                 raise ValueError("no memhier_version in the context")
         except (OSError, ValueError, KeyError, TypeError) as e:
@@ -57,6 +60,7 @@ def scan(root):
             "utc": utc_of(parts[-1], ctx),
             "topology": os.path.exists(os.path.join(dirpath, "topology.json")),
             "report": os.path.exists(os.path.join(dirpath, "report.md")),
+            "bytes": archive_pack.disk_usage(dirpath)[0],
         })
     archives.sort(key=lambda a: (a["sm"], a["gpu_slug"], a["utc"], a["path"]))
     return archives, skipped

@@ -1,19 +1,30 @@
 #!/usr/bin/env bash
 # Characterizes a GPU in one command: builds `release` if needed, runs every family's plan on the
 # chosen device, runs the analyzer's refinement rounds, the analyzer and the plots, and writes one
-# new archive results/<sm_XX>/<gpu-slug>/<driver-version>/<UTC timestamp>/ (bench.json, traces/,
-# refine-*.json, topology.json, report.md, plots/). The archive is assembled in a temporary
+# new archive results/<sm_XX>/<gpu-slug>/<driver-version>/<UTC timestamp>/ (bench.json.gz,
+# traces.pack.gz, refine-*.json.gz, topology.json, report.md, plots/). The archive is assembled in a temporary
 # directory and renamed into place only when everything succeeded; an existing archive is never
 # touched.
 #
 # usage: scripts/characterize.sh [--device cuda:N|sim:<config.json>] [--all] [--plan full|quick]
 #                                [--rounds N] [--results DIR] [--no-build | --build-dir DIR]
-#                                [-- extra memhier-bench flags]
+#                                [--full-traces DIR] [-- extra memhier-bench flags]
+# The archive stays within 2 MB: traces packed into traces.pack.gz, bench.json and refine-N.json
+# gzip-compressed (scripts/archive_pack.py; memhier-infer, memhier-compare and plot.py read them
+# as they are). --full-traces DIR keeps the unpacked traces (and the plots when the archive has
+# no room for them) in DIR/<the archive's relative path>/, outside results/.
 set -euo pipefail
+START=$(pwd)
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
+# Installed (cmake --install): this script in P/share/memhier/scripts, the programs in P/bin;
+# archives go to ./results of the calling directory and nothing is built.
+installed=0
+if [ ! -f "$ROOT/CMakeLists.txt" ] && [ -x "$ROOT/../../bin/memhier-bench" ]; then installed=1; fi
 
 device=cuda:0; all=0; plan=full; rounds=6; results=$ROOT/results; build=1; extra=(); BIN=$ROOT/build/release
+full_traces=""; limit=2000000  # bytes on disk of one archive
+if [ "$installed" = 1 ]; then BIN=$(cd "$ROOT/../../bin" && pwd); build=0; results=$START/results; fi
 while [ $# -gt 0 ]; do
   case "$1" in
     --device) device=${2:?--device needs a value}; shift 2 ;;
@@ -26,14 +37,17 @@ while [ $# -gt 0 ]; do
     --results) results=${2:?--results needs a value}; shift 2 ;;
     --results=*) results=${1#*=}; shift ;;
     --no-build) build=0; shift ;;
+    --full-traces) full_traces=$(mkdir -p "${2:?--full-traces needs a value}" && cd "$2" && pwd); shift 2 ;;
+    --full-traces=*) full_traces=$(mkdir -p "${1#*=}" && cd "${1#*=}" && pwd); shift ;;
     --build-dir) BIN=$(cd "${2:?--build-dir needs a value}" && pwd); build=0; shift 2 ;;
     --build-dir=*) BIN=$(cd "${1#*=}" && pwd); build=0; shift ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; extra=("$@"); break ;;
     *) echo "characterize.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 case "$plan" in full|quick) ;; *) echo "characterize.sh: --plan must be full or quick" >&2; exit 2 ;; esac
+case "$results" in /*) ;; *) results=$START/$results ;; esac  # relative to where it was called
 
 say() { printf '[characterize %5ss] %s\n' "$SECONDS" "$*" >&2; }
 
@@ -122,22 +136,37 @@ PY
     say "plotting"
     python3 scripts/plot.py "$tmp" >/dev/null || say "plot.py failed (is matplotlib installed?); archive has no plots"
   fi
-  if [ -x "$INFER" ]; then
-    say "analyzing"
-    "$INFER" --allow-errors "${inputs[@]}" -o "$tmp/topology.json" --report "$tmp/report.md"
-  fi
-  local sm slug drv ts dest
+  local sm slug drv ts dest rel
   sm=$(safe "$(ctx "$tmp/bench.json" sm_tag sim)")
   slug=$(safe "$(ctx "$tmp/bench.json" gpu_slug "$(ctx "$tmp/bench.json" gpu_name unknown-gpu)")")
   drv=$(safe "$(ctx "$tmp/bench.json" driver_version unknown-driver)")
   ts=$(date -u +%Y%m%dT%H%M%SZ)
-  dest="$results/$sm/$slug/$drv/$ts"
+  rel="$sm/$slug/$drv/$ts"
+  dest="$results/$rel"
+  # Small enough to keep: the plots only when the packed archive has room for them
+  # (scripts/plot.py <archive> draws them again from the archive), then the analysis on the plain
+  # files, then the traces packed (the full ones outside results/ on request) and the JSON compressed.
+  if [ -d "$tmp/plots" ]; then
+    local used
+    used=$(python3 scripts/archive_pack.py size "$tmp" --estimate)
+    if [ $((used + 200000)) -gt "$limit" ]; then  # 200 kB: topology.json and report.md
+      if [ -n "$full_traces" ]; then mkdir -p "$full_traces/$rel"; rm -rf "$full_traces/$rel/plots"; mv "$tmp/plots" "$full_traces/$rel/"; else rm -rf "$tmp/plots"; fi
+      say "plots left out of the archive (${used} bytes with them); scripts/plot.py <archive> draws them"
+    fi
+  fi
+  if [ -x "$INFER" ]; then
+    say "analyzing"
+    "$INFER" --allow-errors "${inputs[@]}" -o "$tmp/topology.json" --report "$tmp/report.md"
+  fi
+  say "packing"
+  python3 scripts/archive_pack.py pack "$tmp" ${full_traces:+--full "$full_traces/$rel"}
   [ -e "$dest" ] && { echo "characterize.sh: $dest exists; not overwriting" >&2; exit 1; }
   mkdir -p "$(dirname "$dest")"
   mv "$tmp" "$dest"
   trap - EXIT INT TERM
   [ -f scripts/archive_index.py ] && python3 scripts/archive_index.py "$results" >/dev/null || true
   say "done in $((SECONDS - t0)) s"
+  python3 scripts/archive_pack.py size "$dest" --limit "$limit" >&2 || say "WARNING: the archive exceeds $limit bytes"
   if [ -f "$dest/topology.json" ]; then python3 scripts/topology_table.py "$dest" || true; fi
   echo "report:  $dest/report.md"
   echo "archive: $dest"

@@ -11,13 +11,16 @@ docs/methodology.md section `compare` lists the plots.
 Exit status: 0 (also when nothing was plottable), 2 on bad input, 3 when matplotlib is missing.
 """
 import argparse
-import gzip
+import io
 import json
 import math
 import os
 import re
 import sys
 from collections import OrderedDict, defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import archive_pack  # noqa: E402  (scripts/archive_pack.py: plain, gzip and packed archive files)
 
 RUNNER_SUFFIXES = {"iterations", "repeats", "threads", "min_time", "min_warmup_time"}
 TIME_SUFFIXES = {"manual_time", "real_time", "process_time"}
@@ -83,14 +86,13 @@ class Entry:
 
 def load_archive(path):
     if os.path.isdir(path):
-        archive, bench = path, os.path.join(path, "bench.json")
+        archive, bench = path, archive_pack.bench_path(path) or os.path.join(path, "bench.json")
     else:
         archive, bench = os.path.dirname(os.path.abspath(path)), path
     if not os.path.exists(bench):
         die("%s: no bench.json (not a memhier archive)" % path)
     try:
-        with open(bench) as f:
-            j = json.load(f)
+        j = archive_pack.load_json(bench)  # bench.json or bench.json.gz
     except (OSError, ValueError) as e:
         die("%s: not valid JSON (%s)" % (bench, e))
     if not isinstance(j, dict) or not isinstance(j.get("benchmarks"), list) or not isinstance(j.get("context"), dict):
@@ -141,14 +143,16 @@ def sanitize(name):
     return name.replace("/", "__").replace(":", "-")
 
 
-def read_trace(path):
-    """memhier-trace 1 (docs/formats.md): returns (header dict, list of rows of ints) or None."""
-    opener = gzip.open if path.endswith(".gz") else open
+def read_trace(where):
+    """memhier-trace 1 (docs/formats.md): returns (header dict, list of rows of ints) or None.
+    where: (trace directory, file name) as find_trace returns it (plain, .gz or packed)."""
     try:
-        with opener(path, "rt") as f:
-            lines = f.read().splitlines()
-    except OSError:
+        data = archive_pack.read_archived(*where)
+    except (OSError, ValueError):
         return None
+    if data is None:
+        return None
+    lines = data.decode(errors="replace").splitlines()
     if not lines or not lines[0].startswith("memhier-trace "):
         return None
     header, rows, in_data = {}, [], False
@@ -172,15 +176,23 @@ def read_trace(path):
 
 
 def find_trace(trace_dir, bench_name):
-    base = os.path.join(trace_dir, sanitize(bench_name) + ".trace")
-    for p in (base, base + ".gz"):
-        if os.path.exists(p):
-            return p
+    name = sanitize(bench_name) + ".trace"
+    base = os.path.join(trace_dir, name)
+    if os.path.exists(base) or os.path.exists(base + ".gz") or archive_pack.pack_for_dir(trace_dir):
+        return (trace_dir, name)
     return None
 
 
 # ------------------------------------------------------------------------------------------------
 # Helpers
+
+
+def compact_svg(text):
+    """The same picture in fewer bytes: no metadata block, coordinates to 0.1 pt, one font name."""
+    text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)
+    text = re.sub(r"(?<![#\w])(-?\d+\.\d)\d+", r"\1", text)
+    text = re.sub(r"font-family: 'DejaVu Sans'[^;\"]*", "font-family: 'DejaVu Sans', sans-serif", text)
+    return re.sub(r"\n\s+", "\n", text)
 
 
 class Out:
@@ -204,7 +216,10 @@ class Out:
                     a.set_rasterized(True)
         fig.tight_layout()
         # points are rasterized (trace plots hold thousands): keeps an archive's plots small
-        fig.savefig(path, format="svg", dpi=80)
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", dpi=80)
+        with open(path, "w") as f:
+            f.write(compact_svg(buf.getvalue()))
         self.plt.close(fig)
         self.written.append(path)
         print(path)

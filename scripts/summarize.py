@@ -3,7 +3,11 @@
 clock overhead, per-path hit latency and capacity edge, stride sweeps, TLB and spectrum.
 Not the analyzer (memhier-infer): no inference beyond reading the counters."""
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import archive_pack  # noqa: E402
 from collections import defaultdict
 
 
@@ -18,7 +22,7 @@ def params(name):
 
 
 def main(path):
-    d = json.load(open(path))
+    d = archive_pack.load_json(path)  # bench.json or bench.json.gz
     ctx = d["context"]
     print(f"{ctx.get('gpu_name')} {ctx.get('sm_tag')} driver {ctx.get('driver_version')} "
           f"plan {ctx.get('memhier_plan')} wall {ctx.get('plan_wall_seconds', '?')} s")

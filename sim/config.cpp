@@ -342,7 +342,7 @@ int parse_cc(const std::string& s, int* minor) {
 Config parse(const json& root) {
   Config c;
   check_keys(root, "", {"format", "name", "description", "device", "context", "clock_overhead",
-                        "dram_latency_cycles", "array_base", "levels", "tlbs", "paths"});
+                        "dram_latency_cycles", "array_base", "levels", "tlbs", "paths", "noise"});
   if (!root.contains("format")) fail("", std::string("missing 'format' (expected \"") + kConfigFormat + "\")");
   const std::string fmt = get_str(root, "format", "", true);
   if (fmt != kConfigFormat) fail("", "unsupported format '" + fmt + "' (this build reads " + kConfigFormat + ")");
@@ -386,6 +386,16 @@ Config parse(const json& root) {
   c.clock_fine_cycles = get_num(co, "fine_cycles", "clock_overhead", true);
   c.dram_latency_cycles = static_cast<std::uint32_t>(get_u64(root, "dram_latency_cycles", "", true));
   c.array_base = get_u64(root, "array_base", "", false, 0);
+  if (root.contains("noise")) {
+    const json& nz = root["noise"];
+    if (!nz.is_object()) fail("noise", "must be an object (jitter_cycles, outlier_rate, outlier_cycles, seed)");
+    check_keys(nz, "noise", {"jitter_cycles", "outlier_rate", "outlier_cycles", "seed"});
+    c.noise.jitter_cycles = static_cast<std::uint32_t>(get_u64(nz, "jitter_cycles", "noise", false, 0));
+    c.noise.outlier_rate = get_num(nz, "outlier_rate", "noise", false, 0);
+    if (!(c.noise.outlier_rate >= 0 && c.noise.outlier_rate <= 1)) fail("noise", "'outlier_rate' must be in [0, 1]");
+    c.noise.outlier_cycles = static_cast<std::uint32_t>(get_u64(nz, "outlier_cycles", "noise", false, 0));
+    c.noise.seed = get_u64(nz, "seed", "noise", false, 1);
+  }
 
   std::set<std::string> names;
   if (!root.contains("levels") || !root["levels"].is_array() || root["levels"].empty())

@@ -74,6 +74,17 @@ struct DeviceSpec {
   std::uint64_t const_bytes = 65536;
 };
 
+// Measurement noise of a simulated device (key "noise"): every access's latency gets a uniform
+// jitter in [0, jitter_cycles] and, with probability outlier_rate, outlier_cycles more (an
+// interrupted or refreshed access), from a splitmix64 generator seeded with `seed`.
+struct NoiseSpec {
+  std::uint32_t jitter_cycles = 0;
+  double outlier_rate = 0;
+  std::uint32_t outlier_cycles = 0;
+  std::uint64_t seed = 1;
+  bool active() const { return jitter_cycles > 0 || (outlier_rate > 0 && outlier_cycles > 0); }
+};
+
 struct Config {
   std::string name;         // device_backend is "sim:<name>"
   std::string description;
@@ -86,6 +97,7 @@ struct Config {
   std::vector<LevelSpec> levels;
   std::vector<LevelSpec> tlbs;  // in lookup order
   std::map<std::string, PathSpec> paths;  // by path name: global_ca, global_cg, ldg, texture, constant, shared
+  NoiseSpec noise;  // none unless the config has "noise"
 };
 
 // The load paths a config may map.

@@ -5,7 +5,7 @@
 
 namespace memhier::sim {
 
-SimDevice::SimDevice(Config cfg) : cfg_(std::move(cfg)) {
+SimDevice::SimDevice(Config cfg) : cfg_(std::move(cfg)), noise_state_(cfg_.noise.seed) {
   for (const auto& l : cfg_.levels) levels_.push_back(l.scratchpad ? nullptr : std::make_unique<CacheModel>(l));
   for (const auto& t : cfg_.tlbs) {
     tlbs_.push_back(std::make_unique<CacheModel>(t));
@@ -44,7 +44,21 @@ std::uint32_t SimDevice::access(int path, std::uint64_t addr) {
       lat += tlb_penalty_[t];
     }
   }
-  return lat;
+  return cfg_.noise.active() ? lat + noise() : lat;
+}
+
+// Jitter plus rare outliers (NoiseSpec); the generator runs on across chases, as time does.
+std::uint32_t SimDevice::noise() {
+  auto next = [this] {
+    std::uint64_t z = (noise_state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  const NoiseSpec& n = cfg_.noise;
+  std::uint32_t extra = n.jitter_cycles ? static_cast<std::uint32_t>(next() % (n.jitter_cycles + 1ull)) : 0;
+  if (n.outlier_rate > 0 && static_cast<double>(next() >> 11) * 0x1.0p-53 < n.outlier_rate) extra += n.outlier_cycles;
+  return extra;
 }
 
 void SimDevice::reset() {

@@ -47,6 +47,8 @@ class SimDevice {
   std::vector<std::unique_ptr<CacheModel>> tlbs_;
   std::vector<std::uint32_t> tlb_penalty_;
   std::vector<Plan> plans_;
+  std::uint64_t noise_state_ = 0;  // splitmix64 state of the noise model (cfg_.noise)
+  std::uint32_t noise();
 };
 
 // One P-chase on the simulated device, as the GPU kernel runs it (kernels/pchase.cuh): the

@@ -1,15 +1,18 @@
-// memhier-compare <base> <new>: regression tracking between two memhier runs (two bench.json files
-// or two archive directories). Exit 0: nothing got worse; 1: something got worse (or changed, with
-// --fail-on-changed; structure changed, with --fail-on-structure); 2: bad input, or different GPUs
+// memhier-compare <base> <new>: did the memory hierarchy or its speed change between two memhier
+// runs (two archive directories or two bench.json files)? By default the headline: every structural
+// field and the headline figures, judged beyond the threshold of their kind and the runs' own
+// spread (analysis/gate.hpp); --detail adds the per-benchmark rows. Exit status (docs/ci.md):
+// 0 pass, 1 a figure got worse, 2 bad input, 3 a structural field changed, 4 different GPUs
 // without --ignore-device.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
-#include "analysis/compare.hpp"
+#include "analysis/gate.hpp"
 
 using namespace memhier::analysis;
 
@@ -17,18 +20,23 @@ namespace {
 
 const char* kUsage =
     "usage: memhier-compare [options] <base> <new>\n"
-    "  <base>, <new>        two bench.json files or two archive directories (bench.json, topology.json)\n"
-    "  --threshold=F        relative change that counts, as a fraction (default 0.10 = 10 %)\n"
-    "  --size-tolerance=F   structural sizes closer than this fraction compare SAME (default 0.05)\n"
-    "  --alpha=P            significance level of the U test with repetitions (default 0.05)\n"
-    "  --format=console|markdown|json   output format (default console)\n"
-    "  -o FILE              write the output to FILE instead of stdout\n"
-    "  --all                list SAME rows too (console, markdown)\n"
-    "  --common-only        do not list benchmarks present in one run only (e.g. quick vs full plan)\n"
-    "  --ignore-device      compare runs of different GPUs\n"
-    "  --fail-on-changed    exit 1 on CHANGED rows too (structure, counters of unknown direction)\n"
-    "  --fail-on-structure  exit 1 when a structural topology field CHANGED (stated ranges disjoint)\n"
-    "exit status: 0 nothing worse, 1 something worse, 2 bad input or different GPUs\n";
+    "  <base>, <new>            two archive directories (bench.json[.gz], topology.json) or bench.json files\n"
+    "  --format=console|markdown|json   output format (default console; markdown for a CI job summary)\n"
+    "  -o FILE                  write the output to FILE instead of stdout\n"
+    "  --detail                 add the per-benchmark rows (--all: with their SAME rows too)\n"
+    "  --bandwidth-threshold=F  relative change of a bandwidth that counts (default 0.05)\n"
+    "  --latency-threshold=F    relative change of a latency that counts (default 0.05) ...\n"
+    "  --latency-floor=C        ... and at least C cycles (default 10)\n"
+    "  --threshold=F            both relative thresholds at once\n"
+    "  --size-tolerance=F       structural sizes closer than this fraction are SAME (default 0.05)\n"
+    "  --min-samples=N          a figure resting on fewer samples never decides alone (default 16)\n"
+    "  --alpha=P                U-test level of the per-benchmark rows with repetitions (default 0.05)\n"
+    "  --common-only            per-benchmark rows: benchmarks of one run only are counted, not listed\n"
+    "  --ignore-device          different GPUs side by side, with ratios; no verdicts, exit 0\n"
+    "  --fail-on=LIST           what fails the gate: worse,structure (default), worse, structure, none\n"
+    "  --survey                 the same as --fail-on=none (driver surveys: report, never fail)\n"
+    "exit status: 0 pass, 1 a figure worse, 2 bad input, 3 a structural field changed,\n"
+    "             4 different GPUs without --ignore-device\n";
 
 [[noreturn]] void die(const std::string& msg) {
   std::fprintf(stderr, "memhier-compare: %s\n", msg.c_str());
@@ -46,13 +54,27 @@ double parse_fraction(const std::string& flag, const std::string& v, double lo, 
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CompareOptions opt;
+struct Args {
+  GateOptions opt;
+  double alpha = 0.05;
   std::string format = "console", out;
-  bool all_rows = false, fail_on_changed = false, fail_on_structure = false;
+  bool detail = false, all_rows = false, fail_worse = true, fail_structure = true;
   std::vector<std::string> inputs;
+};
+
+void parse_fail_on(const std::string& v, Args& a) {
+  a.fail_worse = a.fail_structure = false;
+  std::stringstream ss(v);
+  for (std::string w; std::getline(ss, w, ',');) {
+    if (w == "worse") a.fail_worse = true;
+    else if (w == "structure") a.fail_structure = true;
+    else if (w != "none") die("bad value '" + w + "' for --fail-on: worse, structure or none");
+  }
+}
+
+Args parse_args(int argc, char** argv) {
+  Args r;
+  GateOptions& opt = r.opt;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&](const std::string& flag, std::string* v) {
@@ -70,69 +92,85 @@ int main(int argc, char** argv) {
     std::string v;
     if (a == "--help" || a == "-h") {
       std::fputs(kUsage, stdout);
-      return 0;
+      std::exit(0);
     } else if (value("--threshold", &v)) {
-      opt.threshold = parse_fraction("--threshold", v, 0.0, 10.0);
+      opt.bandwidth_threshold = opt.latency_threshold = parse_fraction("--threshold", v, 0.0, 10.0);
+    } else if (value("--bandwidth-threshold", &v)) {
+      opt.bandwidth_threshold = parse_fraction("--bandwidth-threshold", v, 0.0, 10.0);
+    } else if (value("--latency-threshold", &v)) {
+      opt.latency_threshold = parse_fraction("--latency-threshold", v, 0.0, 10.0);
+    } else if (value("--latency-floor", &v)) {
+      opt.latency_floor_cycles = parse_fraction("--latency-floor", v, 0.0, 1e6);
     } else if (value("--size-tolerance", &v)) {
       opt.size_tolerance = parse_fraction("--size-tolerance", v, 0.0, 1.0);
+    } else if (value("--min-samples", &v)) {
+      opt.min_samples = static_cast<int>(parse_fraction("--min-samples", v, 0.0, 1e9));
     } else if (value("--alpha", &v)) {
-      opt.alpha = parse_fraction("--alpha", v, 0.0, 1.0);
+      r.alpha = parse_fraction("--alpha", v, 0.0, 1.0);
     } else if (value("--format", &v)) {
       if (v != "console" && v != "markdown" && v != "json") die("unknown format '" + v + "': use console, markdown or json");
-      format = v;
+      r.format = v;
     } else if (value("-o", &v) || value("--output", &v)) {
-      out = v;
-    } else if (a == "--all") {
-      all_rows = true;
+      r.out = v;
+    } else if (a == "--detail" || a == "--all") {
+      r.detail = true;
+      r.all_rows = r.all_rows || a == "--all";
     } else if (a == "--common-only") {
       opt.common_only = true;
     } else if (a == "--ignore-device") {
       opt.ignore_device = true;
-    } else if (a == "--fail-on-changed") {
-      fail_on_changed = true;
-    } else if (a == "--fail-on-structure") {
-      fail_on_structure = true;
+    } else if (value("--fail-on", &v)) {
+      parse_fail_on(v, r);
+    } else if (a == "--survey") {
+      r.fail_worse = r.fail_structure = false;
+    } else if (a == "--fail-on-structure" || a == "--fail-on-changed") {
+      r.fail_structure = true;  // the default now; kept for older CI jobs
     } else if (a.size() > 1 && a[0] == '-') {
       die("unknown flag '" + a + "'; see --help");
     } else {
-      inputs.push_back(a);
+      r.inputs.push_back(a);
     }
   }
-  if (inputs.size() != 2) die("needs exactly two inputs, <base> and <new>; see --help");
+  if (r.inputs.size() != 2) die("needs exactly two inputs, <base> and <new>; see --help");
+  return r;
+}
 
-  CompareResult r;
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Args args = parse_args(argc, argv);
+  GateResult r;
   try {
-    CompareInput base = load_compare_input(inputs[0]);
-    CompareInput now = load_compare_input(inputs[1]);
-    r = compare_runs(base, now, opt);
+    CompareInput base = load_compare_input(args.inputs[0]);
+    CompareInput now = load_compare_input(args.inputs[1]);
+    r = gate_compare(base, now, args.opt);
+    if (args.alpha != 0.05) {  // the detail with the user's U-test level
+      CompareOptions co = r.detail.options;
+      co.alpha = args.alpha;
+      r.detail = compare_runs(base, now, co);
+    }
+    r.detail_all = args.all_rows;
   } catch (const std::exception& e) {
     die(e.what());
   }
-
   std::string text;
-  if (format == "json")
-    text = render_json(r).dump(2) + "\n";
-  else if (format == "markdown")
-    text = render_markdown(r, all_rows);
+  if (args.format == "json")
+    text = render_gate_json(r, args.detail).dump(2) + "\n";
+  else if (args.format == "markdown")
+    text = render_gate_markdown(r, args.detail);
   else
-    text = render_console(r, all_rows);
-  if (out.empty()) {
+    text = render_gate_console(r, args.detail);
+  if (args.out.empty()) {
     std::fputs(text.c_str(), stdout);
   } else {
-    std::ofstream f(out);
-    if (!(f << text)) die("cannot write " + out);
+    std::ofstream f(args.out);
+    if (!(f << text)) die("cannot write " + args.out);
   }
-
-  if (!r.same_device && !opt.ignore_device) {
+  if (r.refused()) {
     std::string keys;
     for (const auto& k : r.identity_keys_differing) keys += (keys.empty() ? "" : ", ") + k;
-    std::string ctx;
-    for (const auto& d : r.context_diffs) ctx += (ctx.empty() ? "" : ", ") + d.key;
-    die("refusing to compare different GPUs (" + keys + " differ" + (ctx.empty() ? "" : "; also " + ctx) +
-        "); use --ignore-device to compare anyway");
+    std::fprintf(stderr, "memhier-compare: refusing to compare different GPUs (%s differ); use --ignore-device to "
+                         "see them side by side\n", keys.c_str());
   }
-  if (r.worse()) return 1;
-  if (fail_on_changed && r.count(Verdict::changed) > 0) return 1;
-  if (fail_on_structure && r.structure() == "CHANGED") return 1;
-  return 0;
+  return gate_exit_code(r, args.fail_worse, args.fail_structure);
 }

@@ -9,11 +9,13 @@
 
 #include "analysis/dataset.hpp"
 #include "analysis/topology.hpp"
+#include "common/archive_files.hpp"
 
 namespace {
 const char* kUsage =
-    "usage: memhier-infer <bench.json> [more.json ...] [-o topology.json] [--report report.md]\n"
+    "usage: memhier-infer <bench.json | archive-dir> [more.json ...] [-o topology.json] [--report report.md]\n"
     "                     [--next-requests requests.json] [--allow-errors]\n"
+    "  an archive directory stands for its bench.json(.gz) and refine-N.json(.gz), in order\n"
     "  -o FILE            topology JSON (schema memhier-topology/1; default: stdout)\n"
     "  --report FILE      the same for people (markdown)\n"
     "  --next-requests F  write the chases that would decide undetermined values (memhier-requests/1;\n"
@@ -63,7 +65,7 @@ int main(int argc, char** argv) {
   }
   if (inputs.empty()) return fail("no input: give one or more memhier-bench JSON files; see --help");
   try {
-    auto data = memhier::analysis::Dataset::load(inputs, allow_errors);
+    auto data = memhier::analysis::Dataset::load(memhier::expand_archive_inputs(inputs), allow_errors);
     memhier::analysis::Requests req;
     nlohmann::json topo = memhier::analysis::build_topology(data, req);
     const std::string js = topo.dump(2) + "\n";

@@ -18,34 +18,38 @@ if(TARGET memhier-compare)
 
   set(G ${MEMHIER_COMPARE_GOLDEN})
   memhier_compare_case(unchanged_same 0 ARGS ${G}/base ${G}/same
-    EXPECT "0 worse, 0 better, 0 changed, [1-9][0-9]* same" REJECT "WORSE" "CHANGED")
+    EXPECT "gate: PASS - 0 worse of [1-9][0-9]* figures, 0 structural changes" "DRAM read bandwidth"
+    REJECT "WORSE" "CHANGED")
   memhier_compare_case(bench_files_same 0 ARGS ${G}/base/bench.json ${G}/same/bench.json
-    EXPECT "0 worse, 0 better, 0 changed")
-  memhier_compare_case(bandwidth_drop_worse 1 ARGS ${G}/base ${G}/slower_bw
-    EXPECT "WORSE +gmem_throughput/kind:read/width:16/ilp:4/cta_size:256/ctas:528 bytes_per_second"
-           "-20\\.0%" "2 worse")
-  memhier_compare_case(bandwidth_drop_within_threshold 0 ARGS --threshold=0.25 ${G}/base ${G}/slower_bw
-    EXPECT "0 worse")
-  memhier_compare_case(bandwidth_drop_markdown 1 ARGS --format=markdown ${G}/base ${G}/slower_bw
-    EXPECT "### memhier-compare: regression" "\\| WORSE \\| `gmem_throughput/kind:read/width:16/ilp:4/cta_size:256/ctas:528")
-  memhier_compare_case(bandwidth_drop_json 1
-    ARGS --format=json -o ${CMAKE_CURRENT_BINARY_DIR}/cli_compare_drop.json ${G}/base ${G}/slower_bw
-    OUT_FILE ${CMAKE_CURRENT_BINARY_DIR}/cli_compare_drop.json
-    EXPECT "\"format\": \"memhier-compare/1\"" "\"worse\": true" "\"verdict\": \"WORSE\"")
-  memhier_compare_case(l1_size_changed 0 ARGS ${G}/base ${G}/l1_changed
-    EXPECT "CHANGED +caches\\.l1\\.size_bytes +229376 +196608" "0 worse")
-  memhier_compare_case(l1_size_changed_fails_on_request 1 ARGS --fail-on-changed ${G}/base ${G}/l1_changed
-    EXPECT "CHANGED")
-  memhier_compare_case(different_gpu_refused 2 ARGS ${G}/base ${G}/other_gpu
+    EXPECT "per-benchmark counters" "gate: PASS")
+  memhier_compare_case(bandwidth_drop_detail_only 0 ARGS ${G}/base ${G}/slower_bw
+    EXPECT "gate: PASS" "per-benchmark rows \\(not gated; --detail\\): 2 worse")
+  memhier_compare_case(bandwidth_drop_detail_rows 0 ARGS --detail ${G}/base ${G}/slower_bw
+    EXPECT "PER-BENCHMARK ROWS" "WORSE +gmem_throughput/kind:read/width:16/ilp:4/cta_size:256/ctas:528 bytes_per_second")
+  memhier_compare_case(bench_files_gate_on_counters 1 ARGS ${G}/base/bench.json ${G}/slower_bw/bench.json
+    EXPECT "no topology.json in either run" "gate: FAIL - 2 worse per-benchmark rows")
+  memhier_compare_case(bandwidth_drop_within_threshold 0 ARGS --threshold=0.25 ${G}/base/bench.json ${G}/slower_bw/bench.json
+    EXPECT "gate: PASS")
+  memhier_compare_case(markdown 3 ARGS --format=markdown ${G}/base ${G}/l1_changed
+    EXPECT "### memhier-compare: FAIL" "\\| l1 size \\| 224\\.0 KiB \\| 192\\.0 KiB \\| -14\\.3 % \\| CHANGED")
+  memhier_compare_case(json 3
+    ARGS --format=json -o ${CMAKE_CURRENT_BINARY_DIR}/cli_compare_l1.json ${G}/base ${G}/l1_changed
+    OUT_FILE ${CMAKE_CURRENT_BINARY_DIR}/cli_compare_l1.json
+    EXPECT "\"format\": \"memhier-compare/2\"" "\"exit_code\": 3" "\"caches.l1.size_bytes\"")
+  memhier_compare_case(l1_size_changed 3 ARGS ${G}/base ${G}/l1_changed
+    EXPECT "l1 size +224\\.0 KiB +192\\.0 KiB .*CHANGED" "gate: FAIL - 0 worse")
+  memhier_compare_case(l1_size_changed_survey 0 ARGS --survey ${G}/base ${G}/l1_changed EXPECT "CHANGED")
+  memhier_compare_case(different_gpu_refused 4 ARGS ${G}/base ${G}/other_gpu
     EXPECT "refusing to compare different GPUs \\(gpu_name, compute_capability differ"
-           "driver_version: 580\\.95\\.05 -> 575\\.57\\.08")
-  memhier_compare_case(different_gpu_ignored 0 ARGS --ignore-device ${G}/base ${G}/other_gpu
-    EXPECT "--ignore-device" "0 worse")
+           "driver: 580\\.95\\.05 -> 575\\.57\\.08")
+  memhier_compare_case(different_gpu_side_by_side 0 ARGS --ignore-device ${G}/base ${G}/other_gpu
+    EXPECT "different devices compared on request \\(--ignore-device\\)" "gate: none")
   memhier_compare_case(missing_input 2 ARGS ${G}/base ${G}/does_not_exist
     EXPECT "memhier-compare: .*does_not_exist: no such file or directory")
   memhier_compare_case(not_json 2 ARGS ${G}/base ${G}/make_golden.py EXPECT "not valid JSON")
   memhier_compare_case(not_memhier 2 ARGS ${G}/base/topology.json ${G}/base/bench.json
     EXPECT "not Google Benchmark JSON")
   memhier_compare_case(bad_threshold 2 ARGS --threshold=abc ${G}/base ${G}/same EXPECT "bad value 'abc'")
+  memhier_compare_case(bad_fail_on 2 ARGS --fail-on=everything ${G}/base ${G}/same EXPECT "bad value 'everything'")
   memhier_compare_case(one_input 2 ARGS ${G}/base EXPECT "needs exactly two inputs")
 endif()

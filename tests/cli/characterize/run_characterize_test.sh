@@ -13,11 +13,12 @@ fail() { echo "FAIL: $*"; exit 1; }
 mapfile -t archives < <(find "$work/results" -mindepth 4 -maxdepth 4 -type d | grep -v '/\.incomplete-')
 [ "${#archives[@]}" = 1 ] || fail "expected one archive, found ${#archives[@]}"
 a=${archives[0]}
-for f in bench.json topology.json report.md; do [ -s "$a/$f" ] || fail "$f missing in $a"; done
-[ -d "$a/traces" ] || fail "no traces in $a"
+for f in bench.json.gz topology.json report.md traces.pack.gz; do [ -s "$a/$f" ] || fail "$f missing in $a"; done
+[ -d "$a/traces" ] && fail "unpacked traces left in $a"
+python3 "$src/scripts/archive_pack.py" size "$a" --limit 2000000 || fail "archive over 2 MB"
 grep -q "archive: $a" "$work/log" || fail "the archive path was not printed"
 grep -q "^Caches" "$work/log" || fail "the topology table was not printed"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "characterize_wall_seconds" in d["context"]' "$a/bench.json" ||
+python3 -c 'import gzip,json,sys; d=json.load(gzip.open(sys.argv[1])); assert "characterize_wall_seconds" in d["context"]' "$a/bench.json.gz" ||
   fail "no characterize_wall_seconds in the context"
 if [ -f "$src/scripts/archive_index.py" ]; then
   grep -q "$(basename "$a")" "$work/results/index.json" || fail "index.json does not list the archive"

@@ -1,0 +1,142 @@
+#include "analysis/topology_fields.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <set>
+#include <sstream>
+
+#include "analysis/compare.hpp"
+
+namespace memhier::analysis {
+
+namespace {
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+}  // namespace
+
+std::vector<std::string> path_parts(const std::string& path) {
+  std::vector<std::string> parts;
+  std::stringstream ss(path);
+  std::string p;
+  while (std::getline(ss, p, '.')) {
+    const auto b = p.find('[');
+    parts.push_back(b == std::string::npos ? p : p.substr(0, b));
+  }
+  return parts;
+}
+
+const std::set<std::string> kTopologySkip = {"device", "evidence", "reason", "reasons", "notes", "note",
+                                             "generated_at", "generated", "inputs", "source", "schema"};
+
+void flatten(const nlohmann::json& j, const std::string& prefix, FlatTopology& out) {
+  if (j.is_object()) {
+    for (auto& [k, v] : j.items()) {
+      if (kTopologySkip.count(k)) continue;
+      flatten(v, prefix.empty() ? k : prefix + "." + k, out);
+    }
+    return;
+  }
+  if (j.is_array()) {
+    const bool scalars = std::all_of(j.begin(), j.end(), [](const nlohmann::json& x) { return x.is_primitive(); });
+    const bool range = prefix.size() > 6 && prefix.compare(prefix.size() - 6, 6, "_range") == 0;
+    if (scalars && (range || topology_class(prefix) != FieldClass::measured)) {
+      out[prefix] = j;  // e.g. ways [4, 4]: one value
+      return;
+    }
+    for (std::size_t i = 0; i < j.size(); ++i) flatten(j[i], prefix + "[" + std::to_string(i) + "]", out);
+    return;
+  }
+  out[prefix] = j;
+}
+
+std::string show(const nlohmann::json& v) {
+  if (v.is_null()) return "null";
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_float()) {
+    std::ostringstream s;
+    s << std::setprecision(6) << v.get<double>();
+    return s.str();
+  }
+  return v.dump();
+}
+
+std::optional<std::pair<double, double>> range_of(const FlatTopology& f, const std::string& key) {
+  auto as_range = [](const nlohmann::json& v) -> std::optional<std::pair<double, double>> {
+    if (v.is_array() && v.size() == 2 && v[0].is_number() && v[1].is_number())
+      return std::make_pair(v[0].get<double>(), v[1].get<double>());
+    return std::nullopt;
+  };
+  auto it = f.find(key);
+  if (it == f.end() || it->second.is_null()) return std::nullopt;
+  if (key.find("size_bracket_bytes") != std::string::npos) return as_range(it->second);
+  if (it->second.is_number()) {  // a value with its stated range beside it: entries_per_sm_range
+    auto r = f.find(key + "_range");
+    if (r != f.end())
+      if (auto rr = as_range(r->second)) return rr;
+  }
+  const auto pos = key.find("size_bytes");
+  if (pos != std::string::npos && it->second.is_number()) {
+    std::string sib = key;
+    sib.replace(pos, std::string("size_bytes").size(), "size_bracket_bytes");
+    auto s = f.find(sib);
+    if (s != f.end()) {
+      auto r = as_range(s->second);
+      if (r) return r;
+    }
+    const double v = it->second.get<double>();
+    return std::make_pair(v, v);
+  }
+  return std::nullopt;
+}
+
+double confidence_of(const FlatTopology& f, const std::string& key) {
+  const auto parts = path_parts(key);
+  std::string section, leaf;
+  // caches.l1.size_bytes_by_carveout.0 -> caches.l1 / size_bytes_by_carveout
+  std::size_t li = parts.size() - 1;
+  if (li >= 1 && ends_with(parts[li - 1], "_by_carveout")) --li;
+  for (std::size_t i = 0; i < li; ++i) section += (i ? "." : "") + parts[i];
+  leaf = parts[li];
+  auto it = f.find((section.empty() ? "" : section + ".") + "provenance." + leaf + ".confidence");
+  if (it == f.end() || !it->second.is_number()) return 1.0;
+  return it->second.get<double>();
+}
+
+FlatTopology flatten(const nlohmann::json& topology) {
+  FlatTopology f;
+  flatten(topology, "", f);
+  return f;
+}
+
+StructuralJudgement judge_structural(const FlatTopology& fa, const FlatTopology& fb, const std::string& k,
+                                     double size_tolerance) {
+  StructuralJudgement j;
+  auto ra = range_of(fa, k), rb = range_of(fb, k);
+  const double ca = confidence_of(fa, k), cb = confidence_of(fb, k);
+  j.test = ra && rb ? "range" : "exact";
+  std::ostringstream n;
+  if (ra && rb) {
+    const bool overlap = ra->first <= rb->second && rb->first <= ra->second;
+    // Disjoint ranges closer than the stated size tolerance: an edge that moves by less than
+    // that between runs (soft edges of non-LRU caches on real GPUs) is not a structural change.
+    const double gap = std::max(ra->first, rb->first) - std::min(ra->second, rb->second);
+    const double scale = std::max({std::fabs(ra->second), std::fabs(rb->second), 1.0});
+    const bool close = !overlap && gap <= size_tolerance * scale;
+    j.changed = !overlap && !close;
+    n << (overlap ? "stated ranges overlap: " : close ? "stated ranges within the size tolerance: "
+                                                      : "stated ranges disjoint: ")
+      << "[" << std::setprecision(12) << ra->first << ", " << ra->second << "] vs [" << rb->first << ", "
+      << rb->second << "]";
+  } else if (std::min(ca, cb) < kStructuralConfidence) {
+    j.low_confidence = true;
+    n << "stated at low confidence (" << ca << " / " << cb << ")";
+  } else {
+    j.changed = true;
+  }
+  j.note = n.str();
+  return j;
+}
+
+}  // namespace memhier::analysis

@@ -1,0 +1,43 @@
+// Leaves of a topology report (topology.json) as compare reads them: flattened to dotted paths
+// (caches.l1.size_bytes, arrays of structure scalars as one value), the range a structural value
+// stands for (its stated bracket), the confidence the analyzer states for it, and the judgement of
+// two structural values (docs/methodology.md, section `compare`).
+#pragma once
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace memhier::analysis {
+
+using FlatTopology = std::map<std::string, nlohmann::json>;
+
+// "caches.l1.ways[0]" -> {"caches", "l1", "ways"}
+std::vector<std::string> path_parts(const std::string& path);
+// Every leaf except the provenance text (device, evidence, reason, notes, inputs, schema, ...).
+void flatten(const nlohmann::json& j, const std::string& prefix, FlatTopology& out);
+FlatTopology flatten(const nlohmann::json& topology);
+// A value for a table cell: text as is, numbers with 6 significant digits, null as "null".
+std::string show(const nlohmann::json& v);
+// The range a structural value stands for: its own [lo, hi] when it is a two-number bracket, the
+// sibling bracket the analyzer states for it (size_bytes -> size_bracket_bytes, x -> x_range),
+// else the value.
+std::optional<std::pair<double, double>> range_of(const FlatTopology& f, const std::string& key);
+// Confidence the analyzer states for a leaf: <section>.provenance.<key>.confidence (1 when absent).
+double confidence_of(const FlatTopology& f, const std::string& key);
+
+// Two structural values that are present and non-null on both sides and differ as JSON: CHANGED
+// when their stated ranges are disjoint beyond `size_tolerance` (fraction of the size) or, without
+// ranges, when both are stated at confidence >= kStructuralConfidence; otherwise not.
+struct StructuralJudgement {
+  bool changed = false;
+  bool low_confidence = false;  // not CHANGED because one side states it below the confidence
+  std::string test;             // "range" or "exact"
+  std::string note;
+};
+StructuralJudgement judge_structural(const FlatTopology& a, const FlatTopology& b, const std::string& key,
+                                     double size_tolerance);
+
+}  // namespace memhier::analysis

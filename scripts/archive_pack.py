@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""Archive files of memhier (docs/formats.md, "Archive files"): packs the traces of an archive
+into one file, compresses its Google Benchmark JSON files, unpacks again, and reports the size.
+
+usage: python3 scripts/archive_pack.py pack ARCHIVE [--full DIR] [--traces-only]
+       python3 scripts/archive_pack.py unpack ARCHIVE
+       python3 scripts/archive_pack.py size ARCHIVE [--limit BYTES] [--estimate]
+
+pack:   traces/ -> traces.pack.gz (format `memhier-pack 1`, gzip), bench.json, refine-N.json and
+        requests-N.json -> .json.gz. --full DIR first copies the unpacked traces/ there (full traces
+        kept outside results/). Without Python's zlib the pack stays plain (traces.pack) and the
+        JSON files stay as they are. Reproducible: gzip headers carry no time.
+unpack: the reverse, in place (tools that want plain files, Google Benchmark's compare.py).
+size:   bytes on disk (4 KiB blocks, as du counts them) and the largest parts; exit 1 over --limit.
+memhier-infer, memhier-compare and plot.py read packed and unpacked archives alike.
+"""
+import argparse
+import io
+import os
+import shutil
+import sys
+
+try:
+    import gzip
+    import zlib  # noqa: F401  (gzip needs it; a Python without zlib keeps files plain)
+    HAVE_GZIP = True
+except ImportError:  # pragma: no cover
+    HAVE_GZIP = False
+
+MAGIC = b"memhier-pack 1\n"
+JSON_GLOBS = ("bench.json", "refine-", "requests-")
+
+
+def make_pack(files):
+    """{name: bytes} -> pack bytes (names sorted; one line per entry, then its bytes)."""
+    out = io.BytesIO()
+    out.write(MAGIC)
+    for name in sorted(files):
+        body = files[name]
+        out.write(b"file %d %s\n" % (len(body), name.encode()))
+        out.write(body)
+    out.write(b"end\n")
+    return out.getvalue()
+
+
+def parse_pack(data, label="pack"):
+    if not data.startswith(MAGIC):
+        raise ValueError("%s: not a memhier pack" % label)
+    files, pos = {}, len(MAGIC)
+    while True:
+        eol = data.find(b"\n", pos)
+        if eol < 0:
+            raise ValueError("%s: truncated pack (no end line)" % label)
+        line, pos = data[pos:eol].decode(), eol + 1
+        if line == "end":
+            return files
+        word, size, name = line.split(" ", 2)
+        if word != "file" or "/" in name:
+            raise ValueError("%s: bad pack entry line %r" % (label, line))
+        size = int(size)
+        if pos + size > len(data):
+            raise ValueError("%s: truncated pack (entry %s)" % (label, name))
+        files[name] = data[pos:pos + size]
+        pos += size
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        if not HAVE_GZIP:
+            raise OSError("%s: gzip-compressed and this Python has no zlib" % path)
+        data = gzip.decompress(data)
+    return data
+
+
+def write_maybe_gz(path, data):
+    """Writes data to path + '.gz' (gzip, no time in the header) or, without zlib, to path."""
+    if HAVE_GZIP:
+        path += ".gz"
+        with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as g:
+            g.write(data)
+    else:
+        with open(path, "wb") as f:
+            f.write(data)
+    return path
+
+
+def pack_for_dir(d):
+    d = d.rstrip("/")
+    for p in (d + ".pack.gz", d + ".pack"):
+        if os.path.exists(p):
+            return p
+    return None
+
+
+_packs = {}
+
+
+def read_archived(d, name):
+    """Bytes of file `name` of directory d: the plain file, its .gz, or its entry in d's pack; None."""
+    for p in (os.path.join(d, name), os.path.join(d, name) + ".gz"):
+        if os.path.exists(p):
+            return read_bytes(p)
+    pack = pack_for_dir(d)
+    if pack is None:
+        return None
+    if pack not in _packs:
+        _packs[pack] = parse_pack(read_bytes(pack), pack)
+    return _packs[pack].get(name)
+
+
+def bench_path(archive):
+    for p in ("bench.json", "bench.json.gz"):
+        if os.path.exists(os.path.join(archive, p)):
+            return os.path.join(archive, p)
+    return None
+
+
+def load_json(path):
+    import json
+    return json.loads(read_bytes(path).decode())
+
+
+def pack(archive, full=None, traces_only=False):
+    traces = os.path.join(archive, "traces")
+    if os.path.isdir(traces):
+        if full:
+            dest = os.path.join(full, "traces")
+            if os.path.exists(dest):
+                shutil.rmtree(dest)
+            shutil.copytree(traces, dest)
+        files = {}
+        for n in os.listdir(traces):
+            p = os.path.join(traces, n)
+            if os.path.isfile(p):
+                files[n[:-3] if n.endswith(".gz") else n] = read_bytes(p)
+        write_maybe_gz(traces + ".pack", make_pack(files))
+        shutil.rmtree(traces)
+    if traces_only or not HAVE_GZIP:
+        return
+    for n in sorted(os.listdir(archive)):
+        if n.endswith(".json") and n.startswith(JSON_GLOBS):
+            p = os.path.join(archive, n)
+            write_maybe_gz(p, read_bytes(p))
+            os.remove(p)
+
+
+def unpack(archive):
+    pack_file = pack_for_dir(os.path.join(archive, "traces"))
+    if pack_file:
+        files = parse_pack(read_bytes(pack_file), pack_file)
+        os.makedirs(os.path.join(archive, "traces"), exist_ok=True)
+        for n, body in files.items():
+            with open(os.path.join(archive, "traces", n), "wb") as f:
+                f.write(body)
+        os.remove(pack_file)
+    for n in sorted(os.listdir(archive)):
+        if n.endswith(".json.gz") and n.startswith(JSON_GLOBS):
+            p = os.path.join(archive, n)
+            with open(p[:-3], "wb") as f:
+                f.write(read_bytes(p))
+            os.remove(p)
+
+
+def disk_usage(archive):
+    """(bytes on disk in 4 KiB blocks, [(bytes, relative path)])."""
+    total, parts = 4096, []
+    for dirpath, dirnames, filenames in os.walk(archive):
+        total += 4096 * len(dirnames)
+        for n in filenames:
+            s = os.path.getsize(os.path.join(dirpath, n))
+            total += (s + 4095) // 4096 * 4096
+            parts.append((s, os.path.relpath(os.path.join(dirpath, n), archive)))
+    return total, sorted(parts, reverse=True)
+
+
+def blocks(n):
+    return (n + 4095) // 4096 * 4096
+
+
+def estimate(archive):
+    """Bytes on disk once `pack` has packed the traces and compressed the JSON files."""
+    total, parts = disk_usage(archive)
+    squeeze = gzip.compress if HAVE_GZIP else (lambda b: b)
+    traces = os.path.join(archive, "traces")
+    if os.path.isdir(traces):
+        files = {}
+        for size, rel in parts:
+            if rel.startswith("traces" + os.sep):
+                total -= blocks(size)
+                files[os.path.basename(rel)] = read_bytes(os.path.join(archive, rel))
+        total += blocks(len(squeeze(make_pack(files)))) - 4096  # one file instead of the directory
+    for n in os.listdir(archive):
+        p = os.path.join(archive, n)
+        if HAVE_GZIP and n.endswith(".json") and n.startswith(JSON_GLOBS):
+            total += blocks(len(gzip.compress(read_bytes(p)))) - blocks(os.path.getsize(p))
+    return total
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Pack, unpack or size a memhier archive.")
+    ap.add_argument("command", choices=["pack", "unpack", "size"])
+    ap.add_argument("archive")
+    ap.add_argument("--full", help="pack: copy the full traces/ into this directory first")
+    ap.add_argument("--limit", type=int, default=0, help="size: exit 1 when the archive exceeds this many bytes")
+    ap.add_argument("--traces-only", action="store_true", help="pack: the traces only, JSON files stay plain")
+    ap.add_argument("--estimate", action="store_true", help="size: print the bytes once packed, nothing else")
+    a = ap.parse_args()
+    if not os.path.isdir(a.archive) or not bench_path(a.archive):
+        print("archive_pack.py: %s: not a memhier archive (no bench.json)" % a.archive, file=sys.stderr)
+        return 2
+    if a.command == "pack":
+        pack(a.archive, a.full, a.traces_only)
+    elif a.command == "unpack":
+        unpack(a.archive)
+    elif a.estimate:
+        print(estimate(a.archive))
+    else:
+        total, parts = disk_usage(a.archive)
+        print("%s: %.2f MB on disk (%d files)" % (a.archive, total / 1e6, len(parts)))
+        for s, p in parts[:5]:
+            print("  %9d  %s" % (s, p))
+        if a.limit and total > a.limit:
+            print("archive_pack.py: over the limit of %.2f MB" % (a.limit / 1e6), file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
