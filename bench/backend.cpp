@@ -56,6 +56,11 @@ std::vector<ChaseResult> Backend::run_chase_batch(const std::vector<ChaseRequest
   return out;
 }
 
+double Backend::predicted_seconds(double accesses) const {
+  const double hz = static_cast<double>(figures().sm_clock_khz) * 1e3;
+  return hz > 0 ? accesses * kWorstCyclesPerAccess / hz : 0.0;
+}
+
 double Backend::hit_baseline(Path p) {
   auto it = baselines_.find(p);
   if (it != baselines_.end()) return it->second;
