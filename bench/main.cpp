@@ -19,6 +19,7 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@
 #include "bench/output_file.hpp"
 #include "bench/progress.hpp"
 #include "bench/registry.hpp"
+#include "common/bench_json.hpp"
 
 namespace fs = std::filesystem;
 using namespace memhier;
@@ -214,7 +216,9 @@ void record_wall_time(const std::string& out, double seconds, const std::map<std
   if (!in) die("cannot read back " + out);
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    std::stringstream text;
+    text << in.rdbuf();
+    j = nlohmann::json::parse(json_without_nonfinite(text.str()));  // Google Benchmark's NaN -> null
   } catch (...) {
     die("the run's JSON output " + out + " is not valid JSON; nothing written");
   }

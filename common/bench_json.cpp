@@ -3,7 +3,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <stdexcept>
+#include <string>
 
 namespace memhier {
 
@@ -33,13 +35,43 @@ std::vector<const BenchEntry*> BenchRun::family(const std::string& fam) const {
   return out;
 }
 
+std::string json_without_nonfinite(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    bool replaced = false;
+    for (const char* tok : {"-NaN", "NaN", "-Infinity", "Infinity"}) {
+      const std::size_t n = std::char_traits<char>::length(tok);
+      if (text.compare(i, n, tok) == 0) {
+        out += "null";
+        i += n - 1;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += c;
+  }
+  return out;
+}
+
 BenchRun load_bench_json(const std::string& path) {
   std::ifstream f(path);
   if (!f) throw std::runtime_error(path + ": cannot open (missing file or no permission)");
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(f);
-  } catch (const nlohmann::json::parse_error& e) {
+    std::stringstream text;
+    text << f.rdbuf();
+    j = nlohmann::json::parse(json_without_nonfinite(text.str()));
+  } catch (const nlohmann::json::exception& e) {  // parse errors, and numbers beyond a double (1e999)
     throw std::runtime_error(path + ": not valid JSON (" + std::string(e.what()) + ")");
   }
   if (!j.is_object() || !j.contains("benchmarks") || !j["benchmarks"].is_array() ||
@@ -72,8 +104,10 @@ BenchRun load_bench_json(const std::string& path) {
     e.time_unit = b.value("time_unit", "");
     e.error = b.value("error_occurred", false) || b.value("skipped", false);
     e.error_message = b.value("error_message", b.value("skip_message", ""));
-    for (auto& [k, v] : b.items())
+    for (auto& [k, v] : b.items()) {
       if (v.is_number() && !standard.count(k)) e.counters[k] = v.get<double>();
+      if (v.is_null() && !standard.count(k)) e.nonfinite_counters.push_back(k);
+    }
     run.entries.push_back(std::move(e));
   }
   return run;

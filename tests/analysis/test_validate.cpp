@@ -45,12 +45,12 @@ TEST(Validate, ImpossibleCountersAreNamedWithTheirBenchmark) {
     std::map<std::string, double> counters;
     std::string says;
   } cases[] = {
-      {{{"latency_cycles", -3}}, "counter latency_cycles = -3.000000 is negative"},
+      {{{"latency_cycles", -3}}, "counter latency_cycles = -3 is negative"},
       {{{"latency_cycles", 1e308}}, "beyond any measured quantity"},
       {{{"latency_cycles", 2e9}}, "beyond any chase's time budget"},
       {{{"latency_cycles", inf}}, "not finite"},
       {{{"latency_cycles", std::nan("")}}, "not finite"},
-      {{{"miss_rate", 1.5}}, "miss_rate = 1.500000 is above 1"},
+      {{{"miss_rate", 1.5}}, "miss_rate = 1.5 is above 1"},
       {{{"miss_rate", -0.1}}, "negative"},
       {{{"misses", 5}, {"accesses", 4}}, "more misses"},
       {{{"bytes_per_second", -1}}, "negative"},

@@ -77,3 +77,11 @@ TEST(RequestsFile, ReadsFamiliesItDoesNotKnowGenerically) {
   EXPECT_EQ(r["sequences"][0].str.at("cache"), "l1");
   EXPECT_EQ(r["sequences"][0].get("budget", 0), 3);
 }
+
+#include "common/bench_json.hpp"
+
+TEST(GoogleBenchmarkJson, NonFiniteTokensBecomeNullOutsideStrings) {
+  const std::string in = R"({"name": "a NaN \"Infinity\" b", "cv": NaN, "x": -NaN, "y": Infinity, "z": -Infinity, "w": 1.5})";
+  EXPECT_EQ(json_without_nonfinite(in),
+            R"({"name": "a NaN \"Infinity\" b", "cv": null, "x": null, "y": null, "z": null, "w": 1.5})");
+}
