@@ -45,6 +45,8 @@ struct BenchRun {
 // Throws std::runtime_error with one clear line: missing file, not JSON, not Google Benchmark
 // output, or not from memhier-bench (no memhier_version in the context).
 BenchRun load_bench_json(const std::string& path);
+// The same from text already read (`path` names it in messages and locates its traces).
+BenchRun parse_bench_json(const std::string& text, const std::string& path);
 
 // Google Benchmark's JSON reporter (1.7, 1.8) writes a non-finite counter as NaN, -NaN, Infinity or
 // -Infinity, which JSON does not have (the coefficient of variation of a counter that is 0 in every

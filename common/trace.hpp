@@ -3,6 +3,7 @@
 // `key value` lines, then one record per line.
 #pragma once
 #include <cstdint>
+#include <istream>
 #include <map>
 #include <string>
 #include <vector>
@@ -36,5 +37,9 @@ struct Trace {
 // Throws std::runtime_error with the file name and the reason on any I/O or format problem.
 void write_trace(const std::string& path, const Trace& t);
 Trace read_trace(const std::string& path);
+// The same from a stream (`origin` names it in messages).
+Trace parse_trace(std::istream& in, const std::string& origin);
+// Largest number of histogram bins a trace may declare (memhier writes 1024).
+constexpr std::size_t kMaxTraceBins = std::size_t(1) << 20;
 
 }  // namespace memhier
