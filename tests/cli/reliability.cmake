@@ -18,3 +18,10 @@ add_test(NAME cli_reliability_characterize_signals
 add_test(NAME cli_reliability_families_guarded
          COMMAND bash ${MEMHIER_REL}/families_guarded.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_reliability_characterize_signals cli_reliability_families_guarded PROPERTIES LABELS cli TIMEOUT 120)
+
+# A short fuzz run over the analyzer's loaders (tests/fuzz): clang + libFuzzer with ASan/UBSan,
+# seeds from the repository's real archives; skipped (77) where clang or libFuzzer is missing.
+add_test(NAME fuzz_loaders_smoke
+         COMMAND bash ${PROJECT_SOURCE_DIR}/tests/fuzz/run_fuzz.sh ${PROJECT_SOURCE_DIR}
+                 ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loaders 20)
+set_tests_properties(fuzz_loaders_smoke PROPERTIES LABELS fuzz SKIP_RETURN_CODE 77 TIMEOUT 900)
