@@ -10,42 +10,11 @@
 
 #include "bench/backend.hpp"
 #include "bench/guard.hpp"
+#include "tests/bench/run_recorder.hpp"
 
 using namespace memhier;
 
 namespace {
-
-// Google Benchmark 1.7 says error_occurred/error_message, 1.8 skipped/skip_message.
-template <class R>
-auto failed(const R& r, int) -> decltype(r.skipped, bool()) {
-  return static_cast<bool>(r.skipped);
-}
-template <class R>
-auto failed(const R& r, long) -> decltype(r.error_occurred, bool()) {
-  return r.error_occurred;
-}
-template <class R>
-auto message(const R& r, int) -> decltype(r.skip_message, std::string()) {
-  return r.skip_message;
-}
-template <class R>
-auto message(const R& r, long) -> decltype(r.error_message, std::string()) {
-  return r.error_message;
-}
-
-struct Seen {
-  bool failed;
-  std::string message;
-};
-
-class Recorder : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const auto& r : runs) seen[r.benchmark_name()] = {failed(r, 0), message(r, 0)};
-  }
-  std::map<std::string, Seen> seen;
-};
 
 // A backend whose device breaks on demand (device_fault() says so once `broken`).
 class FaultyBackend final : public Backend {
@@ -69,11 +38,7 @@ FaultyBackend* install_backend() {
   return raw;
 }
 
-std::map<std::string, Seen> run(const std::string& prefix) {
-  Recorder rec;
-  benchmark::RunSpecifiedBenchmarks(&rec, "^" + prefix + "/");
-  return rec.seen;
-}
+std::map<std::string, test::Seen> run(const std::string& prefix) { return test::run_benchmarks(prefix); }
 
 void ok_body(benchmark::State& st) {
   for (auto _ : st) st.SetIterationTime(1e-6);
