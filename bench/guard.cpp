@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 
 #include "bench/backend.hpp"
@@ -54,6 +55,10 @@ void reset_fault_log() { log_slot() = FaultLog{}; }
 
 void run_guarded(benchmark::State& state, const std::string& name, const BenchBody& body,
                  const BenchPredict& predict) {
+  // MEMHIER_ANNOUNCE=1: a line before each benchmark (stderr, unbuffered), so that what a tool
+  // wrapped around the run reports (compute-sanitizer) or a hang can be tied to its benchmark
+  static const bool announce = std::getenv("MEMHIER_ANNOUNCE") != nullptr;
+  if (announce) std::fprintf(stderr, "memhier-bench: running %s\n", name.c_str());
   FaultLog& log = log_slot();
   if (!log.device_fault.empty()) {
     ++log.failed;

@@ -17,7 +17,10 @@ add_test(NAME cli_reliability_characterize_signals
                  ${CMAKE_CURRENT_BINARY_DIR}/cli_reliability/signals)
 add_test(NAME cli_reliability_families_guarded
          COMMAND bash ${MEMHIER_REL}/families_guarded.sh ${PROJECT_SOURCE_DIR})
-set_tests_properties(cli_reliability_characterize_signals cli_reliability_families_guarded PROPERTIES LABELS cli TIMEOUT 120)
+add_test(NAME cli_reliability_sanitize_plan
+         COMMAND python3 ${MEMHIER_REL}/sanitize_plan_test.py ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/cli_reliability/sanitize_plan)
+set_tests_properties(cli_reliability_characterize_signals cli_reliability_families_guarded cli_reliability_sanitize_plan
+                     PROPERTIES LABELS cli TIMEOUT 120)
 
 # A short fuzz run over the analyzer's loaders (tests/fuzz): clang + libFuzzer with ASan/UBSan,
 # seeds from the repository's real archives; skipped (77) where clang or libFuzzer is missing.
