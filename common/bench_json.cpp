@@ -1,4 +1,5 @@
 #include "common/bench_json.hpp"
+#include "common/text_file.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -108,11 +109,7 @@ BenchEntry read_entry(const nlohmann::json& b, const std::set<std::string>& stan
 }  // namespace
 
 BenchRun load_bench_json(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw std::runtime_error(path + ": cannot open (missing file or no permission)");
-  std::stringstream text;
-  text << f.rdbuf();
-  return parse_bench_json(text.str(), path);
+  return parse_bench_json(read_text_file(path, "cannot open (missing file or no permission)"), path);
 }
 
 BenchRun parse_bench_json(const std::string& text, const std::string& path) {

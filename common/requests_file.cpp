@@ -8,6 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/text_file.hpp"
+
 namespace memhier {
 namespace {
 
@@ -107,11 +109,7 @@ RequestFile parse_requests(const std::string& text, const std::string& origin) {
 }
 
 RequestFile load_requests(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw std::runtime_error(path + ": cannot open the requests file");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return parse_requests(ss.str(), path);
+  return parse_requests(read_text_file(path, "cannot open the requests file"), path);
 }
 
 }  // namespace memhier

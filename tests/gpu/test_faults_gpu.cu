@@ -14,20 +14,11 @@
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_info.hpp"
 #include "tests/bench/run_recorder.hpp"
+#include "tests/gpu/gpu_test_util.hpp"
 
 using namespace memhier;
 
 namespace {
-
-bool have_gpu() {
-  std::string why;
-  return cuda_device_count(&why) > 0;
-}
-
-#define REQUIRE_GPU()                                                    \
-  do {                                                                   \
-    if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine";   \
-  } while (0)
 
 void install_cuda_backend() {
   if (!has_backend()) set_backend(make_cuda_backend(0));

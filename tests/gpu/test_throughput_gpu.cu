@@ -11,18 +11,11 @@
 #include "runtime/buffers.hpp"
 #include "runtime/device_info.hpp"
 #include "runtime/event_timer.hpp"
+#include "tests/gpu/gpu_test_util.hpp"
 
 using namespace memhier;
 
 namespace {
-
-bool have_gpu() {
-  std::string why;
-  return cuda_device_count(&why) > 0;
-}
-
-#define REQUIRE_GPU() \
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine"
 
 // Latency per access (cycles) of one warp at `stride` elements of V.
 template <typename V>
