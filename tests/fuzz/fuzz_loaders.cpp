@@ -95,6 +95,11 @@ void fuzz_topology(const std::string& text) {
     const char* t = std::getenv("TMPDIR");
     std::string d = std::string(t ? t : "/tmp") + "/memhier-fuzz-" + std::to_string(getpid());
     std::filesystem::create_directories(d);
+    static std::string to_remove = d;
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(to_remove, ec);
+    });
     std::ofstream(d + "/bench.json") << R"({"context": {"memhier_version": "fuzz", "device_backend": "sim:f", )"
                                      << R"("gpu_name": "f"}, "benchmarks": [{"name": "pchase/path:global_cg/mode:count/)"
                                      << R"(bytes:4096/stride:32", "latency_cycles": 30, "accesses": 128}]})";
