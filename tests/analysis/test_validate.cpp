@@ -127,3 +127,29 @@ TEST(Validate, CountsDeterminedValuesOutsideTheBookkeeping) {
   t["caches"]["l1"]["size_bytes"] = 16384;
   EXPECT_EQ(count_determined_values(t), 1u);
 }
+
+#include "analysis/requests.hpp"
+
+TEST(Validate, RequestsStayWithinTheSharedMemoryOfACudaBlock) {
+  Requests r;
+  r.set_limits({{"device_backend", "cuda"}, {"smem_per_block_optin_bytes", "49152"}, {"chase_limit_bytes_shared", "49152"}});
+  ChaseWish fine;
+  fine.path = "global_ca";
+  fine.mode = "fine";
+  fine.bytes = 1 << 20;
+  fine.stride = 128;
+  fine.max_records = 6144;  // 48 KiB of records
+  EXPECT_TRUE(r.fits(fine));
+  fine.max_records = 6145;
+  EXPECT_FALSE(r.fits(fine));
+  ChaseWish shared = fine;
+  shared.path = "shared";
+  shared.mode = "count";
+  shared.bytes = 49152 - 4096;
+  EXPECT_TRUE(r.fits(shared));
+  shared.bytes += 4;
+  EXPECT_FALSE(r.fits(shared));
+  Requests sim;  // the simulator keeps records elsewhere
+  sim.set_limits({{"device_backend", "sim:x"}, {"smem_per_block_optin_bytes", "49152"}});
+  EXPECT_TRUE(sim.fits(fine));
+}
