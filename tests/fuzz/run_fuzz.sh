@@ -14,7 +14,7 @@ mkdir -p "$work/obj"
 echo 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }' > "$work/probe.cpp"
 "$CXX" -fsanitize=fuzzer "$work/probe.cpp" -o "$work/probe" 2>/dev/null ||
   { echo "SKIP: $CXX cannot link libFuzzer (install libclang-rt-14-dev)"; exit 77; }
-flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
+flags=(-std=c++17 -O1 -gline-tables-only -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
        -fno-sanitize-recover=undefined -I"$src" -DMEMHIER_VERSION=\"fuzz\")
 sources=("$src"/common/*.cpp "$src"/sim/*.cpp "$src"/analysis/*.cpp "$src/tests/fuzz/fuzz_loaders.cpp")
 newest_header=$(ls -t "$src"/common/*.hpp "$src"/sim/*.hpp "$src"/analysis/*.hpp | head -1)
