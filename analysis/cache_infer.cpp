@@ -439,6 +439,7 @@ void infer_one(InferContext& ctx, const std::string& path, const PathData& pd, c
     r.evidence = ev;
     sizes[co] = r;
     // Refinement requests (003 §3.2: doubling, then narrowing the bracket).
+    const int carveout = co;  // a lambda may not capture a structured binding in C++17 (clang refuses)
     auto want = [&](std::uint64_t b, const std::string& why) {
       ChaseWish w;
       w.path = path;
@@ -446,7 +447,7 @@ void infer_one(InferContext& ctx, const std::string& path, const PathData& pd, c
       w.bytes = b;
       w.stride = s0;
       w.iters = std::min<std::uint64_t>((b + s0 - 1) / s0, 1u << 16);
-      w.carveout = co;
+      w.carveout = carveout;
       w.why = why;
       ctx.requests.add(w);
     };

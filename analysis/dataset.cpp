@@ -6,6 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "analysis/validate.hpp"
+
 namespace memhier::analysis {
 
 const std::vector<std::string>& device_identity_keys() {
@@ -46,6 +48,7 @@ Dataset Dataset::load(const std::vector<std::string>& paths, bool allow_errors) 
                                    " (pass --allow-errors to analyze the rest)");
         d.skipped_.push_back(e.name + ": " + e.error_message);
       }
+  screen_runs(runs, allow_errors, &d.skipped_);  // what cannot be (analysis/validate.hpp)
   d.runs_ = std::move(runs);
   d.index();
   return d;

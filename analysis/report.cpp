@@ -271,7 +271,8 @@ void render_measurement(std::ostringstream& o, const nlohmann::json& t) {
     for (const char* k : {"clock_overhead_pair_cycles", "clock_overhead_fine_cycles"})
       if (m.contains(k)) o << "- " << k << ": " << cell(m, k) << "\n";
     if (m.contains("skipped_benchmarks") && m["skipped_benchmarks"].is_array() && !m["skipped_benchmarks"].empty())
-      o << "- skipped benchmarks (could not run on this device; listed in topology.json): "
+      o << "- skipped benchmarks (failed on the device, invalid, or measured with a throttled clock; each with "
+           "its reason in topology.json, measurement.skipped_benchmarks): "
         << m["skipped_benchmarks"].size() << "\n";
   }
   o << "\n";

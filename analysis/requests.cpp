@@ -24,11 +24,22 @@ void Requests::set_limits(const std::map<std::string, std::string>& ctx) {
     if (k.compare(0, pre.size(), pre) == 0) chase_limit[k.substr(pre.size())] = x;
     if (k == "tlb_limit_bytes") tlb_limit = x;
   }
+  auto backend = ctx.find("device_backend");
+  auto optin = ctx.find("smem_per_block_optin_bytes");
+  if (backend != ctx.end() && backend->second == "cuda" && optin != ctx.end()) {
+    try {
+      shared_limit = std::stoull(optin->second);
+    } catch (...) {
+    }
+  }
 }
 
 bool Requests::fits(const ChaseWish& w) const {
   auto it = chase_limit.find(w.path);
-  return it == chase_limit.end() || w.bytes <= it->second;
+  if (it != chase_limit.end() && w.bytes > it->second) return false;
+  const std::uint64_t records = w.mode == "fine" ? (w.max_records ? w.max_records : 4096) : 0;
+  const std::uint64_t shared = 8 * records + (w.mode == "count" ? 4096 : 0) + (w.path == "shared" ? w.bytes : 0);
+  return shared_limit == 0 || shared <= shared_limit;
 }
 bool Requests::fits(const TlbWish& w) const { return tlb_limit == 0 || w.bytes <= tlb_limit; }
 

@@ -30,6 +30,10 @@ struct Requests {
   // Limits the bench.json context names (chase_limit_bytes_<path>, tlb_limit_bytes); absent: none.
   std::map<std::string, std::uint64_t> chase_limit;
   std::uint64_t tlb_limit = 0;
+  // CUDA devices keep fine records (8 bytes each) and the shared path's array in a block's shared
+  // memory (smem_per_block_optin_bytes); 0: no such limit (the simulator). memhier-bench refuses a
+  // request over it, so none is written.
+  std::uint64_t shared_limit = 0;
   // Reads the limits from a bench.json context.
   void set_limits(const std::map<std::string, std::string>& context);
   // False (and nothing added) when the wish exceeds the device's limit: it cannot be measured.

@@ -133,7 +133,7 @@ void global_section(const std::vector<BenchRun>& runs, json& topo) {
   json& g = topo["global_memory"];
   if (!g.is_object()) g = json::object();
   const double theo = context_number(runs, "theoretical_dram_bytes_per_second");
-  const int sms = static_cast<int>(context_number(runs, "sm_count"));
+  const double sms = context_number(runs, "sm_count");  // NaN when the context lacks it
   if (std::isfinite(theo) && theo > 0)
     g["theoretical_bytes_per_second"] = theo;
   else
@@ -494,7 +494,9 @@ void warp_section(const std::vector<BenchRun>& runs, json& topo) {
       w[mem] = j;
       continue;
     }
+    const auto& lat_of = m;  // a lambda may not capture a structured binding in C++17 (clang refuses)
     auto verdict = [&](const std::string& a, const std::string& b, bool a_slow_means_no) -> json {
+      const auto& m = lat_of;
       if (!has(m, a) || !has(m, b)) return nullptr;
       const bool slow = m.at(a) > (1 + kWarpTolerance) * m.at(b);
       return a_slow_means_no ? !slow : slow;

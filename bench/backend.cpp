@@ -66,6 +66,11 @@ SequenceResult Backend::run_sequence(const SequenceRequest&) {
   return r;
 }
 
+double Backend::predicted_seconds(double accesses) const {
+  const double hz = static_cast<double>(figures().sm_clock_khz) * 1e3;
+  return hz > 0 ? accesses * kWorstCyclesPerAccess / hz : 0.0;
+}
+
 double Backend::hit_baseline(Path p) {
   auto it = baselines_.find(p);
   if (it != baselines_.end()) return it->second;

@@ -64,6 +64,10 @@ struct ChaseResult {
   std::vector<std::uint32_t> latency;
   // count: latency histogram (overhead removed)
   Histogram hist;
+  // SM clock over the sample (clock64 against %globaltimer), 0 when not measured (simulated
+  // device); throttled: below 90 % of nominal over a window long enough to judge.
+  double sm_clock_mhz = 0;
+  bool clock_throttled = false;
 };
 
 struct ClockOverhead {
@@ -124,6 +128,21 @@ class Backend {
   // The path's first-level hit latency: median of a warm chase over 1 KiB at a 32-byte stride,
   // measured once per path. The reference that tells whether a one-level distribution is hits.
   double hit_baseline(Path p);
+  // After a failure: "" when the device is still usable, otherwise why not (a sticky CUDA error).
+  virtual std::string device_fault() { return {}; }
+  // Pessimistic seconds a chase of `accesses` dependent loads (warm pass and timed accesses)
+  // takes, for the per-benchmark budget (bench/guard.hpp). Default: kWorstCyclesPerAccess per
+  // access at the nominal SM clock.
+  virtual double predicted_seconds(double accesses) const;
+  double predicted_seconds(const ChaseRequest& r) const {
+    return predicted_seconds(static_cast<double>(r.iters) + (r.warm ? static_cast<double>(r.chain.size()) : 0.0));
+  }
+  static constexpr double kWorstCyclesPerAccess = 2000;
+  // Shared memory per block a chase of this kind needs on this device (fine records, count
+  // histogram, the shared path's array); 0 when the backend keeps them elsewhere (simulator).
+  virtual std::uint64_t shared_memory_needed(Path, Mode, std::uint64_t /*array_bytes*/, std::uint64_t /*max_records*/) const {
+    return 0;
+  }
 
  private:
   std::map<Path, double> baselines_;

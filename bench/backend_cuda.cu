@@ -4,6 +4,7 @@
 
 #include "bench/backend_cuda.hpp"
 #include "bench/backend_cuda_sequence.hpp"
+#include "bench/guard.hpp"
 #include "kernels/pchase.cuh"
 #include "runtime/buffers.hpp"
 #include "runtime/clock_check.hpp"
@@ -93,6 +94,24 @@ class CudaBackend final : public Backend {
   }
 
   bool supports(Path) const override { return true; }
+
+  // After a failure: a non-sticky error (out of memory, a launch the device refused) is cleared by
+  // cudaGetLastError and the device stays usable; a sticky one (illegal address, a trap, ECC)
+  // comes back from every later call, including this synchronisation.
+  std::string device_fault() override {
+    (void)cudaGetLastError();
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e == cudaSuccess) e = cudaGetLastError();
+    if (e == cudaSuccess) return {};
+    return std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")";
+  }
+
+  // The dynamic shared memory of pchase_kernel: [records: 2 x max_records | histogram | shared array]
+  std::uint64_t shared_memory_needed(Path p, Mode m, std::uint64_t array_bytes, std::uint64_t max_records) const override {
+    const std::uint64_t records = m == Mode::fine ? max_records : 0;
+    const std::uint64_t bins = m == Mode::count ? kHistBins : 0;
+    return (2 * records + bins + (p == Path::shared ? array_bytes / 4 : 0)) * 4;
+  }
 
   int parallel_chases(Path p) const override {
     return (p == Path::constant || p == Path::global_cg) ? 1 : desc_.sm_count;
@@ -201,7 +220,7 @@ class CudaBackend final : public Backend {
     // Validate and lay out: each job's array aligned to a power of two ≥ its size (≥ 64 KiB) so
     // that every job sees the same address bits as a lone run at offset 0.
     std::uint64_t align = 1ull << 16;
-    std::uint64_t max_shared_elems = 0;
+    std::uint64_t max_shared_bytes = 0;
     for (const auto* r : rs) {
       if (r->chain.empty()) throw std::invalid_argument("empty chain");
       if (r->array_bytes > max_array_bytes(r->path))
@@ -209,9 +228,9 @@ class CudaBackend final : public Backend {
                                        path_name(r->path) + " limit of " +
                                        std::to_string(max_array_bytes(r->path)) + " bytes on this device");
       while (align < r->array_bytes) align <<= 1;
-      if (r->path == Path::shared) max_shared_elems = std::max(max_shared_elems, r->array_bytes / 4);
+      if (r->path == Path::shared) max_shared_bytes = std::max(max_shared_bytes, r->array_bytes);
     }
-    const std::uint64_t dyn_smem = (2ull * records + bins + max_shared_elems) * 4ull;
+    const std::uint64_t dyn_smem = shared_memory_needed(r0.path, r0.mode, max_shared_bytes, records);
     if (dyn_smem > desc_.smem_per_block_optin_bytes)
       return fail_all(rs.size(), "needs " + std::to_string(dyn_smem) + " bytes of shared memory; the device allows " +
                                      std::to_string(desc_.smem_per_block_optin_bytes) + " per block");
@@ -232,7 +251,15 @@ class CudaBackend final : public Backend {
     DeviceBuffer<unsigned long long> d_sum(rs.size());
     DeviceBuffer<std::uint32_t> d_last(rs.size());
     DeviceBuffer<int> d_smid(rs.size());
+    DeviceBuffer<unsigned long long> d_stat(rs.size() * kern::kChaseStatWords);
     MEMHIER_CUDA(cudaMemset(d_smid.get(), 0xFF, d_smid.bytes()));
+    // Every buffer that comes back is defined, also where a job wrote less (compute-sanitizer
+    // initcheck: a fine chase writes min(iters, max_records) records; a job no SM took, nothing).
+    d_hist.zero();
+    d_rec.zero();
+    d_sum.zero();
+    d_last.zero();
+    d_stat.zero();
     for (std::size_t i = 0; i < rs.size(); ++i) {
       const ChaseRequest& r = *rs[i];
       std::uint32_t* arr = base + i * (region / 4);
@@ -264,6 +291,7 @@ class CudaBackend final : public Backend {
       J.out_sum = d_sum.get() + i;
       J.out_last = d_last.get() + i;
       J.out_smid = d_smid.get() + i;
+      J.out_stat = d_stat.get() + i * kern::kChaseStatWords;
     }
     DeviceBuffer<ChaseJob> d_jobs(jobs.size());
     d_jobs.upload(jobs);
@@ -285,6 +313,7 @@ class CudaBackend final : public Backend {
     L.hist_bins = bins;
     L.bin_width = bw;
     L.overhead = r0.mode == Mode::classic ? 0u : static_cast<std::uint32_t>(std::lround(oh.fine_cycles));
+    L.budget_cycles = static_cast<unsigned long long>(benchmark_budget_seconds() * desc_.sm_clock_khz * 1e3);
 
     KernelFn fn = kernel_for(r0.path, r0.mode);
     MEMHIER_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dyn_smem)));
@@ -302,6 +331,7 @@ class CudaBackend final : public Backend {
 
     auto sums = d_sum.download();
     auto smids = d_smid.download();
+    auto stats = d_stat.download();
     std::vector<unsigned long long> hist = bins ? d_hist.download() : std::vector<unsigned long long>{};
     std::vector<std::uint32_t> rec = records ? d_rec.download() : std::vector<std::uint32_t>{};
     for (std::size_t i = 0; i < rs.size(); ++i) {
@@ -312,6 +342,14 @@ class CudaBackend final : public Backend {
         continue;
       }
       o.sm_id = smids[i];
+      const unsigned long long* st = stats.data() + i * kern::kChaseStatWords;
+      if (st[kern::kStatWatchdog]) {
+        o.error = "watchdog: stopped after " + std::to_string(st[kern::kStatDone]) + " of " + std::to_string(r.iters) +
+                  " timed accesses, over the per-benchmark budget of " + std::to_string(benchmark_budget_seconds()) +
+                  " s of GPU time (--memhier_budget_s)";
+        continue;
+      }
+      judge_clock(st[kern::kStatCycles], st[kern::kStatNanoseconds], &o);
       o.carveout = carveout;
       o.seconds = seconds;
       o.accesses = r.iters;
@@ -357,6 +395,17 @@ class CudaBackend final : public Backend {
     MEMHIER_CUDA(cudaMemset(flush_.get(), ++flush_byte_, flush_.bytes()));
     MEMHIER_CUDA(cudaDeviceSynchronize());
   }
+
+  // The SM clock of this sample (nvbench's check: clock64 against %globaltimer over the job's
+  // window). Throttled: below 90 % of the nominal clock over a window long enough to judge at
+  // %globaltimer's resolution (up to 1 us on some GPUs: 20 us keeps the error within 5 %).
+  void judge_clock(unsigned long long cycles, unsigned long long ns, ChaseResult* o) const {
+    if (ns == 0) return;
+    o->sm_clock_mhz = static_cast<double>(cycles) / static_cast<double>(ns) * 1e3;
+    const double nominal = desc_.sm_clock_khz / 1e3;
+    o->clock_throttled = ns >= kClockJudgeNs && nominal > 0 && o->sm_clock_mhz < 0.9 * nominal;
+  }
+  static constexpr unsigned long long kClockJudgeNs = 20000;
 
   std::vector<ChaseResult> fail_all(std::size_t n, const std::string& why) {
     std::vector<ChaseResult> out(n);

@@ -3,7 +3,12 @@
 //   --plan=full | quick | none            (default full; none: only --memhier_extra)
 //   --memhier_extra=requests.json         extra chases (refinement pass, docs/formats.md)
 //   --memhier_trace_dir=DIR               (default: traces/ beside --benchmark_out)
-// Every Google Benchmark flag works as usual.
+//   --memhier_budget_s=S                  per-benchmark time budget (default 60)
+// Every Google Benchmark flag works as usual; their values are checked first (bench/bench_flags.hpp),
+// --benchmark_out is written atomically (bench/output_file.hpp), CSV works with every family
+// (bench/csv_reporter.hpp), and every benchmark runs guarded (bench/guard.hpp).
+// Exit status: 0 the plan ran (failed benchmarks are in the output with their reasons), 2 bad
+// input, 3 the device became unusable during the run (a sticky error; later benchmarks not run).
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -14,13 +19,19 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "bench/backend_cuda.hpp"
 #include "bench/backend_sim.hpp"
+#include "bench/bench_flags.hpp"
+#include "bench/csv_reporter.hpp"
+#include "bench/guard.hpp"
+#include "bench/output_file.hpp"
 #include "bench/progress.hpp"
 #include "bench/registry.hpp"
+#include "common/bench_json.hpp"
 
 namespace fs = std::filesystem;
 using namespace memhier;
@@ -41,6 +52,9 @@ const char* kUsage =
     "                      table (N: benchmarks expected, from --benchmark_list_tests; 0 if unknown)\n"
     "  --memhier_trace_dir where fine-grained traces go (default: traces/ beside --benchmark_out;\n"
     "                      none without either)\n"
+    "  --memhier_budget_s=S  per-benchmark time budget in seconds (default 60): a benchmark\n"
+    "                      predicted to take longer is refused, one that runs longer is stopped\n"
+    "                      or discarded; both are marked failed with the reason\n"
     "Google Benchmark flags: --benchmark_filter, --benchmark_out, --benchmark_out_format,\n"
     "  --benchmark_format, --benchmark_repetitions, --benchmark_list_tests, ...\n";
 
@@ -52,17 +66,33 @@ struct Options {
   std::string progress;  // "" (console output) or the number of benchmarks to expect
   std::string out;
   std::string out_format = "json";
+  std::string format = "console";
+  std::string budget;
+  bool list_tests = false;
+  std::string temp;  // where Google Benchmark writes --benchmark_out until the run has finished
+  std::map<std::string, std::string> user_context;  // --benchmark_context pairs
 };
 
 [[noreturn]] void die(const std::string& msg) {
+  abandon_atomic_output();
   std::fprintf(stderr, "memhier-bench: %s\n", msg.c_str());
   std::exit(2);
+}
+
+std::string env_or(const char* var, const std::string& fallback) {
+  const char* v = std::getenv(var);
+  return v ? std::string(v) : fallback;
 }
 
 // Takes our flags out of argv (so Google Benchmark does not see them) and checks the values of the
 // Google Benchmark flags whose bad values it would not explain in one line.
 Options take_options(int* argc, char** argv) {
   Options o;
+  if (std::string why = check_benchmark_environment(); !why.empty()) die(why);
+  o.out = env_or("BENCHMARK_OUT", "");
+  o.out_format = env_or("BENCHMARK_OUT_FORMAT", "json");
+  o.format = env_or("BENCHMARK_FORMAT", "console");
+  o.list_tests = benchmark_flag_true(env_or("BENCHMARK_LIST_TESTS", "false"));
   std::vector<char*> keep{argv[0]};
   auto value_of = [&](int& i, const std::string& a, const std::string& flag, std::string* out) {
     if (a == flag) {
@@ -84,15 +114,16 @@ Options take_options(int* argc, char** argv) {
     }
     if (value_of(i, a, "--device", &o.device) || value_of(i, a, "--plan", &o.plan) ||
         value_of(i, a, "--memhier_trace_dir", &o.trace_dir) || value_of(i, a, "--memhier_extra", &o.extra) ||
-        value_of(i, a, "--memhier_progress", &o.progress))
+        value_of(i, a, "--memhier_progress", &o.progress) || value_of(i, a, "--memhier_budget_s", &o.budget))
       continue;
-    if (a.rfind("--benchmark_format=", 0) == 0 || a.rfind("--benchmark_out_format=", 0) == 0) {
-      v = a.substr(a.find('=') + 1);
-      if (v != "console" && v != "json" && v != "csv")
-        die("unknown value '" + v + "' for " + a.substr(0, a.find('=')) + ": use console, json or csv");
-      if (a.rfind("--benchmark_out_format=", 0) == 0) o.out_format = v;
-    }
-    if (a.rfind("--benchmark_out=", 0) == 0) o.out = a.substr(std::strlen("--benchmark_out="));
+    if (std::string why = check_benchmark_flag(a); !why.empty()) die(why);
+    v = a.find('=') == std::string::npos ? "" : a.substr(a.find('=') + 1);
+    if (a.rfind("--benchmark_format=", 0) == 0) o.format = v;
+    if (a.rfind("--benchmark_out_format=", 0) == 0) o.out_format = v;
+    if (a.rfind("--benchmark_out=", 0) == 0) o.out = v;
+    if (a.rfind("--benchmark_list_tests", 0) == 0) o.list_tests = benchmark_flag_true(v);
+    if (a.rfind("--benchmark_context=", 0) == 0)
+      for (const auto& kv : benchmark_context_pairs(v)) o.user_context.insert(kv);
     keep.push_back(argv[i]);
   }
   for (std::size_t i = 0; i < keep.size(); ++i) argv[i] = keep[i];
@@ -100,7 +131,52 @@ Options take_options(int* argc, char** argv) {
   if (o.plan != "full" && o.plan != "quick" && o.plan != "none")
     die("unknown plan '" + o.plan + "': use full, quick or none");
   if (o.plan == "none" && o.extra.empty()) die("--plan=none runs only --memhier_extra requests; give one");
+  long n = 0;
+  if (!o.progress.empty())
+    if (std::string why = check_count("--memhier_progress", o.progress, &n); !why.empty()) die(why);
+  double budget = benchmark_budget_seconds();
+  if (!o.budget.empty())
+    if (std::string why = check_budget_seconds(o.budget, &budget); !why.empty()) die(why);
+  set_benchmark_budget_seconds(budget);
+  if (!o.trace_dir.empty() && o.trace_dir.find_first_not_of(" ") == std::string::npos)
+    die("--memhier_trace_dir needs a directory name");
   return o;
+}
+
+// --benchmark_out goes to a temporary file that is renamed onto the target at the end; with
+// --benchmark_list_tests nothing is written (Google Benchmark would truncate the file).
+void redirect_output(Options& o, int* argc, char** argv) {
+  static std::vector<std::string> args;  // storage of the rewritten arguments (live until exit)
+  std::vector<char*> keep;
+  for (int i = 0; i < *argc; ++i)
+    if (std::string(argv[i]).rfind("--benchmark_out=", 0) != 0) keep.push_back(argv[i]);
+  if (o.list_tests || o.out.empty()) {
+    if (!o.out.empty()) args.push_back("--benchmark_out=");  // overrides BENCHMARK_OUT
+    o.out.clear();
+  } else {
+    try {
+      // the directory is created as the trace directory beside it would be
+      const fs::path dir = fs::absolute(o.out).parent_path();
+      std::error_code ec;
+      fs::create_directories(dir, ec);
+      if (ec) throw std::runtime_error("cannot create the directory of " + o.out + ": " + ec.message());
+      o.temp = begin_atomic_output(o.out);
+      args.push_back("--benchmark_out=" + o.temp);
+    } catch (const std::exception& e) {
+      die(e.what());
+    }
+  }
+  for (auto& a : args) keep.push_back(a.data());
+  for (std::size_t i = 0; i < keep.size(); ++i) argv[i] = keep[i];
+  *argc = static_cast<int>(keep.size());
+}
+
+// Context keys memhier-bench writes itself may not come from --benchmark_context (a run could
+// otherwise claim another GPU's name).
+void check_user_context(const Options& o, const std::map<std::string, std::string>& ours) {
+  for (const auto& [k, v] : o.user_context)
+    if (ours.count(k) || k.rfind("memhier_", 0) == 0 || k.rfind("chase_limit_bytes_", 0) == 0)
+      die("--benchmark_context key '" + k + "' is one memhier-bench sets itself; choose another name");
 }
 
 std::unique_ptr<Backend> make_backend(const std::string& device) {
@@ -137,25 +213,57 @@ std::string relative_to(const fs::path& target, const fs::path& base_dir) {
 // The plan's wall time goes into the context of the JSON file after the run.
 void record_wall_time(const std::string& out, double seconds, const std::map<std::string, std::string>& extra) {
   std::ifstream in(out);
-  if (!in) return;
+  if (!in) die("cannot read back " + out);
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    std::stringstream text;
+    text << in.rdbuf();
+    j = nlohmann::json::parse(json_without_nonfinite(text.str()));  // Google Benchmark's NaN -> null
   } catch (...) {
-    return;
+    die("the run's JSON output " + out + " is not valid JSON; nothing written");
   }
   in.close();
   j["context"]["plan_wall_seconds"] = seconds;
   for (const auto& [k, v] : extra) j["context"][k] = v;
   std::ofstream o(out);
   o << j.dump() << "\n";  // compact: an archive stays small (tools read it, people read report.md)
+  if (!o.flush()) die("cannot write " + out);
+}
+
+// What failed during the run, for the archive (JSON context) and for people (stderr).
+std::map<std::string, std::string> fault_context() {
+  const FaultLog& f = fault_log();
+  std::map<std::string, std::string> c;
+  c["memhier_failed_benchmarks"] = std::to_string(f.failed);
+  if (!f.device_fault.empty()) c["memhier_device_fault"] = f.device_fault;
+  if (f.failed)
+    std::fprintf(stderr, "memhier-bench: %d benchmark%s failed (%d refused or stopped by the budget, %d not run on an "
+                 "unusable device); the output names each with its reason\n",
+                 f.failed, f.failed == 1 ? "" : "s", f.over_budget, f.not_run);
+  return c;
+}
+
+[[noreturn]] void on_terminate() {
+  abandon_atomic_output();
+  std::string what = "unknown";
+  try {
+    if (auto e = std::current_exception()) std::rethrow_exception(e);
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+  }
+  std::fprintf(stderr, "memhier-bench: fatal: %s; no output written\n", what.c_str());
+  std::abort();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
+  std::set_terminate(on_terminate);
   Options o = take_options(&argc, argv);
+  redirect_output(o, &argc, argv);
+  const std::string out_file = o.out;  // the target; Google Benchmark writes the temporary file
   benchmark::Initialize(&argc, argv);
   for (int i = 1; i < argc; ++i)
     die(std::string("unknown flag '") + argv[i] + "'; see --help");
@@ -185,6 +293,12 @@ int main(int argc, char** argv) {
     trace_rel = relative_to(trace_dir, json_dir);
   }
 
+  {
+    auto ours = be.context();
+    ours["trace_dir"] = trace_rel;
+    ours["tlb_limit_bytes"] = "";
+    check_user_context(o, ours);
+  }
   benchmark::AddCustomContext("memhier_version", MEMHIER_VERSION);
   benchmark::AddCustomContext("memhier_plan", o.plan);
   benchmark::AddCustomContext("trace_dir", trace_rel);
@@ -206,14 +320,17 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     die(std::string("while registering the plan: ") + e.what());
   }
+  for (const auto& family : untaken_extra_families())
+    die(o.extra + ": '" + family + "' requests are taken by no family registered on " + be.name() +
+        " (nothing would run them)");
 
-  if (!o.progress.empty()) {
-    ProgressReporter progress(std::atol(o.progress.c_str()));
-    benchmark::RunSpecifiedBenchmarks(&progress);
-  } else {
-    benchmark::RunSpecifiedBenchmarks();
-  }
+  std::unique_ptr<benchmark::BenchmarkReporter> display, file;
+  if (!o.progress.empty()) display = std::make_unique<ProgressReporter>(std::atol(o.progress.c_str()));
+  else if (o.format == "csv") display = std::make_unique<UnionCsvReporter>(false);
+  if (!o.out.empty() && o.out_format == "csv") file = std::make_unique<UnionCsvReporter>(true);
+  const std::size_t ran = benchmark::RunSpecifiedBenchmarks(display.get(), file.get());
   benchmark::Shutdown();
+  if (ran == 0) die("no benchmark of this plan matches the filter; nothing written");
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::map<std::string, std::string> end;
   try {
@@ -221,9 +338,19 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "memhier-bench: end-of-run check failed: %s\n", e.what());
   }
-  if (!o.out.empty() && o.out_format == "json") record_wall_time(o.out, wall, end);
+  for (const auto& kv : fault_context()) end.insert(kv);
+  if (!o.out.empty() && o.out_format == "json") {
+    record_wall_time(o.temp, wall, end);
+  }
+  if (!o.out.empty()) {
+    try {
+      commit_atomic_output();
+    } catch (const std::exception& e) {
+      die(e.what());
+    }
+  }
   if (end.count("sm_clock_throttled") && end["sm_clock_throttled"] == "true")
     std::fprintf(stderr, "memhier-bench: warning: the SM clock was below 90%% of nominal (throttling?)\n");
-  std::fprintf(stderr, "memhier-bench: plan finished in %.1f s\n", wall);
-  return 0;
+  std::fprintf(stderr, "memhier-bench: plan finished in %.1f s%s\n", wall, out_file.empty() ? "" : (", wrote " + out_file).c_str());
+  return fault_log().device_fault.empty() ? 0 : 3;
 }

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
-#include <nlohmann/json.hpp>
+#include <set>
 #include <stdexcept>
 
 #include "common/bench_name.hpp"
@@ -55,43 +55,29 @@ std::map<std::string, std::vector<ExtraRequest>>& extras_slot() {
   static std::map<std::string, std::vector<ExtraRequest>> e;
   return e;
 }
+std::set<std::string>& taken_slot() {
+  static std::set<std::string> t;
+  return t;
+}
 }  // namespace
 
 void set_extra_requests(std::map<std::string, std::vector<ExtraRequest>> r) { extras_slot() = std::move(r); }
 
+std::vector<std::string> untaken_extra_families() {
+  std::vector<std::string> out;
+  for (const auto& [family, list] : extras_slot())
+    if (!list.empty() && !taken_slot().count(family)) out.push_back(family);
+  return out;
+}
+
 const std::vector<ExtraRequest>& extra_requests(const std::string& family) {
   static const std::vector<ExtraRequest> none;
+  taken_slot().insert(family);
   auto it = extras_slot().find(family);
   return it == extras_slot().end() ? none : it->second;
 }
 
 std::map<std::string, std::vector<ExtraRequest>> load_extra_requests(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw std::runtime_error(path + ": cannot open the requests file");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(f);
-  } catch (const std::exception& e) {
-    throw std::runtime_error(path + ": not valid JSON (" + std::string(e.what()) + ")");
-  }
-  if (!j.is_object() || j.value("format", "") != "memhier-requests/1")
-    throw std::runtime_error(path + ": not a memhier-requests/1 file (see docs/formats.md)");
-  std::map<std::string, std::vector<ExtraRequest>> out;
-  for (auto& [family, list] : j.items()) {
-    if (family == "format") continue;
-    if (!list.is_array()) throw std::runtime_error(path + ": '" + family + "' must be a list");
-    for (auto& item : list) {
-      if (!item.is_object()) throw std::runtime_error(path + ": items of '" + family + "' must be objects");
-      ExtraRequest r;
-      for (auto& [k, v] : item.items()) {
-        if (v.is_number_integer()) r.num[k] = v.get<std::int64_t>();
-        else if (v.is_boolean()) r.num[k] = v.get<bool>() ? 1 : 0;
-        else if (v.is_string()) r.str[k] = v.get<std::string>();
-        else throw std::runtime_error(path + ": " + family + "." + k + " must be an integer or a string");
-      }
-      out[family].push_back(std::move(r));
-    }
-  }
-  return out;
+  return load_requests(path);
 }
 }  // namespace memhier

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bench/backend.hpp"
+#include "common/requests_file.hpp"
 
 namespace memhier {
 
@@ -50,16 +51,13 @@ Plan plan();
 
 // Extra requests (--memhier_extra, format memhier-requests/1 in docs/formats.md): the list under
 // `family` ("pchase", "tlb"), or an empty list. Each item is a flat object of parameters.
-struct ExtraRequest {
-  std::map<std::string, std::string> str;
-  std::map<std::string, std::int64_t> num;
-  std::int64_t get(const std::string& k, std::int64_t fallback) const {
-    auto it = num.find(k);
-    return it == num.end() ? fallback : it->second;
-  }
-};
+using ExtraRequest = RequestItem;
 void set_extra_requests(std::map<std::string, std::vector<ExtraRequest>> r);
+// Also marks the family's requests as taken.
 const std::vector<ExtraRequest>& extra_requests(const std::string& family);
-// Parses a requests file; throws std::runtime_error with one clear line when it is not valid.
+// Families of the requests file that no registered family took (main refuses such a file).
+std::vector<std::string> untaken_extra_families();
+// Parses and checks a requests file (common/requests_file.hpp); throws std::runtime_error with
+// one clear line when it is not valid.
 std::map<std::string, std::vector<ExtraRequest>> load_extra_requests(const std::string& path);
 }  // namespace memhier

@@ -23,6 +23,8 @@ struct BenchEntry {
   bool error = false;
   std::string error_message;
   std::map<std::string, double> counters;
+  // Counters Google Benchmark wrote as NaN or Infinity (read as null, not in `counters`).
+  std::vector<std::string> nonfinite_counters;
 
   bool has(const std::string& counter) const { return counters.count(counter) != 0; }
   double counter(const std::string& c, double fallback = 0) const;
@@ -43,5 +45,12 @@ struct BenchRun {
 // Throws std::runtime_error with one clear line: missing file, not JSON, not Google Benchmark
 // output, or not from memhier-bench (no memhier_version in the context).
 BenchRun load_bench_json(const std::string& path);
+// The same from text already read (`path` names it in messages and locates its traces).
+BenchRun parse_bench_json(const std::string& text, const std::string& path);
+
+// Google Benchmark's JSON reporter (1.7, 1.8) writes a non-finite counter as NaN, -NaN, Infinity or
+// -Infinity, which JSON does not have (the coefficient of variation of a counter that is 0 in every
+// repetition is 0/0): those tokens outside strings become null, i.e. the counter is absent.
+std::string json_without_nonfinite(const std::string& text);
 
 }  // namespace memhier

@@ -1,5 +1,9 @@
 #include "common/trace.hpp"
 
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -54,13 +58,27 @@ void write_trace(const std::string& path, const Trace& t) {
   if (!f) throw std::runtime_error(path + ": write failed");
 }
 
+Trace read_trace(std::istream& in, const std::string& path) { return parse_trace(in, path); }
+
 Trace read_trace(const std::string& path) {
   std::ifstream f(path);
   if (!f) throw std::runtime_error(path + ": cannot open trace file");
-  return read_trace(f, path);
+  return parse_trace(f, path);
 }
 
-Trace read_trace(std::istream& f, const std::string& path) {
+namespace {
+// Numbers of a trace header or record: the whole text must be one number of the range.
+std::uint64_t to_u64(const std::string& v, std::uint64_t max, const std::string& what, const std::string& origin) {
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long x = v.empty() || v[0] == '-' ? 0 : std::strtoull(v.c_str(), &end, 10);
+  if (v.empty() || v[0] == '-' || errno || !end || *end || x > max)
+    throw std::runtime_error(origin + ": bad " + what + " '" + v + "'");
+  return x;
+}
+}  // namespace
+
+Trace parse_trace(std::istream& f, const std::string& path) {
   auto fail = [&](const std::string& why) { throw std::runtime_error(path + ": " + why); };
   std::string line;
   if (!std::getline(f, line)) fail("empty file, not a memhier trace");
@@ -69,7 +87,7 @@ Trace read_trace(std::istream& f, const std::string& path) {
     std::string magic;
     int version = 0;
     h >> magic >> version;
-    if (magic != "memhier-trace") fail("not a memhier trace (first line '" + line + "')");
+    if (magic != "memhier-trace") fail("not a memhier trace (first line '" + line.substr(0, 80) + "')");
     if (version != kTraceFormatVersion)
       fail("trace format version " + std::to_string(version) + " not supported (expected " +
            std::to_string(kTraceFormatVersion) + ")");
@@ -86,36 +104,45 @@ Trace read_trace(std::istream& f, const std::string& path) {
     else if (key == "kind") {
       if (value == "fine") t.kind = Trace::Kind::fine;
       else if (value == "histogram") t.kind = Trace::Kind::histogram;
-      else fail("unknown trace kind '" + value + "'");
-    } else if (key == "clock_overhead_cycles") t.clock_overhead_cycles = std::stod(value);
-    else if (key == "records") { records = std::stoull(value); have_records = true; }
-    else if (key == "columns") labels = value.find("label") != std::string::npos;
-    else if (key == "bin_width") t.hist.bin_width = static_cast<std::uint32_t>(std::stoul(value));
-    else if (key == "bins") bins = std::stoull(value);
+      else fail("unknown trace kind '" + value.substr(0, 80) + "'");
+    } else if (key == "clock_overhead_cycles") {
+      char* end = nullptr;
+      t.clock_overhead_cycles = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end || !std::isfinite(t.clock_overhead_cycles) || t.clock_overhead_cycles < 0)
+        fail("bad clock_overhead_cycles '" + value.substr(0, 80) + "'");
+    } else if (key == "records") {
+      records = to_u64(value, UINT64_MAX, "records", path);
+      have_records = true;
+    } else if (key == "columns") labels = value.find("label") != std::string::npos;
+    else if (key == "bin_width") t.hist.bin_width = static_cast<std::uint32_t>(to_u64(value, UINT32_MAX, "bin_width", path));
+    else if (key == "bins") bins = to_u64(value, kMaxTraceBins, "bins (at most 2^20)", path);
     else t.meta[key] = value;
   }
   if (line != "data") fail("truncated trace: no data section");
   if (!have_records) fail("trace header lacks 'records'");
-  if (t.kind == Trace::Kind::histogram) t.hist.counts.assign(bins, 0);
+  if (t.kind == Trace::Kind::histogram) {
+    if (t.hist.bin_width == 0) fail("bin_width 0");
+    t.hist.counts.assign(bins, 0);
+  }
   for (std::uint64_t r = 0; r < records; ++r) {
     if (!std::getline(f, line)) fail("truncated trace: " + std::to_string(r) + " of " +
                                      std::to_string(records) + " records");
     std::istringstream in(line);
+    std::string a, b, c, rest;
+    in >> a >> b >> c >> rest;
+    const bool short_line = a.empty() || b.empty() || (t.kind == Trace::Kind::fine && labels && c.empty());
+    if (short_line || !rest.empty() || (!labels && !c.empty()) || (t.kind != Trace::Kind::fine && !c.empty()))
+      fail(f.peek() == EOF ? "truncated trace: record " + std::to_string(r + 1) + " incomplete"
+                           : "bad record " + std::to_string(r + 1));
+    const std::string rec = "record " + std::to_string(r + 1);
     if (t.kind == Trace::Kind::fine) {
-      std::uint64_t idx, lat;
-      int lab = 0;
-      if (!(in >> idx >> lat) || (labels && !(in >> lab)))
-        fail(f.peek() == EOF ? "truncated trace: record " + std::to_string(r + 1) + " incomplete"
-                             : "bad record " + std::to_string(r + 1));
-      t.index.push_back(static_cast<std::uint32_t>(idx));
-      t.latency.push_back(static_cast<std::uint32_t>(lat));
-      if (labels) t.label.push_back(static_cast<std::uint8_t>(lab));
+      t.index.push_back(static_cast<std::uint32_t>(to_u64(a, UINT32_MAX, rec + " index", path)));
+      t.latency.push_back(static_cast<std::uint32_t>(to_u64(b, UINT32_MAX, rec + " latency", path)));
+      if (labels) t.label.push_back(static_cast<std::uint8_t>(to_u64(c, 255, rec + " label", path)));
     } else {
-      std::uint64_t bin, count;
-      if (!(in >> bin >> count) || bin >= bins)
-        fail(f.peek() == EOF ? "truncated trace: record " + std::to_string(r + 1) + " incomplete"
-                             : "bad histogram record " + std::to_string(r + 1));
-      t.hist.counts[bin] = count;
+      const std::uint64_t bin = to_u64(a, bins ? bins - 1 : 0, rec + " bin (of " + std::to_string(bins) + ")", path);
+      if (bins == 0) fail("bad histogram record " + std::to_string(r + 1) + ": no bins declared");
+      t.hist.counts[bin] = to_u64(b, UINT64_MAX, rec + " count", path);
     }
   }
   if (!std::getline(f, line) || line != "end") fail("truncated trace: no end marker");

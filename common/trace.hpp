@@ -37,7 +37,11 @@ struct Trace {
 // Throws std::runtime_error with the file name and the reason on any I/O or format problem.
 void write_trace(const std::string& path, const Trace& t);
 Trace read_trace(const std::string& path);
-// The same from a stream (a trace taken out of a pack); `path` names it in messages.
+// The same from a stream (`origin` names it in messages).
+Trace parse_trace(std::istream& in, const std::string& origin);
+// Largest number of histogram bins a trace may declare (memhier writes 1024).
+constexpr std::size_t kMaxTraceBins = std::size_t(1) << 20;
+// The same as parse_trace (a trace taken out of a pack); `path` names it in messages.
 Trace read_trace(std::istream& in, const std::string& path);
 
 }  // namespace memhier

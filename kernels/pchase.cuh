@@ -40,7 +40,17 @@ struct ChaseJob {
   unsigned long long* out_sum;  // total timed cycles (classic: whole loop; fine/count: sum of samples)
   std::uint32_t* out_last;      // last index (keeps the chain alive)
   int* out_smid;                // SM that ran the job (-1: not run)
+  unsigned long long* out_stat; // kChaseStatWords: see below
 };
+
+// Per-job status words (out_stat): the job's window from before the warm pass to after the timed
+// loop in SM cycles and in %globaltimer nanoseconds (the SM clock of the sample, nvbench's throttle
+// check), the timed accesses done, and 1 when the watchdog stopped the job.
+enum ChaseStat : int { kStatCycles = 0, kStatNanoseconds = 1, kStatDone = 2, kStatWatchdog = 3, kChaseStatWords = 4 };
+// The watchdog looks at the clock once per this many accesses (a power of two): in the untimed warm
+// pass, between samples of fine/count chases, and between chunks of the classic loop (one clock read
+// per 1024 accesses inside the timed window: < 0.01 cycles per access).
+constexpr std::uint64_t kWatchdogChunk = 1024;
 
 struct ChaseLaunch {
   const ChaseJob* jobs;
@@ -53,6 +63,7 @@ struct ChaseLaunch {
   std::uint32_t hist_bins;      // count
   std::uint32_t bin_width;      // count
   std::uint32_t overhead;       // cycles subtracted from each fine/count sample (clamped at 0)
+  unsigned long long budget_cycles;  // watchdog: a job stops after this many SM cycles (0: never)
 };
 
 // Dynamic shared memory layout: [records: 2*max_records u32 | hist: hist_bins u32 | shared array]
@@ -94,15 +105,40 @@ __global__ void pchase_kernel(ChaseLaunch L) {
   // absolute texture indices, so no add sits in the dependent chain
   const std::uint32_t base = (P == LoadPath::texture) ? J.tex_offset : 0u;
 
+  // Watchdog (docs/methodology.md, reliability): every loop below is bounded by its count, and a
+  // job also stops once it has run budget_cycles; the host then reports the benchmark as failed.
+  const std::uint64_t c_begin = read_clock();
+  const std::uint64_t g_begin = read_globaltimer_ns();
+  const std::uint64_t budget = L.budget_cycles ? L.budget_cycles : ~0ull;
+  int stopped = 0;
+  std::uint64_t done = 0;
+
   std::uint32_t j = J.start + base;
   if (J.warm) {
-    for (std::uint32_t k = 0; k < J.chain_len; ++k) j = load_next<P>(src, j);
+    for (std::uint32_t k = 0; k < J.chain_len; ++k) {
+      j = load_next<P>(src, j);
+      if ((k & (kWatchdogChunk - 1)) == kWatchdogChunk - 1 && read_clock() - c_begin > budget) {
+        stopped = 1;
+        break;
+      }
+    }
   }
   unsigned long long sum = 0;
-  if constexpr (M == ChaseMode::classic) {
+  if (stopped) {
+    // the warm pass ran out of time: no timed access
+  } else if constexpr (M == ChaseMode::classic) {
     const std::uint64_t t0 = read_clock();
+    while (done < J.iters) {
+      const std::uint64_t n = J.iters - done < kWatchdogChunk ? J.iters - done : kWatchdogChunk;
 #pragma unroll 4
-    for (std::uint64_t k = 0; k < J.iters; ++k) j = load_next<P>(src, j);
+      for (std::uint64_t k = 0; k < n; ++k) j = load_next<P>(src, j);
+      done += n;
+      // independent of j: issued while the last loads are in flight
+      if (done < J.iters && read_clock() - c_begin > budget) {
+        stopped = 1;
+        break;
+      }
+    }
     store_shared(&s_sink, j);  // dependent store: the clock read below waits for the last load
     const std::uint64_t t1 = read_clock();
     sum = t1 - t0;
@@ -126,18 +162,31 @@ __global__ void pchase_kernel(ChaseLaunch L) {
         std::uint32_t b = lat / L.bin_width;
         s_hist[b < L.hist_bins ? b : L.hist_bins - 1] += 1;
       }
+      done = k + 1;
       // Keeps this sample's bookkeeping (sum, the bin's division) out of the next sample's timed
       // window: volatile asm orders only memory and other volatile asm, so the compiler could
       // otherwise schedule that arithmetic after the next clock read. (It did not explain count
       // mode reading ~4 cycles more than fine mode for L1 hits on the H100: docs/methodology.md.)
       asm volatile("" ::"l"(sum) : "memory");
+      // watchdog, outside the timed window (after t1, before the next t0)
+      if ((k & (kWatchdogChunk - 1)) == kWatchdogChunk - 1 && t1 - c_begin > budget) {
+        stopped = 1;
+        break;
+      }
     }
   }
+  const std::uint64_t c_end = read_clock();
+  const std::uint64_t g_end = read_globaltimer_ns();
   *J.out_sum = sum;
   *J.out_last = j;
   *J.out_smid = static_cast<int>(smid());
+  J.out_stat[kStatCycles] = c_end - c_begin;
+  J.out_stat[kStatNanoseconds] = g_end - g_begin;
+  J.out_stat[kStatDone] = done;
+  J.out_stat[kStatWatchdog] = static_cast<unsigned long long>(stopped);
   if constexpr (M == ChaseMode::fine) {
-    const std::uint64_t n = J.iters < L.max_records ? J.iters : L.max_records;
+    // only the records this job wrote (a job the watchdog stopped wrote fewer)
+    const std::uint64_t n = done < L.max_records ? done : L.max_records;
     for (std::uint64_t k = 0; k < n; ++k) {
       J.out_index[k] = s_index[k] - base;
       J.out_latency[k] = s_lat[k];

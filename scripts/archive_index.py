@@ -98,9 +98,11 @@ def main():
     if os.path.exists(out):
         with open(out) as f:
             old = f.read()
-    if old != text:
-        with open(out, "w") as f:
+    if old != text:  # whole or not at all: an interrupted rebuild leaves the old index
+        tmp = "%s.incomplete-%d" % (out, os.getpid())
+        with open(tmp, "w") as f:
             f.write(text)
+        os.replace(tmp, out)
     print("%s: %d archive(s)%s" % (out, len(archives), "" if old != text else " (unchanged)"))
     return 0
 

@@ -4,7 +4,9 @@
 # new archive results/<sm_XX>/<gpu-slug>/<driver-version>/<UTC timestamp>/ (bench.json.gz,
 # traces.pack.gz, refine-*.json.gz, topology.json, report.md, plots/). The archive is assembled in a temporary
 # directory and renamed into place only when everything succeeded; an existing archive is never
-# touched.
+# touched. SIGINT/SIGTERM/SIGHUP end every child, remove the temporary directory, print one line
+# and exit with 128 + the signal; a later run removes the temporary directories of runs that were
+# killed (SIGKILL, power loss), never one of a run still alive (docs/methodology.md, reliability).
 #
 # usage: scripts/characterize.sh [--device cuda:N|sim:<config.json>] [--all] [--plan full|quick]
 #                                [--rounds N] [--results DIR] [--no-build | --build-dir DIR]
@@ -22,32 +24,65 @@ ROOT=$(pwd)
 installed=0
 if [ ! -f "$ROOT/CMakeLists.txt" ] && [ -x "$ROOT/../../bin/memhier-bench" ]; then installed=1; fi
 
-device=cuda:0; all=0; plan=full; rounds=6; results=$ROOT/results; build=1; extra=(); BIN=$ROOT/build/release
+usage_error() { echo "characterize.sh: $*" >&2; exit 2; }
+# value FLAG "$@": the value after FLAG, or one line and exit 2
+value() { [ $# -ge 2 ] && [ -n "$2" ] && [ "${2#--}" = "$2" ] || usage_error "$1 needs a value (see --help)"; printf '%s' "$2"; }
+
+device=cuda:0; device_given=0; all=0; plan=full; rounds=6; results=$ROOT/results; build=1; extra=(); BIN=$ROOT/build/release
+build_dir=""
 full_traces=""; limit=2000000  # bytes on disk of one archive
 if [ "$installed" = 1 ]; then BIN=$(cd "$ROOT/../../bin" && pwd); build=0; results=$START/results; fi
 while [ $# -gt 0 ]; do
   case "$1" in
-    --device) device=${2:?--device needs a value}; shift 2 ;;
-    --device=*) device=${1#*=}; shift ;;
+    --device) device=$(value "$@") || exit 2; device_given=1; shift 2 ;;
+    --device=*) device=${1#*=}; device_given=1; shift ;;
     --all) all=1; shift ;;
-    --plan) plan=${2:?--plan needs a value}; shift 2 ;;
+    --plan) plan=$(value "$@") || exit 2; shift 2 ;;
     --plan=*) plan=${1#*=}; shift ;;
-    --rounds) rounds=${2:?--rounds needs a value}; shift 2 ;;
+    --rounds) rounds=$(value "$@") || exit 2; shift 2 ;;
     --rounds=*) rounds=${1#*=}; shift ;;
-    --results) results=${2:?--results needs a value}; shift 2 ;;
+    --results) results=$(value "$@") || exit 2; shift 2 ;;
     --results=*) results=${1#*=}; shift ;;
     --no-build) build=0; shift ;;
-    --full-traces) full_traces=$(mkdir -p "${2:?--full-traces needs a value}" && cd "$2" && pwd); shift 2 ;;
-    --full-traces=*) full_traces=$(mkdir -p "${1#*=}" && cd "${1#*=}" && pwd); shift ;;
-    --build-dir) BIN=$(cd "${2:?--build-dir needs a value}" && pwd); build=0; shift 2 ;;
-    --build-dir=*) BIN=$(cd "${1#*=}" && pwd); build=0; shift ;;
+    --full-traces) full_traces=$(value "$@") || exit 2; shift 2 ;;
+    --full-traces=*) full_traces=${1#*=}; shift ;;
+    --build-dir) build_dir=$(value "$@") || exit 2; shift 2 ;;
+    --build-dir=*) build_dir=${1#*=}; shift ;;
     -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; extra=("$@"); break ;;
-    *) echo "characterize.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    *) usage_error "unknown argument '$1' (see --help)" ;;
   esac
 done
-case "$plan" in full|quick) ;; *) echo "characterize.sh: --plan must be full or quick" >&2; exit 2 ;; esac
+# Every value checked before anything runs: one line and exit 2.
+case "$plan" in full|quick) ;; *) usage_error "--plan must be full or quick, not '$plan'" ;; esac
+[[ "$rounds" =~ ^[0-9]+$ ]] && [ "$rounds" -le 20 ] || usage_error "--rounds must be an integer from 0 to 20, not '$rounds'"
+case "$device" in
+  cuda:*) [[ "${device#cuda:}" =~ ^[0-9]+$ ]] || usage_error "bad device '$device': use cuda:N (N a device index) or sim:<config.json>" ;;
+  sim:*) [ -n "${device#sim:}" ] || usage_error "bad device '$device': use sim:<config.json>"
+         [ -f "${device#sim:}" ] && [ -r "${device#sim:}" ] || usage_error "sim config ${device#sim:}: no such readable file" ;;
+  *) usage_error "unknown device '$device': use cuda:N or sim:<config.json>" ;;
+esac
+[ "$all" = 1 ] && [ "$device_given" = 1 ] && usage_error "--all runs every GPU; it does not take --device"
 case "$results" in /*) ;; *) results=$START/$results ;; esac  # relative to where it was called
+[ -z "$build_dir" ] || case "$build_dir" in /*) ;; *) build_dir=$START/$build_dir ;; esac
+if [ -n "$full_traces" ]; then
+  case "$full_traces" in /*) ;; *) full_traces=$START/$full_traces ;; esac
+  mkdir -p "$full_traces" 2>/dev/null && [ -w "$full_traces" ] || usage_error "--full-traces $full_traces: cannot create or write this directory"
+  full_traces=$(cd "$full_traces" && pwd)
+fi
+if [ -n "$build_dir" ]; then
+  [ -d "$build_dir" ] || usage_error "--build-dir $build_dir: no such directory"
+  BIN=$(cd "$build_dir" && pwd); build=0
+  [ -x "$BIN/memhier-bench" ] || usage_error "--build-dir $BIN has no memhier-bench (build it first)"
+fi
+mkdir -p "$results" 2>/dev/null && [ -w "$results" ] || usage_error "--results $results: cannot create or write this directory"
+results=$(cd "$results" && pwd)
+for a in "${extra[@]}"; do
+  case "$a" in
+    --benchmark_out=*|--benchmark_out_format=*|--benchmark_format=*|--memhier_progress*|--memhier_trace_dir*|--device*|--plan*|--memhier_extra*|--benchmark_list_tests*)
+      usage_error "'$a' is set by characterize.sh itself; pass only other memhier-bench flags after --" ;;
+  esac
+done
 
 say() { printf '[characterize %5ss] %s\n' "$SECONDS" "$*" >&2; }
 
@@ -91,29 +126,94 @@ BENCH=$BIN/memhier-bench
 INFER=$BIN/memhier-infer
 [ -x "$BENCH" ] || { echo "characterize.sh: $BENCH missing (build failed?)" >&2; exit 1; }
 
-tmp=""
+# --- Interruption and clean-up ------------------------------------------------------------
+# Children run in the background and the script waits for them, so that a signal is handled at
+# once (bash runs a trap only after a foreground child has finished). setpriv gives each child
+# SIGTERM when this script dies, even by SIGKILL, so that no child outlives it.
+tmp=""; child=""; committing=0; pending_sig=""
+PDEATH=(); command -v setpriv >/dev/null 2>&1 && setpriv --pdeathsig TERM true 2>/dev/null && PDEATH=(setpriv --pdeathsig TERM --)
+run() {
+  "${PDEATH[@]}" "$@" <&0 &
+  child=$!
+  local rc=0
+  wait "$child" || rc=$?
+  child=""
+  return $rc
+}
+end_children() {
+  local p i
+  for p in $child $(jobs -p); do
+    kill -TERM "$p" 2>/dev/null || continue
+    for i in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$p" 2>/dev/null || true
+  done
+  { wait; } 2>/dev/null || true  # no job-status lines from the shell
+  child=""
+}
+on_signal() {  # on_signal NAME NUMBER
+  if [ "$committing" = 1 ]; then pending_sig="$1 $2"; return; fi  # the commit finishes first
+  trap '' INT TERM HUP
+  end_children
+  [ -n "$tmp" ] && rm -rf "$tmp"
+  echo "characterize.sh: interrupted by SIG$1; no archive written, nothing under $results changed" >&2
+  exit $((128 + $2))
+}
+trap 'on_signal INT 2' INT
+trap 'on_signal TERM 15' TERM
+trap 'on_signal HUP 1' HUP
+trap 'end_children; [ -n "$tmp" ] && rm -rf "$tmp"' EXIT
+
+# Start time of a process (/proc/PID/stat field 22, after the command name), so that a reused pid
+# is not taken for the run that created a directory.
+proc_start() { [ -r "/proc/$1/stat" ] && sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f20; }
+# Temporary directories of runs that no longer exist: the owner file names pid, start and host;
+# a directory without one (a run killed before writing it, or an older memhier) counts as stale
+# after 10 minutes. Directories of other hosts (a shared results directory) are left alone.
+remove_stale() {
+  local d pid start host now
+  for d in "$results"/.incomplete-*; do
+    [ -d "$d" ] || continue
+    if [ -f "$d/.owner" ]; then
+      read -r pid start host < "$d/.owner" || true
+      [ "$host" = "$(hostname)" ] || continue
+      now=$(proc_start "$pid" || true)
+      if kill -0 "$pid" 2>/dev/null && { [ -z "$now" ] || [ "$now" = "$start" ]; }; then continue; fi
+    else
+      [ -n "$(find "$d" -maxdepth 0 -mmin +10 2>/dev/null)" ] || continue
+    fi
+    rm -rf "$d" && say "removed $d: left by an interrupted run that is no longer running"
+  done
+}
+
 ctx() { python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["context"]; print(c.get(sys.argv[2], sys.argv[3]))' "$1" "$2" "$3"; }
 safe() { printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '_'; }
 
 characterize_one() {
   local dev=$1 t0=$SECONDS
-  mkdir -p "$results"
-  tmp=$(mktemp -d "$results/.incomplete-XXXXXX")  # global: the EXIT trap needs it after return
-  trap '[ -n "$tmp" ] && rm -rf "$tmp"' EXIT INT TERM
+  remove_stale
+  tmp=$(mktemp -d "$results/.incomplete-XXXXXX")  # global: the traps need it after return
+  echo "$$ $(proc_start $$ || true) $(hostname)" > "$tmp/.owner"
   say "device $dev: plan $plan"
-  local total
-  total=$("$BENCH" --device="$dev" --plan="$plan" --benchmark_list_tests=true "${extra[@]}" | wc -l)
-  "$BENCH" --device="$dev" --plan="$plan" --memhier_progress="$total" \
-    --benchmark_out="$tmp/bench.json" --benchmark_out_format=json "${extra[@]}"
+  local total rc=0
+  run "$BENCH" --device="$dev" --plan="$plan" --benchmark_list_tests=true "${extra[@]}" > "$tmp/.tests"
+  total=$(wc -l < "$tmp/.tests"); rm -f "$tmp/.tests"
+  run "$BENCH" --device="$dev" --plan="$plan" --memhier_progress="$total" \
+    --benchmark_out="$tmp/bench.json" --benchmark_out_format=json "${extra[@]}" || rc=$?
+  # 3: the device became unusable during the plan (a sticky error); what was measured is kept and
+  # bench.json names the fault (memhier_device_fault) and every benchmark that did not run
+  case $rc in 0) ;; 3) say "the device became unusable during the plan; analyzing what was measured" ;; *) exit "$rc" ;; esac
   local inputs=("$tmp/bench.json")
   if [ -x "$INFER" ]; then
     for r in $(seq 1 "$rounds"); do
-      "$INFER" --allow-errors "${inputs[@]}" --next-requests "$tmp/requests-$r.json" >/dev/null
+      run "$INFER" --allow-errors "${inputs[@]}" --next-requests "$tmp/requests-$r.json" >/dev/null
       if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if any(v for k,v in d.items() if k!="format") else 1)' "$tmp/requests-$r.json"; then
         say "refinement round $r"
-        "$BENCH" --device="$dev" --plan=none --memhier_extra="$tmp/requests-$r.json" --memhier_progress=0 \
-          --memhier_trace_dir="$tmp/traces" --benchmark_out="$tmp/refine-$r.json" --benchmark_out_format=json
+        rc=0
+        run "$BENCH" --device="$dev" --plan=none --memhier_extra="$tmp/requests-$r.json" --memhier_progress=0 \
+          --memhier_trace_dir="$tmp/traces" --benchmark_out="$tmp/refine-$r.json" --benchmark_out_format=json || rc=$?
+        case $rc in 0) ;; 3) say "the device became unusable in refinement round $r; no further rounds" ;; *) exit "$rc" ;; esac
         inputs+=("$tmp/refine-$r.json")
+        [ "$rc" = 0 ] || break
       else
         rm -f "$tmp/requests-$r.json"
         break
@@ -134,9 +234,9 @@ PY
   # plots first, so that report.md can embed them
   if [ -f scripts/plot.py ]; then
     say "plotting"
-    python3 scripts/plot.py "$tmp" >/dev/null || say "plot.py failed (is matplotlib installed?); archive has no plots"
+    run python3 scripts/plot.py "$tmp" >/dev/null || say "plot.py failed (is matplotlib installed?); archive has no plots"
   fi
-  local sm slug drv ts dest rel
+  local sm slug drv ts dest rel used
   sm=$(safe "$(ctx "$tmp/bench.json" sm_tag sim)")
   slug=$(safe "$(ctx "$tmp/bench.json" gpu_slug "$(ctx "$tmp/bench.json" gpu_name unknown-gpu)")")
   drv=$(safe "$(ctx "$tmp/bench.json" driver_version unknown-driver)")
@@ -147,7 +247,6 @@ PY
   # (scripts/plot.py <archive> draws them again from the archive), then the analysis on the plain
   # files, then the traces packed (the full ones outside results/ on request) and the JSON compressed.
   if [ -d "$tmp/plots" ]; then
-    local used
     used=$(python3 scripts/archive_pack.py size "$tmp" --estimate)
     if [ $((used + 200000)) -gt "$limit" ]; then  # 200 kB: topology.json and report.md
       if [ -n "$full_traces" ]; then mkdir -p "$full_traces/$rel"; rm -rf "$full_traces/$rel/plots"; mv "$tmp/plots" "$full_traces/$rel/"; else rm -rf "$tmp/plots"; fi
@@ -156,15 +255,24 @@ PY
   fi
   if [ -x "$INFER" ]; then
     say "analyzing"
-    "$INFER" --allow-errors "${inputs[@]}" -o "$tmp/topology.json" --report "$tmp/report.md"
+    run "$INFER" --allow-errors "${inputs[@]}" -o "$tmp/topology.json" --report "$tmp/report.md"
   fi
   say "packing"
-  python3 scripts/archive_pack.py pack "$tmp" ${full_traces:+--full "$full_traces/$rel"}
+  run python3 scripts/archive_pack.py pack "$tmp" ${full_traces:+--full "$full_traces/$rel"}
   [ -e "$dest" ] && { echo "characterize.sh: $dest exists; not overwriting" >&2; exit 1; }
   mkdir -p "$(dirname "$dest")"
+  # The commit (rename, index) is not interrupted: a signal now is handled once it is done.
+  committing=1
+  rm -f "$tmp/.owner"
   mv "$tmp" "$dest"
-  trap - EXIT INT TERM
+  tmp=""
   [ -f scripts/archive_index.py ] && python3 scripts/archive_index.py "$results" >/dev/null || true
+  committing=0
+  if [ -n "$pending_sig" ]; then
+    set -- $pending_sig
+    echo "characterize.sh: interrupted by SIG$1 after the archive was complete: kept $dest" >&2
+    exit $((128 + $2))
+  fi
   say "done in $((SECONDS - t0)) s"
   python3 scripts/archive_pack.py size "$dest" --limit "$limit" >&2 || say "WARNING: the archive exceeds $limit bytes"
   if [ -f "$dest/topology.json" ]; then python3 scripts/topology_table.py "$dest" || true; fi

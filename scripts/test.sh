@@ -14,6 +14,12 @@ if command -v dpkg-query >/dev/null 2>&1; then
   for p in libbenchmark-dev libgtest-dev nlohmann-json3-dev; do
     have_pkg "$p" || need+=("$p")
   done
+  # the fuzz smoke test (tests/fuzz): clang with libFuzzer; it skips without them
+  command -v clang++ >/dev/null 2>&1 || need+=(clang)
+  if command -v clang++ >/dev/null 2>&1; then
+    v=$(clang++ -dumpversion 2>/dev/null | cut -d. -f1)
+    [ -n "$v" ] && ! have_pkg "libclang-rt-$v-dev" && apt-cache show "libclang-rt-$v-dev" >/dev/null 2>&1 && need+=("libclang-rt-$v-dev")
+  fi
 fi
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -454,7 +454,7 @@ Config parse_config(const std::string& text, const std::string& origin) {
   json root;
   try {
     root = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse errors, and numbers beyond a double (1e999)
     std::string what = e.what();
     throw std::runtime_error(origin + ": not valid JSON (" + what.substr(what.find(']') == std::string::npos ? 0 : what.find(']') + 2) + ")");
   }

@@ -1,14 +1,19 @@
 // memhier-infer: reads memhier-bench JSON files of one device (the plan and refinement passes) and
 // their traces, and writes the topology (topology.json, report.md) and, on request, the chases it
 // still needs (--next-requests, docs/formats.md "Extra requests").
+#include <unistd.h>
+
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "analysis/dataset.hpp"
 #include "analysis/topology.hpp"
+#include "analysis/validate.hpp"
 #include "common/archive_files.hpp"
 
 namespace {
@@ -21,17 +26,51 @@ const char* kUsage =
     "  --next-requests F  write the chases that would decide undetermined values (memhier-requests/1;\n"
     "                     an empty list when nothing more is needed); run them with\n"
     "                     memhier-bench --plan=none --memhier_extra=F\n"
-    "  --allow-errors     analyze files that contain failed benchmarks (they are listed and skipped)\n";
+    "  --allow-errors     analyze files that contain failed or invalid benchmarks (they are left out\n"
+    "                     and listed in the topology and the report)\n"
+    "Every input is checked first (docs/methodology.md, reliability); outputs are written whole or\n"
+    "not at all. Exit status: 0 a topology was written; 1 bad input, or nothing could be determined\n";
 
 int fail(const std::string& m) {
   std::fprintf(stderr, "memhier-infer: %s\n", m.c_str());
   return 1;
 }
 
+// Whole or not at all: a temporary file beside the target, renamed onto it when complete.
 bool write_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path);
-  f << text;
-  return static_cast<bool>(f);
+  const std::string tmp = path + ".incomplete-" + std::to_string(getpid());
+  {
+    std::ofstream f(tmp);
+    f << text;
+    if (!f.flush()) {
+      std::remove(tmp.c_str());
+      return false;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+// An output must not overwrite an input or another output.
+std::string check_paths(const std::vector<std::string>& inputs, const std::vector<std::string>& outputs) {
+  namespace fs = std::filesystem;
+  auto canon = [](const std::string& p) {
+    std::error_code ec;
+    auto c = fs::weakly_canonical(p, ec);
+    return ec ? p : c.string();
+  };
+  std::set<std::string> seen;
+  for (const auto& i : inputs)
+    if (!seen.insert(canon(i)).second) return "input " + i + " given twice";
+  for (const auto& o : outputs) {
+    if (o.empty()) continue;
+    if (!seen.insert(canon(o)).second) return "output " + o + " would overwrite an input or another output";
+    if (fs::is_directory(o)) return "output " + o + " is a directory";
+  }
+  return {};
 }
 }  // namespace
 
@@ -64,10 +103,18 @@ int main(int argc, char** argv) {
     }
   }
   if (inputs.empty()) return fail("no input: give one or more memhier-bench JSON files; see --help");
+  if (std::string why = check_paths(inputs, {out, report, next}); !why.empty()) return fail(why);
   try {
     auto data = memhier::analysis::Dataset::load(memhier::expand_archive_inputs(inputs), allow_errors);
     memhier::analysis::Requests req;
     nlohmann::json topo = memhier::analysis::build_topology(data, req);
+    // Never an all-null topology with exit 0 (a refinement step that asks for more is not a result)
+    if (memhier::analysis::count_determined_values(topo) == 0 && (next.empty() || req.empty())) {
+      std::string why = "nothing could be determined from " + std::to_string(inputs.size()) + " input file(s)";
+      if (!data.skipped().empty())
+        why += ": " + std::to_string(data.skipped().size()) + " entries left out, the first: " + data.skipped().front();
+      return fail(why + "; no topology written");
+    }
     const std::string js = topo.dump(2) + "\n";
     if (out.empty()) std::cout << js;
     else if (!write_file(out, js)) return fail(out + ": cannot write");

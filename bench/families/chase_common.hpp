@@ -3,6 +3,7 @@
 #pragma once
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +32,12 @@ class BatchGroup {
   const ChaseRequest& request(int i) const { return reqs_[i]; }
   ChaseResult take(int i);
   std::size_t size() const { return reqs_.size(); }
+  // The slowest member's predicted seconds (the members run in parallel).
+  double predicted_seconds() const {
+    double m = 0;
+    for (const auto& r : reqs_) m = std::max(m, backend().predicted_seconds(r));
+    return m;
+  }
 
  private:
   std::vector<ChaseRequest> reqs_;
@@ -41,6 +48,13 @@ class BatchGroup {
 // Registers one benchmark that runs `req` alone (or, with a group, as a member of the group).
 void register_chase(const std::string& name, ChaseRequest req);
 void register_chase_in_group(const std::string& name, std::shared_ptr<BatchGroup> group, int member);
+
+// A requested chase (--memhier_extra) checked against this device before its chain is built: the
+// array against the path's limit, the shared memory it needs (Backend::shared_memory_needed)
+// against what a block may have, the predicted time against the per-benchmark budget. Throws
+// std::runtime_error starting with `what` (e.g. "requests pchase[3]").
+void check_requested_chase(Backend& be, Path p, Mode m, std::uint64_t bytes, std::uint64_t stride,
+                           std::uint64_t iters, bool warm, std::uint64_t max_records, const std::string& what);
 
 // Sizes (bytes, multiples of `step`) from lo to hi inclusive in `step` increments.
 std::vector<std::uint64_t> linear_sizes(std::uint64_t lo, std::uint64_t hi, std::uint64_t step);

@@ -3,6 +3,7 @@
 //   kind:pair  two consecutive clock reads
 //   kind:fine  clock read, dependent shared store, clock read (what a fine/count sample adds)
 #include "bench/families/chase_common.hpp"
+#include "bench/guard.hpp"
 
 namespace memhier {
 namespace {
@@ -11,7 +12,7 @@ void register_clock_overhead(Backend&) {
   for (const char* kind : {"pair", "fine"}) {
     std::string name = BenchName("clock_overhead").add("kind", kind).str();
     std::string k = kind;
-    benchmark::RegisterBenchmark(name.c_str(), [k](benchmark::State& state) {
+    register_guarded(name, [k](benchmark::State& state) {
       for (auto _ : state) {
         ClockOverhead o = backend().clock_overhead();
         double v = k == "pair" ? o.clock_pair_cycles : o.fine_cycles;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/guard.hpp"
 #include "common/bench_name.hpp"
 #include "kernels/throughput.cuh"
 #include "runtime/buffers.hpp"
@@ -98,16 +99,10 @@ inline double clock_hz_from_stamps(const std::vector<kern::CtaStamp>& st) {
 }
 
 // Registers one benchmark with manual time and `iters` iterations; `body` runs the whole timed
-// loop. Any exception (a CUDA error, a configuration the device refuses) becomes SkipWithError.
+// loop. Any exception (a CUDA error, a configuration the device refuses) becomes SkipWithError
+// (bench/guard.hpp: with the device's state checked afterwards and the time budget applied).
 inline void register_manual(const std::string& name, int iters, std::function<void(benchmark::State&)> body) {
-  benchmark::RegisterBenchmark(name.c_str(), [body](benchmark::State& state) {
-    try {
-      body(state);
-    } catch (const std::exception& e) {
-      std::string msg = e.what();
-      state.SkipWithError(msg.c_str());  // stops the timer; the loop need not finish
-    }
-  })->UseManualTime()->Iterations(iters);
+  register_guarded(name, std::move(body))->UseManualTime()->Iterations(iters);
 }
 
 // The vector type of a width in bytes.

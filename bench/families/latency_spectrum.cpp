@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "bench/families/chase_common.hpp"
+#include "bench/guard.hpp"
 #include "common/levels.hpp"
 
 namespace memhier {
@@ -34,7 +35,8 @@ void register_spectrum(Backend& be) {
     name.add("far_stride", static_cast<std::int64_t>(sp.far_stride_bytes));
     name.add("near_stride", static_cast<std::int64_t>(sp.near_stride_bytes));
     std::string n = name.str();
-    benchmark::RegisterBenchmark(n.c_str(), [n, sc, sp, p](benchmark::State& state) {
+    const double predicted = backend().predicted_seconds(static_cast<double>(sc->chain.size()));
+    register_guarded(n, [n, sc, sp, p](benchmark::State& state) {
       for (auto _ : state) {
         ChaseRequest r;
         r.path = p;
@@ -69,7 +71,7 @@ void register_spectrum(Backend& be) {
         t.meta["labels"] = "0=cold_far 1=cold_near 2=near_hit 3=far_revisit 4=same_line";
         write_bench_trace(n, t);
       }
-    })->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
+    }, [predicted] { return predicted; })->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
   }
 }
 

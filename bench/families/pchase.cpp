@@ -33,7 +33,10 @@ ChaseRequest make_request(Path p, Mode m, std::uint64_t bytes, std::uint64_t str
   r.iters = iters ? iters : r.chain.size();
   r.warm = warm;
   // A cold run that stops before the end of the chain touches only its first iters elements.
-  if (!warm && r.iters < r.chain.size()) r.chain.resize(r.iters + 1);
+  if (!warm && r.iters < r.chain.size()) {
+    r.chain.resize(r.iters + 1);
+    r.chain.shrink_to_fit();  // the plan holds every request until the run ends
+  }
   r.carveout = carveout;
   return r;
 }
@@ -70,7 +73,9 @@ void stride_sweep(Path p, std::uint64_t bytes, std::uint64_t max_stride, int car
 // paths share launches like the plan's capacity sweeps.
 void register_extras(Backend& be) {
   std::map<std::string, std::shared_ptr<BatchGroup>> groups;
-  for (const ExtraRequest& x : extra_requests("pchase")) {
+  const auto& extras = extra_requests("pchase");
+  for (std::size_t i = 0; i < extras.size(); ++i) {
+    const ExtraRequest& x = extras[i];
     Path p;
     Mode m;
     const std::string ps = x.str.count("path") ? x.str.at("path") : "";
@@ -84,6 +89,9 @@ void register_extras(Backend& be) {
       throw std::runtime_error("extra pchase request needs bytes >= 4 and a stride that is a multiple of 4");
     const bool warm = x.get("warm", 1) != 0;
     const int co = static_cast<int>(x.get("carveout", path_uses_carveout(p) ? 0 : -1));
+    check_requested_chase(be, p, m, bytes, stride, static_cast<std::uint64_t>(x.get("iters", 0)), warm,
+                          static_cast<std::uint64_t>(x.get("max_records", 4096)),
+                          "requests pchase[" + std::to_string(i) + "]");
     ChaseRequest r = make_request(p, m, bytes, stride, static_cast<std::uint64_t>(x.get("iters", 0)), warm, co);
     r.max_records = static_cast<std::uint32_t>(std::max<std::int64_t>(1, x.get("max_records", r.max_records)));
     std::string name = chase_name(p, m, bytes, stride, r.iters, warm, co);

@@ -29,9 +29,16 @@ std::string tlb_name(std::uint64_t n, std::uint64_t s) {
 
 void register_tlb(Backend& be) {
   if (!be.supports(Path::global_cg)) return;
-  for (const ExtraRequest& x : extra_requests("tlb")) {
+  const auto& extras = extra_requests("tlb");
+  for (std::size_t i = 0; i < extras.size(); ++i) {
+    const ExtraRequest& x = extras[i];
     const auto n = static_cast<std::uint64_t>(x.get("bytes", 0)), s = static_cast<std::uint64_t>(x.get("stride", 0));
     if (n < s || s < 4 || s % 4) throw std::runtime_error("extra tlb request needs stride >= 4 (multiple of 4) and bytes >= stride");
+    const std::string what = "requests tlb[" + std::to_string(i) + "]";
+    if (n > tlb_footprint_limit(be))
+      throw std::runtime_error(what + ": " + std::to_string(n) + " bytes exceed the tlb family's limit on this device (" +
+                               std::to_string(tlb_footprint_limit(be)) + " bytes, context tlb_limit_bytes)");
+    check_requested_chase(be, Path::global_cg, Mode::count, n, s, 0, true, 0, what);
     register_chase(tlb_name(n, s), tlb_request(n, s));
   }
   if (plan() == Plan::none) return;

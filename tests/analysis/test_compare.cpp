@@ -120,7 +120,8 @@ TEST(CompareVerdicts, RepetitionsUseTheUTest) {
     add(b, kChase, {{"latency_cycles", slow[i]}}, i);
     add(noisy, kChase, {{"latency_cycles", wide[i]}}, i);
   }
-  auto* row = find(compare_runs(input(a), input(b), CompareOptions{}), kChase, "latency_cycles");
+  const CompareResult rb = compare_runs(input(a), input(b), CompareOptions{});  // rows live in it
+  auto* row = find(rb, kChase, "latency_cycles");
   ASSERT_NE(row, nullptr);
   EXPECT_EQ(row->test, "utest");
   EXPECT_EQ(row->n_base, 5);
@@ -142,7 +143,8 @@ TEST(CompareVerdicts, TwoOrThreeRepetitionsUseTheSpread) {
     add(b, kBw, {{"bytes_per_second", 0.80e12 + i * 1e10}}, i);  // -20 %, ranges apart
     add(c, kBw, {{"bytes_per_second", i == 1 ? 0.85e12 : 1.01e12 - i * 0.3e12}}, i);
   }
-  auto* row = find(compare_runs(input(a), input(b), CompareOptions{}), kBw, "bytes_per_second");
+  const CompareResult rb = compare_runs(input(a), input(b), CompareOptions{});  // rows live in it
+  auto* row = find(rb, kBw, "bytes_per_second");
   EXPECT_EQ(row->test, "spread");
   EXPECT_EQ(row->verdict, Verdict::worse);
   CompareResult rc = compare_runs(input(a), input(c), CompareOptions{});

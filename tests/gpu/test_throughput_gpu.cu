@@ -13,6 +13,7 @@
 #include "runtime/buffers.hpp"
 #include "runtime/device_info.hpp"
 #include "runtime/event_timer.hpp"
+#include "tests/gpu/gpu_test_util.hpp"
 
 using namespace memhier;
 

@@ -1,0 +1,45 @@
+// Every benchmark of every family runs inside a guard (docs/methodology.md, section reliability):
+//   - refused (SkipWithError) when the device became unusable earlier in the run (a sticky CUDA
+//     error), or when its predicted run time exceeds the per-benchmark budget;
+//   - any exception of its body (a CUDA error, out of memory, a refused configuration) becomes
+//     SkipWithError with the reason, after which the backend is asked whether the device is still
+//     usable; the run goes on either way;
+//   - a body that ran longer than the budget is marked failed (watchdog), never reported as a result.
+// Families register through register_guarded (tests/cli/reliability checks that none calls
+// benchmark::RegisterBenchmark itself).
+#pragma once
+#include <benchmark/benchmark.h>
+
+#include <functional>
+#include <string>
+
+namespace memhier {
+
+using BenchBody = std::function<void(benchmark::State&)>;
+// Predicted device (or simulation) seconds of one run of the body; 0: unknown.
+using BenchPredict = std::function<double()>;
+
+// "0.00463", "12", "1e+06": seconds for messages.
+std::string seconds_text(double s);
+
+// The per-benchmark time budget (seconds, --memhier_budget_s).
+void set_benchmark_budget_seconds(double s);
+double benchmark_budget_seconds();
+
+// What went wrong during this run (recorded in the JSON context after the run).
+struct FaultLog {
+  int failed = 0;            // benchmarks marked failed (any reason)
+  int not_run = 0;           // of them: refused because the device had become unusable
+  int over_budget = 0;       // of them: refused or stopped by the budget
+  std::string device_fault;  // "<benchmark>: <reason>" of the sticky error, "" while the device is usable
+};
+const FaultLog& fault_log();
+void reset_fault_log();  // tests
+
+benchmark::internal::Benchmark* register_guarded(const std::string& name, BenchBody body,
+                                                 BenchPredict predict = {});
+// The guard itself (what a registered benchmark runs), for tests.
+void run_guarded(benchmark::State& state, const std::string& name, const BenchBody& body,
+                 const BenchPredict& predict);
+
+}  // namespace memhier
