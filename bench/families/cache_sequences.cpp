@@ -10,6 +10,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "bench/guard.hpp"
 #include "bench/registry.hpp"
 #include "bench/seqsearch/search.hpp"
 #include "common/bench_name.hpp"
@@ -174,7 +175,7 @@ std::string cache_name(const CacheArgs& a) {
 
 void register_cache(const CacheArgs& a) {
   const std::string name = cache_name(a);
-  benchmark::RegisterBenchmark(name.c_str(), [a, name](benchmark::State& state) {
+  register_guarded(name, [a, name](benchmark::State& state) {
     for (auto _ : state) run_cache(state, a, name);
   })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 }
@@ -183,7 +184,7 @@ void register_check(Path p) {
   BenchName n("cache_sequences");
   n.add("check", "launch").add("path", path_name(p));
   const std::string name = n.str();
-  benchmark::RegisterBenchmark(name.c_str(), [p, name](benchmark::State& state) {
+  register_guarded(name, [p, name](benchmark::State& state) {
     for (auto _ : state) run_check(state, p, name);
   })->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
 }
