@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "bench/backend_cuda.hpp"
+#include "bench/wide_cuda.hpp"
 #include "kernels/pchase.cuh"
 #include "runtime/buffers.hpp"
 #include "runtime/clock_check.hpp"
@@ -55,6 +56,7 @@ class CudaBackend final : public Backend {
     MEMHIER_CUDA(cudaFree(nullptr));  // create the context now, not inside the first timing
     MEMHIER_CUDA(cudaDeviceGetAttribute(&max_tex_width_, cudaDevAttrMaxTexture1DLinearWidth, index));
     clock_start_mhz_ = measure_sm_clock_mhz();
+    wide_limits_ = cuda_wide_limits(desc_);
   }
 
   std::string name() const override { return "cuda"; }
@@ -92,6 +94,16 @@ class CudaBackend final : public Backend {
   }
 
   bool supports(Path) const override { return true; }
+
+  // Whole-memory chases (bench/wide_cuda.cu): the scratch buffers of the other chases go first, so
+  // that the group can map nearly all free memory.
+  std::vector<WideChaseResult> run_wide_batch(const std::vector<WideChaseRequest>& rs) override {
+    pool_.reset();
+    flush_.reset();
+    tlb_flush_.reset();
+    return run_wide_cuda(desc_, wide_limits_, clock_overhead(), rs);
+  }
+  WideLimits wide_limits() const override { return wide_limits_; }
 
   int parallel_chases(Path p) const override {
     return (p == Path::constant || p == Path::global_cg) ? 1 : desc_.sm_count;
@@ -365,6 +377,7 @@ class CudaBackend final : public Backend {
   int flush_byte_ = 0;
   ClockOverhead overhead_;
   bool have_overhead_ = false;
+  WideLimits wide_limits_;
 };
 
 }  // namespace

@@ -194,6 +194,10 @@ int main(int argc, char** argv) {
     if (be.supports(p))
       benchmark::AddCustomContext(std::string("chase_limit_bytes_") + path_name(p), std::to_string(be.max_array_bytes(p)));
   benchmark::AddCustomContext("tlb_limit_bytes", std::to_string(tlb_footprint_limit(be)));
+  if (const WideLimits wl = be.wide_limits(); wl.vmm_bytes) {  // whole-memory chases on VMM chunks
+    benchmark::AddCustomContext("tlb_limit_bytes_vmm", std::to_string(wl.vmm_bytes));
+    benchmark::AddCustomContext("vmm_granularity_bytes", std::to_string(wl.vmm_granularity));
+  }
 
   const bool is_cuda = be.name() == "cuda";
   try {

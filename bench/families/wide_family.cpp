@@ -1,0 +1,105 @@
+#include "bench/families/wide_family.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "bench/registry.hpp"
+#include "common/bench_name.hpp"
+
+namespace memhier {
+
+std::string tlb_bench_name(const TlbPoint& p) {
+  BenchName n("tlb");
+  n.add("alloc", wide_alloc_name(p.alloc));
+  n.add("bytes", static_cast<std::int64_t>(p.bytes)).add("stride", static_cast<std::int64_t>(p.stride));
+  if (p.mode != Mode::count) n.add("mode", mode_name(p.mode));
+  if (p.lines != kTlbDefaultLines) n.add("lines", static_cast<std::int64_t>(p.lines));
+  if (p.span != kWideSpanBytes) n.add("span", static_cast<std::int64_t>(p.span));
+  if (p.seed) n.add("seed", static_cast<std::int64_t>(p.seed));
+  return n.str();
+}
+
+WideChaseRequest tlb_chase(const TlbPoint& p) {
+  WideChaseRequest r;
+  r.path = Path::global_cg;
+  r.mode = p.mode;
+  r.alloc = p.alloc;
+  r.chain = make_wide_chain(p.bytes, p.stride, std::max(p.lines, p.stride ? p.bytes / p.stride : 1), p.span, p.seed);
+  r.footprint_bytes = p.bytes;
+  const std::uint64_t cycle = wide_elements(r.chain);
+  r.warm = cycle;
+  r.iters = cycle * ((kTlbMinTimed + cycle - 1) / std::max<std::uint64_t>(cycle, 1));
+  r.max_records = static_cast<std::uint32_t>(std::min<std::uint64_t>(r.iters, 8192));
+  return r;
+}
+
+WideChaseResult WideGroup::take(int i) {
+  if (results_.empty() || !fresh_[i]) {
+    results_ = backend().run_wide_batch(reqs_);
+    fresh_.assign(reqs_.size(), true);
+  }
+  fresh_[i] = false;
+  return results_[i];
+}
+
+void register_wide(const std::string& name, std::shared_ptr<WideGroup> group, int member, WideReport report) {
+  benchmark::RegisterBenchmark(name.c_str(), [name, group, member, report](benchmark::State& state) {
+    for (auto _ : state) {
+      WideChaseResult res = group->take(member);
+      report(state, name, group->request(member), res);
+      if (!res.error.empty()) break;
+    }
+  })->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
+}
+
+double block_ci95(const std::vector<double>& b) {
+  if (b.size() < 2) return 0;
+  double m = 0, v = 0;
+  for (double x : b) m += x;
+  m /= static_cast<double>(b.size());
+  for (double x : b) v += (x - m) * (x - m);
+  v /= static_cast<double>(b.size() - 1);
+  const double dof = static_cast<double>(b.size() - 1);
+  const double t = 1.96 + 2.5 / dof;  // Student t(0.975): 2.00 at 63 dof, 2.09 at 19
+  return t * std::sqrt(v / static_cast<double>(b.size()));
+}
+
+void report_wide(benchmark::State& state, const std::string& name, const WideChaseRequest& req,
+                 const WideChaseResult& res) {
+  if (!res.error.empty()) {
+    state.SkipWithError(res.error.c_str());
+    return;
+  }
+  state.SetIterationTime(std::max(res.seconds, 1e-9));
+  auto& c = state.counters;
+  c["latency_cycles"] = res.latency_cycles;
+  c["latency_sd_cycles"] = res.latency_sd_cycles;
+  c["latency_ci95_cycles"] = block_ci95(res.block_means);
+  c["clock_overhead_cycles"] = res.clock_overhead_cycles;
+  c["accesses"] = static_cast<double>(res.accesses);
+  c["slots"] = static_cast<double>(req.chain.slots);
+  c["passes"] = static_cast<double>(req.chain.passes);
+  c["mapped_bytes"] = static_cast<double>(res.mapped_bytes);
+  if (res.chunk_bytes) c["chunk_bytes"] = static_cast<double>(res.chunk_bytes);
+  if (res.gap_bytes) c["gap_bytes"] = static_cast<double>(res.gap_bytes);
+  if (res.alloc_seconds > 0) c["alloc_seconds"] = res.alloc_seconds;
+  if (res.sm_id >= 0) c["sm_id"] = res.sm_id;
+  Trace t;
+  t.benchmark = name;
+  t.clock_overhead_cycles = res.clock_overhead_cycles;
+  t.meta["alloc"] = wide_alloc_name(req.alloc);
+  t.meta["slots"] = std::to_string(req.chain.slots);
+  t.meta["passes"] = std::to_string(req.chain.passes);
+  t.meta["warm_accesses"] = std::to_string(req.warm);
+  if (req.mode == Mode::fine) {
+    t.kind = Trace::Kind::fine;
+    t.index = res.index;
+    t.latency = res.latency;
+  } else {
+    t.kind = Trace::Kind::histogram;
+    t.hist = res.hist;
+  }
+  write_bench_trace(name, t);
+}
+
+}  // namespace memhier
