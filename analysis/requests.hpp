@@ -21,6 +21,8 @@ struct ChaseWish {
 struct TlbWish {
   std::uint64_t bytes = 0, stride = 0;
   std::string why;
+  std::string alloc = "malloc";   // whole-memory chase allocation: malloc, vmm, vmm_gap
+  std::uint64_t lines = 0;        // data lines per run (0: the bench default)
   bool operator<(const TlbWish& o) const;
 };
 
@@ -30,6 +32,7 @@ struct Requests {
   // Limits the bench.json context names (chase_limit_bytes_<path>, tlb_limit_bytes); absent: none.
   std::map<std::string, std::uint64_t> chase_limit;
   std::uint64_t tlb_limit = 0;
+  std::uint64_t tlb_limit_vmm = 0;  // tlb_limit_bytes_vmm (0: VMM chases not offered)
   // Reads the limits from a bench.json context.
   void set_limits(const std::map<std::string, std::string>& context);
   // False (and nothing added) when the wish exceeds the device's limit: it cannot be measured.

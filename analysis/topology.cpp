@@ -53,7 +53,7 @@ nlohmann::json build_topology(const Dataset& data, Requests& requests) {
   infer_path_caches(ctx, "ldg", {"readonly"}, false, caches);
   infer_path_caches(ctx, "constant", {"constant_l1", "constant_l15"}, false, caches);
   infer_path_caches(ctx, "global_cg", {"l2"}, true, caches);
-  infer_tlbs(ctx, caches);
+  t["address_translation"] = infer_tlbs(ctx, caches);
   infer_prefetch(ctx, caches["l2"]);
   for (auto n : kCacheOrder) finish_cache(caches[n], n);
   t["caches"] = caches;

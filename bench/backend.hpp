@@ -92,6 +92,7 @@ struct WideChaseRequest {
   std::uint64_t footprint_bytes = 0; // logical bytes that must be mapped (>= every position + 8)
   std::uint64_t warm = 0;            // accesses made through the timed code before recording (untimed)
   std::uint64_t iters = 0;           // recorded accesses
+  std::uint64_t block_len = 0;       // recorded accesses per block of the interval (0: iters / 64)
   bool cold = false;                 // overwrite the L2 and touch `flush_*` before the chase
   std::uint64_t flush_begin = 0, flush_end = 0;  // logical range read once per 64 KiB when cold
   std::uint32_t hist_bin_width = 4;  // count mode
@@ -100,7 +101,7 @@ struct WideChaseRequest {
 
 struct WideChaseResult : ChaseResult {
   double latency_sd_cycles = 0;        // standard deviation of one access
-  std::vector<double> block_means;     // count: means of up to 64 consecutive blocks of the recorded accesses
+  std::vector<double> block_means;     // means of up to 64 consecutive blocks of block_len recorded accesses
   std::uint64_t mapped_bytes = 0;      // bytes mapped for the group
   std::uint64_t chunk_bytes = 0;       // vmm: the mapping granularity (0 for malloc)
   std::uint64_t gap_bytes = 0;         // vmm_gap: hole after each chunk

@@ -44,18 +44,21 @@ std::string check_wide_request(const WideChaseRequest& r, const WideLimits& limi
   return {};
 }
 
+std::uint64_t wide_block_len(const WideChaseRequest& r) {
+  const std::uint64_t min_len = (r.iters + kWideBlocks - 1) / kWideBlocks;
+  return std::max<std::uint64_t>(std::max(r.block_len, min_len), 1);
+}
+
 void finish_wide_stats(WideChaseResult& o, double sum, double sumsq, const std::vector<double>& block_sums,
-                       std::uint64_t iters) {
+                       std::uint64_t iters, std::uint64_t block_len) {
   const double n = static_cast<double>(std::max<std::uint64_t>(iters, 1));
   o.accesses = iters;
   o.latency_cycles = sum / n;
   o.latency_sd_cycles = std::sqrt(std::max(0.0, sumsq / n - o.latency_cycles * o.latency_cycles));
   o.block_means.clear();
-  for (std::uint64_t b = 0; b < block_sums.size(); ++b) {
-    // block b holds the recorded accesses k with k * blocks / iters == b
-    const std::uint64_t lo = (b * iters + block_sums.size() - 1) / block_sums.size();
-    const std::uint64_t hi = ((b + 1) * iters + block_sums.size() - 1) / block_sums.size();
-    if (hi > lo) o.block_means.push_back(block_sums[b] / static_cast<double>(hi - lo));
+  for (std::uint64_t b = 0; b < block_sums.size() && b * block_len < iters; ++b) {
+    const std::uint64_t len = std::min(block_len, iters - b * block_len);
+    o.block_means.push_back(block_sums[b] / static_cast<double>(len));
   }
 }
 

@@ -20,8 +20,10 @@ WideChain wide_chain_of(const WideChaseRequest& r, const WideLimits& limits);
 std::uint64_t wide_request_bytes(const WideChaseRequest& r);
 // Empty when the request can run under `limits`, else why not.
 std::string check_wide_request(const WideChaseRequest& r, const WideLimits& limits);
+// Accesses per block: the request's, else iters / 64 rounded up (at most 64 blocks).
+std::uint64_t wide_block_len(const WideChaseRequest& r);
 // Fills latency_cycles, latency_sd_cycles, block_means and accesses from the raw sums.
 void finish_wide_stats(WideChaseResult& o, double sum, double sumsq, const std::vector<double>& block_sums,
-                       std::uint64_t iters);
+                       std::uint64_t iters, std::uint64_t block_len);
 
 }  // namespace memhier

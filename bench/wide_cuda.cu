@@ -132,6 +132,7 @@ WideChaseResult run_one(const DeviceDescription& desc, char* base, const WideCha
   L.start = reinterpret_cast<const unsigned long long*>(element_address(base, r, c, 0));
   L.warm = r.warm;
   L.iters = r.iters;
+  L.block_len = wide_block_len(r);
   L.overhead = static_cast<std::uint32_t>(std::lround(oh.fine_cycles));
   L.bin_width = std::max<std::uint32_t>(1, r.hist_bin_width);
   L.bins = kWideHistBins;
@@ -161,7 +162,7 @@ WideChaseResult run_one(const DeviceDescription& desc, char* base, const WideCha
     return o;
   }
   std::vector<double> bs(blocks.begin(), blocks.end());
-  finish_wide_stats(o, static_cast<double>(sums[0]), static_cast<double>(sums[1]), bs, r.iters);
+  finish_wide_stats(o, static_cast<double>(sums[0]), static_cast<double>(sums[1]), bs, r.iters, L.block_len);
   o.clock_overhead_cycles = L.overhead;
   o.sm_id = b.smid.download()[0];
   if (r.mode == Mode::count) {

@@ -48,6 +48,7 @@ WideChaseResult run_one(sim::SimDevice& dev, const WideChaseRequest& r, const Cl
   const std::uint32_t bw = std::max<std::uint32_t>(1, r.hist_bin_width);
   if (r.mode == Mode::count) acc.hist.assign(kWideHistBins, 0);
   const std::uint64_t keep = r.mode == Mode::fine ? std::min<std::uint64_t>(r.iters, r.max_records) : 0;
+  const std::uint64_t block_len = wide_block_len(r);
   std::uint64_t g = 0;
   for (std::uint64_t k = 0; k < r.warm + r.iters; ++k) {
     const std::uint32_t lat = dev.access(pid, address(g));
@@ -57,7 +58,7 @@ WideChaseResult run_one(sim::SimDevice& dev, const WideChaseRequest& r, const Cl
     const std::uint64_t i = k - r.warm;
     acc.sum += lat;
     acc.sumsq += static_cast<double>(lat) * lat;
-    acc.blocks[i * kWideBlocks / r.iters] += lat;
+    acc.blocks[i / block_len] += lat;
     if (r.mode == Mode::count) ++acc.hist[std::min<std::uint64_t>(lat / bw, kWideHistBins - 1)];
     if (i < keep) {
       o.index.push_back(static_cast<std::uint32_t>(e));
@@ -65,7 +66,7 @@ WideChaseResult run_one(sim::SimDevice& dev, const WideChaseRequest& r, const Cl
     }
   }
   dev.set_translation_chunk(0);
-  finish_wide_stats(o, acc.sum, acc.sumsq, acc.blocks, r.iters);
+  finish_wide_stats(o, acc.sum, acc.sumsq, acc.blocks, r.iters, block_len);
   o.clock_overhead_cycles = static_cast<double>(std::lround(oh.fine_cycles));
   o.seconds = std::max(acc.sum + o.clock_overhead_cycles * static_cast<double>(r.iters), 1.0) /
               (static_cast<double>(dev.config().device.sm_clock_khz) * 1e3);

@@ -25,11 +25,12 @@ struct WideLaunch {
   const unsigned long long* start;   // the first element
   std::uint64_t warm;                // accesses before recording
   std::uint64_t iters;               // recorded accesses
+  std::uint64_t block_len;           // recorded accesses per block (iters <= 64 * block_len)
   std::uint32_t overhead;            // cycles removed from each sample (clamped at 0)
   std::uint32_t bin_width, bins;     // count
   std::uint32_t max_records;         // fine
   unsigned long long* out_sums;      // [0] sum, [1] sum of squares
-  unsigned long long* out_blocks;    // kWideBlockCount block sums
+  unsigned long long* out_blocks;    // kWideBlockCount sums of block_len consecutive recorded accesses
   unsigned long long* out_hist;      // count: bins
   std::uint32_t* out_latency;        // fine: max_records
   unsigned long long* out_last;      // the pointer after the last access (chain check)
@@ -76,7 +77,7 @@ __global__ void wide_chase_kernel(WideLaunch L) {
       const std::uint64_t i = k - L.warm;
       sum += lat;
       sumsq += static_cast<unsigned long long>(lat) * lat;
-      s_blocks[i * kWideBlockCount / L.iters] += lat;
+      s_blocks[i / L.block_len] += lat;
       if constexpr (M == WideMode::count) {
         const std::uint32_t b = lat / L.bin_width;
         s_data[b < L.bins ? b : L.bins - 1] += 1;

@@ -30,6 +30,9 @@ WideChaseRequest tlb_chase(const TlbPoint& p) {
   r.warm = cycle;
   r.iters = cycle * ((kTlbMinTimed + cycle - 1) / std::max<std::uint64_t>(cycle, 1));
   r.max_records = static_cast<std::uint32_t>(std::min<std::uint64_t>(r.iters, 8192));
+  // blocks of whole passes: every pass touches the same pages, so block means differ only by noise
+  const std::uint64_t pass = std::max<std::uint64_t>(r.chain.slots, 1);
+  r.block_len = pass * ((r.iters + 64 * pass - 1) / (64 * pass));
   return r;
 }
 
@@ -53,7 +56,7 @@ void register_wide(const std::string& name, std::shared_ptr<WideGroup> group, in
 }
 
 double block_ci95(const std::vector<double>& b) {
-  if (b.size() < 2) return 0;
+  if (b.size() < 8) return -1;  // too few blocks: the caller falls back on the spread of single accesses
   double m = 0, v = 0;
   for (double x : b) m += x;
   m /= static_cast<double>(b.size());
@@ -74,7 +77,8 @@ void report_wide(benchmark::State& state, const std::string& name, const WideCha
   auto& c = state.counters;
   c["latency_cycles"] = res.latency_cycles;
   c["latency_sd_cycles"] = res.latency_sd_cycles;
-  c["latency_ci95_cycles"] = block_ci95(res.block_means);
+  const double ci = block_ci95(res.block_means);
+  c["latency_ci95_cycles"] = ci >= 0 ? ci : 1.96 * res.latency_sd_cycles / std::sqrt(std::max<double>(res.accesses, 1));
   c["clock_overhead_cycles"] = res.clock_overhead_cycles;
   c["accesses"] = static_cast<double>(res.accesses);
   c["slots"] = static_cast<double>(req.chain.slots);

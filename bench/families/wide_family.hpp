@@ -58,7 +58,8 @@ void register_wide(const std::string& name, std::shared_ptr<WideGroup> group, in
 // SkipWithError when the result carries an error.
 void report_wide(benchmark::State& state, const std::string& name, const WideChaseRequest& req,
                  const WideChaseResult& res);
-// Half-width of the 95 % interval of the mean from the block means (batch means, Student t).
+// Half-width of the 95 % interval of the mean from the block means (batch means, Student t); -1
+// with fewer than 8 blocks.
 double block_ci95(const std::vector<double>& block_means);
 
 }  // namespace memhier
