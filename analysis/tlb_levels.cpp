@@ -19,6 +19,26 @@ bool compatible(const TlbRise& a, const TlbRise& b) {
 
 double mid_log(const TlbRise& r) { return std::log2(0.5 * static_cast<double>(r.lo + r.hi)); }
 
+// A rise one chain took that another chain, with no rise of its own at that stride, would also
+// have taken: both levels' reaches coincide there. It joins the other chain, marked in both.
+void mark_shared(std::vector<TlbLevel>& chains) {
+  for (std::size_t x = 0; x < chains.size(); ++x)
+    for (auto& r : chains[x].rises)
+      for (std::size_t y = 0; y < chains.size(); ++y) {
+        if (y == x || chains[y].at(r.stride)) continue;
+        const TlbRise* prev = nullptr;
+        for (const auto& p : chains[y].rises)
+          if (p.stride < r.stride) prev = &p;
+        if (!prev || prev->stride * 4 < r.stride || !compatible(*prev, r)) continue;
+        r.shared = true;
+        TlbRise copy = r;
+        auto& ys = chains[y].rises;
+        ys.insert(std::upper_bound(ys.begin(), ys.end(), copy,
+                                   [](const TlbRise& a, const TlbRise& b) { return a.stride < b.stride; }),
+                  copy);
+      }
+}
+
 }  // namespace
 
 const TlbRise* TlbLevel::at(std::uint64_t stride) const {
@@ -59,6 +79,7 @@ std::vector<TlbLevel> link_tlb_levels(const TlbSteps& st, const std::string& all
       taken[best] = true;
     }
   }
+  mark_shared(chains);
   std::vector<TlbLevel> out;
   for (auto& c : chains) {
     if (c.rises.size() >= 2) out.push_back(std::move(c));
@@ -66,40 +87,20 @@ std::vector<TlbLevel> link_tlb_levels(const TlbSteps& st, const std::string& all
   }
   std::sort(out.begin(), out.end(), [](const TlbLevel& a, const TlbLevel& b) { return a.min_slots() < b.min_slots(); });
   for (auto& L : out) derive_tlb_level(L);
+  resolve_shared_rises(out);
   return out;
 }
 
-void derive_tlb_level(TlbLevel& L) {
-  // Saturation: the first stride whose height the next stride of the chain repeats (|difference| <
-  // 3 standard errors); the penalty is the mean of the heights that agree from there on. Strides
-  // above may show less (a set-indexed level then uses fewer sets, and its rise is partial).
-  auto se = [](const TlbRise& r) { return std::max(r.ci95 / 1.96, 1e-3); };
-  auto agree = [&](const TlbRise& a, const TlbRise& b) {
-    return std::fabs(a.height - b.height) < 3 * std::sqrt(se(a) * se(a) + se(b) * se(b));
-  };
-  std::size_t k = 0;
-  while (k + 1 < L.rises.size() && !agree(L.rises[k], L.rises[k + 1])) ++k;
-  L.saturated = k + 1 < L.rises.size();
-  if (!L.saturated) k = L.rises.size() - 1;
-  double w = 0, m = 0;
-  for (std::size_t i = k; i < L.rises.size() && (i == k || agree(L.rises[k], L.rises[i])); ++i) {
-    w += 1 / (se(L.rises[i]) * se(L.rises[i]));
-    m += L.rises[i].height / (se(L.rises[i]) * se(L.rises[i]));
-  }
-  L.penalty = m / w;
-  L.penalty_ci95 = 1.96 / std::sqrt(w);
-  L.s_sat = L.rises[k].stride;
-  if (!L.saturated) {
-    L.entry_note = "no two strides show the same height (largest stride " + std::to_string(L.rises.back().stride) +
-                   " bytes): the miss penalty is at least " + std::to_string(L.penalty) + " cycles";
-    return;
-  }
-  if (k == 0) {
-    L.entry_note = "full height at every stride where the level is seen (from " + std::to_string(L.s_sat) +
-                   " bytes): one entry reaches at most that far";
-    return;
-  }
-  const TlbRise& u = L.rises[k - 1];  // the largest unsaturated stride: a fraction stride/E misses
+namespace {
+
+double se_of(const TlbRise& r) { return std::max(r.ci95 / 1.96, 1e-3); }
+bool agree(const TlbRise& a, const TlbRise& b) {
+  return std::fabs(a.height - b.height) < 3 * std::sqrt(se_of(a) * se_of(a) + se_of(b) * se_of(b));
+}
+
+// The reach of one entry from the largest unsaturated stride u below the saturation: a fraction
+// u / E of the accesses miss there.
+void entry_from(TlbLevel& L, const TlbRise& u) {
   L.entry_estimate = static_cast<double>(u.stride) * L.penalty / std::max(u.height, 1e-9);
   std::uint64_t e = L.s_sat;  // the power of two in (u.stride, s_sat] nearest the estimate
   while (e / 2 > u.stride && std::fabs(std::log2(static_cast<double>(e) / 2 / L.entry_estimate)) <
@@ -120,6 +121,76 @@ void derive_tlb_level(TlbLevel& L) {
     L.reach_lo = r->lo;
     L.reach_hi = r->hi;
   }
+}
+
+// Saturation at own rise k (index into `own`): penalty = mean of the heights that agree from k on.
+void saturate_at(TlbLevel& L, const std::vector<const TlbRise*>& own, std::size_t k) {
+  double w = 0, m = 0;
+  for (std::size_t i = k; i < own.size() && (i == k || agree(*own[k], *own[i])); ++i) {
+    w += 1 / (se_of(*own[i]) * se_of(*own[i]));
+    m += own[i]->height / (se_of(*own[i]) * se_of(*own[i]));
+  }
+  L.penalty = m / w;
+  L.penalty_ci95 = 1.96 / std::sqrt(w);
+  L.s_sat = own[k]->stride;
+  L.saturated = true;
+  L.entry_bytes = L.reach_lo = L.reach_hi = 0;
+  if (k == 0) {
+    L.entry_note = "full height at every stride where the level is seen (from " + std::to_string(L.s_sat) +
+                   " bytes): one entry reaches at most that far";
+    return;
+  }
+  entry_from(L, *own[k - 1]);
+}
+
+std::vector<const TlbRise*> own_rises(const TlbLevel& L) {
+  std::vector<const TlbRise*> v;
+  for (const auto& r : L.rises)
+    if (!r.shared) v.push_back(&r);
+  return v;
+}
+
+}  // namespace
+
+// Saturation: the first stride whose height the next own stride repeats (|difference| < 3 standard
+// errors). Strides above may show less (a set-indexed level then uses fewer sets: a partial rise).
+void derive_tlb_level(TlbLevel& L) {
+  const auto own = own_rises(L);
+  if (own.empty()) return;
+  std::size_t k = 0;
+  while (k + 1 < own.size() && !agree(*own[k], *own[k + 1])) ++k;
+  if (k + 1 < own.size()) return saturate_at(L, own, k);
+  L.saturated = false;
+  L.penalty = own.back()->height;
+  L.penalty_ci95 = own.back()->ci95;
+  L.s_sat = own.back()->stride;
+  L.entry_note = "no two strides show the same height (largest own stride " + std::to_string(L.s_sat) +
+                 " bytes): the miss penalty is at least " + std::to_string(L.penalty) + " cycles";
+}
+
+void resolve_shared_rises(std::vector<TlbLevel>& levels) {
+  for (std::size_t a = 0; a < levels.size(); ++a)
+    for (std::size_t b = a + 1; b < levels.size(); ++b) {
+      TlbLevel &A = levels[a], &B = levels[b];
+      if (A.saturated && B.saturated) continue;
+      const auto oa = own_rises(A), ob = own_rises(B);
+      for (const auto& r : A.rises) {
+        if (!r.shared || !B.at(r.stride) || oa.empty() || ob.empty()) continue;
+        const TlbRise *ha = oa.back(), *hb = ob.back();  // own heights just below the shared stride
+        if (ha->stride >= r.stride || hb->stride != ha->stride) continue;
+        const double f = static_cast<double>(r.stride) / static_cast<double>(ha->stride);
+        const double se = std::sqrt(se_of(r) * se_of(r) + f * f * (se_of(*ha) * se_of(*ha) + se_of(*hb) * se_of(*hb)));
+        int fits = 0, ka = 0, kb = 0;
+        for (int i = 0; i < 4; ++i) {  // each level saturated (x1) or still doubling (x f)
+          const double pa = (i & 1) ? f : 1, pb = (i & 2) ? f : 1;
+          if (std::fabs(r.height - pa * ha->height - pb * hb->height) < 3 * se) ++fits, ka = i & 1, kb = i & 2;
+        }
+        if (fits != 1) continue;
+        if (!ka && !A.saturated) saturate_at(A, oa, oa.size() - 1);
+        if (!kb && !B.saturated) saturate_at(B, ob, ob.size() - 1);
+        break;
+      }
+    }
 }
 
 }  // namespace memhier::analysis

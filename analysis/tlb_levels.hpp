@@ -16,7 +16,7 @@ namespace memhier::analysis {
 
 struct TlbLevel {
   std::string alloc;
-  std::vector<TlbRise> rises;     // one per stride, strides ascending
+  std::vector<TlbRise> rises;     // one per stride, strides ascending (shared ones marked)
   double penalty = 0, penalty_ci95 = 0;
   bool saturated = false;         // the full height holds at two strides or more
   std::uint64_t s_sat = 0;        // smallest stride with the full height
@@ -31,7 +31,11 @@ struct TlbLevel {
 // Chains the rises of one allocation mode into levels, ordered by reach (first: the smallest).
 // Chains seen at a single stride are not levels: they come back in *single.
 std::vector<TlbLevel> link_tlb_levels(const TlbSteps& st, const std::string& alloc, std::vector<TlbRise>* single);
-// Penalty, saturation, reach per entry and total reach of a chain.
+// Penalty, saturation, reach per entry and total reach of a chain, from its own (unshared) rises.
 void derive_tlb_level(TlbLevel& L);
+// Two levels whose reaches coincide at a stride show one rise of both heights there: when exactly
+// one combination (each level saturated or still doubling) explains it, the levels saturate where
+// that says (e.g. 87 + 155 = 242 cycles: both full at the stride below).
+void resolve_shared_rises(std::vector<TlbLevel>& levels);
 
 }  // namespace memhier::analysis

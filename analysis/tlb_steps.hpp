@@ -44,6 +44,7 @@ struct TlbRise {
   double height = 0, ci95 = 0;   // after - before, and the half-width of its 95 % interval
   double z = 0;                  // height / its standard error
   std::size_t i_lo = 0, i_hi = 0;  // indices of lo and of the top plateau's first point
+  bool shared = false;           // also the rise of another level (their reaches coincide at this stride)
   std::vector<std::string> evidence;
 };
 
