@@ -11,7 +11,7 @@ bool ChaseWish::operator<(const ChaseWish& o) const {
          std::tie(o.path, o.carveout, o.mode, o.stride, o.bytes, o.iters, o.warm);
 }
 bool TlbWish::operator<(const TlbWish& o) const {
-  return std::tie(alloc, stride, bytes, lines) < std::tie(o.alloc, o.stride, o.bytes, o.lines);
+  return std::tie(alloc, stride, bytes, lines, timed) < std::tie(o.alloc, o.stride, o.bytes, o.lines, o.timed);
 }
 
 void Requests::set_limits(const std::map<std::string, std::string>& ctx) {
@@ -69,6 +69,7 @@ nlohmann::json Requests::to_json() const {
   for (const auto& w : t) {
     nlohmann::json e = {{"bytes", w.bytes}, {"stride", w.stride}, {"alloc", w.alloc}};
     if (w.lines) e["lines"] = w.lines;
+    if (w.timed) e["timed"] = w.timed;
     j["tlb"].push_back(e);
   }
   return j;

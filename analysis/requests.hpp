@@ -23,6 +23,7 @@ struct TlbWish {
   std::string why;
   std::string alloc = "malloc";   // whole-memory chase allocation: malloc, vmm, vmm_gap
   std::uint64_t lines = 0;        // data lines per run (0: the bench default)
+  std::uint64_t timed = 0;        // recorded accesses per run (0: the bench default)
   bool operator<(const TlbWish& o) const;
 };
 

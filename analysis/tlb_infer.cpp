@@ -36,9 +36,13 @@ struct TlbContext {
         if (p.bytes == bytes) return &p;
     return nullptr;
   }
-  void request(std::uint64_t bytes, std::uint64_t stride, const std::string& alloc, const std::string& why) {
-    if (budget == 0 || bytes < stride || bytes / stride > max_slots || point(alloc, stride, bytes)) return;
-    if (ctx.requests.add(TlbWish{bytes, stride, why, alloc, lines == 4096 ? 0 : lines})) --budget;
+  // Asks for a run unless one of at least `timed` recorded accesses exists (0: the default 4096).
+  void request(std::uint64_t bytes, std::uint64_t stride, const std::string& alloc, const std::string& why,
+               std::uint64_t timed = 0) {
+    if (budget == 0 || bytes < stride || bytes / stride > max_slots) return;
+    const TlbFootprint* have = point(alloc, stride, bytes);
+    if (have && have->accesses >= 0.9 * static_cast<double>(timed ? timed : 4096)) return;
+    if (ctx.requests.add(TlbWish{bytes, stride, why, alloc, lines == 4096 ? 0 : lines, timed})) --budget;
   }
 };
 
@@ -79,6 +83,7 @@ struct Stage2 {
   SetsResult sets;
   std::uint64_t have = 0;  // steps j = 1..have measured
   double worst_se = 0;     // largest standard error of a count
+  double floor_se = 0;     // the part of it more accesses cannot reduce (scatter between footprints)
   bool resolved = true;
   Evidence ev;
 };
@@ -87,20 +92,31 @@ Stage2 stage2_of(const TlbContext& T, const TlbLevel& L, std::uint64_t entries) 
   Stage2 s2;
   const TlbRise* r = L.at(L.entry_bytes);
   if (!r) return s2;
-  const double se_before = r->ci95 / 1.96 / std::sqrt(2.0), se_p = L.penalty_ci95 / 1.96;
+  // Baseline: the plateau below the rise, or the run at the reach itself when that is better known
+  // (a long stage-2 run). The penalty's own error scales every count alike (it cannot open a set):
+  // it is left out here.
+  double before = r->before, se_before = r->before_se;
+  if (const TlbFootprint* b = T.point(L.alloc, L.entry_bytes, L.reach_lo); b && b->se < se_before)
+    before = b->mean, se_before = b->se;
   for (std::uint64_t j = 1;; ++j) {
     const TlbFootprint* p = T.point(L.alloc, L.entry_bytes, L.reach_lo + j * L.entry_bytes);
     if (!p) break;
-    const double n = static_cast<double>(entries + j), f = (p->mean - r->before) / L.penalty;
-    const double se = n / L.penalty * std::sqrt(p->se * p->se + T.steps.tau * T.steps.tau + se_before * se_before +
-                                                f * f * se_p * se_p);
+    const double n = static_cast<double>(entries + j), f = (p->mean - before) / L.penalty;
+    const double se = n / L.penalty * std::sqrt(p->se * p->se + T.steps.tau * T.steps.tau + se_before * se_before);
     s2.worst_se = std::max(s2.worst_se, se);
+    s2.floor_se = std::max(s2.floor_se, n / L.penalty * T.steps.tau);
     s2.resolved = s2.resolved && se <= kCountSe;
     s2.counts.push_back(n * f);
     for (const auto& e : p->evidence) s2.ev.add(e);
     s2.have = j;
   }
-  if (s2.resolved && !s2.counts.empty()) s2.sets = sets_from_counts(s2.counts, entries);
+  if (!s2.resolved || s2.counts.empty()) return s2;
+  // Self-calibration: where every slot misses (the last step, once all sets are open) the shift is
+  // the penalty itself; a count within 5 % of its slots rescales all counts by that.
+  const double last = static_cast<double>(entries + s2.have), scale = last / std::max(s2.counts.back(), 1e-9);
+  if (std::fabs(scale - 1) < 0.05)
+    for (auto& c : s2.counts) c *= scale;
+  s2.sets = sets_from_counts(s2.counts, entries);
   return s2;
 }
 
@@ -157,7 +173,16 @@ void request_level(TlbContext& T, const TlbLevel& L, const std::string& name, st
       T.request((lo + (gap <= 32 ? k : (gap * k + 16) / 32)) * E, E, L.alloc, name + " reach");
     return;
   }
-  if (!s2.resolved || s2.sets.complete) return;
+  if (s2.have && !s2.resolved) {  // more recorded accesses per run, where that can resolve the counts
+    if (s2.floor_se > 0.8 * kCountSe) return;
+    const double f = s2.worst_se / (0.7 * kCountSe);
+    std::uint64_t timed = 4096;
+    while (timed < 4096 * f * f && timed < (1ull << 20)) timed *= 2;
+    for (std::uint64_t j = 0; j <= s2.have; ++j)  // j = 0: the baseline at the reach
+      T.request(L.reach_lo + j * E, E, L.alloc, name + " stage 2: longer runs", timed);
+    return;
+  }
+  if (s2.sets.complete) return;
   std::uint64_t target = 16;
   while (target <= s2.have) target *= 2;
   for (std::uint64_t j = s2.have + 1; j <= std::min(target, std::max<std::uint64_t>(entries, 1)); ++j)
@@ -297,6 +322,17 @@ std::string missing_reason(const TlbContext& T, std::size_t found, const std::st
          " cycles between two footprints would have been seen";
 }
 
+// Fewer levels than two: each stride's largest footprint within the device's limit, where the
+// plan's footprint grid stopped short of it.
+void request_largest(TlbContext& T) {
+  if (T.ctx.requests.tlb_limit == 0) return;
+  for (const auto& s : T.series)
+    if (s.alloc == "malloc") {
+      const std::uint64_t top = T.ctx.requests.tlb_limit / s.stride * s.stride;
+      if (top > s.points.back().bytes + s.stride) T.request(top, s.stride, s.alloc, "largest footprint");
+    }
+}
+
 nlohmann::json smallest_step(const TlbSteps& st) {
   const TlbRise* best = nullptr;
   for (const auto& [k, rs] : st.rises)
@@ -330,6 +366,7 @@ nlohmann::json infer_tlbs(InferContext& ctx, nlohmann::json& caches) {
     lv.push_back(j);
   }
   for (std::size_t i = levels.size(); i < 2; ++i) null_all(caches[kTlbNames[i]], missing_reason(T, levels.size(), kTlbNames[i]));
+  if (levels.size() < 2) request_largest(T);
   for (std::size_t i = 0; i < gap_levels.size(); ++i) gl.push_back(level_json(gap_levels[i], "level " + std::to_string(i + 1)));
   for (std::size_t i = 0; i < vmm_levels.size(); ++i) vl.push_back(level_json(vmm_levels[i], "level " + std::to_string(i + 1)));
   at["levels"] = lv;

@@ -7,7 +7,8 @@ namespace memhier::analysis {
 
 namespace {
 
-bool overlap(double a_lo, double a_hi, double b_lo, double b_hi) { return std::max(a_lo, b_lo) <= std::min(a_hi, b_hi); }
+// Reach brackets are half-open: [lo, hi).
+bool overlap(double a_lo, double a_hi, double b_lo, double b_hi) { return std::max(a_lo, b_lo) < std::min(a_hi, b_hi); }
 
 // Same level at two strides: the reach overlaps in bytes (entries shared by several slots, or
 // spread over the sets) or in slots (one entry per slot in one set).
@@ -19,6 +20,15 @@ bool compatible(const TlbRise& a, const TlbRise& b) {
 
 double mid_log(const TlbRise& r) { return std::log2(0.5 * static_cast<double>(r.lo + r.hi)); }
 
+// Loosely the same level: reach within a factor 2 in bytes (a set-indexed level's reach wanders a
+// little with the stride) and a height that stays or doubles, as one level's does.
+bool loosely_compatible(const TlbRise& a, const TlbRise& b) {
+  if (std::fabs(mid_log(a) - mid_log(b)) > 1) return false;
+  const double f = static_cast<double>(b.stride) / static_cast<double>(a.stride);
+  const double tol = 3 * std::sqrt(a.ci95 * a.ci95 + b.ci95 * b.ci95) / 1.96 + 0.05 * b.height;
+  return std::fabs(b.height - a.height) < tol || std::fabs(b.height - f * a.height) < tol + f * 0.05 * a.height;
+}
+
 // A rise one chain took that another chain, with no rise of its own at that stride, would also
 // have taken: both levels' reaches coincide there. It joins the other chain, marked in both.
 void mark_shared(std::vector<TlbLevel>& chains) {
@@ -26,9 +36,9 @@ void mark_shared(std::vector<TlbLevel>& chains) {
     for (auto& r : chains[x].rises)
       for (std::size_t y = 0; y < chains.size(); ++y) {
         if (y == x || chains[y].at(r.stride)) continue;
-        const TlbRise* prev = nullptr;
+        const TlbRise* prev = nullptr;  // the other chain's own rise below (shared copies do not chain on)
         for (const auto& p : chains[y].rises)
-          if (p.stride < r.stride) prev = &p;
+          if (p.stride < r.stride && !p.shared) prev = &p;
         if (!prev || prev->stride * 4 < r.stride || !compatible(*prev, r)) continue;
         r.shared = true;
         TlbRise copy = r;
@@ -61,14 +71,16 @@ std::vector<TlbLevel> link_tlb_levels(const TlbSteps& st, const std::string& all
     for (const auto& r : rises) {
       int best = -1;
       double bd = 1e300;
-      for (std::size_t c = 0; c < chains.size(); ++c) {
-        const TlbRise& last = chains[c].rises.back();
-        if (taken[c] || last.stride * 4 < r.stride || !compatible(last, r)) continue;
-        const double d = std::min(std::fabs(mid_log(last) - mid_log(r)),
-                                  std::fabs(mid_log(last) - std::log2(static_cast<double>(last.stride)) - mid_log(r) +
-                                            std::log2(static_cast<double>(r.stride))));
-        if (d < bd) bd = d, best = static_cast<int>(c);
-      }
+      for (int pass = 0; pass < 2 && best < 0; ++pass)  // exact reach overlap first, then loose
+        for (std::size_t c = 0; c < chains.size(); ++c) {
+          const TlbRise& last = chains[c].rises.back();
+          if (taken[c] || last.stride * 4 < r.stride || !(pass ? loosely_compatible(last, r) : compatible(last, r)))
+            continue;
+          const double d = std::min(std::fabs(mid_log(last) - mid_log(r)),
+                                    std::fabs(mid_log(last) - std::log2(static_cast<double>(last.stride)) -
+                                              mid_log(r) + std::log2(static_cast<double>(r.stride))));
+          if (d < bd) bd = d, best = static_cast<int>(c);
+        }
       if (best < 0) {
         chains.push_back(TlbLevel{});
         chains.back().alloc = alloc;
@@ -82,8 +94,11 @@ std::vector<TlbLevel> link_tlb_levels(const TlbSteps& st, const std::string& all
   mark_shared(chains);
   std::vector<TlbLevel> out;
   for (auto& c : chains) {
-    if (c.rises.size() >= 2) out.push_back(std::move(c));
-    else if (single) single->push_back(c.rises.front());
+    std::vector<const TlbRise*> own;
+    for (const auto& r : c.rises)
+      if (!r.shared) own.push_back(&r);
+    if (own.size() >= 2) out.push_back(std::move(c));
+    else if (single && !own.empty()) single->push_back(*own.front());
   }
   std::sort(out.begin(), out.end(), [](const TlbLevel& a, const TlbLevel& b) { return a.min_slots() < b.min_slots(); });
   for (auto& L : out) derive_tlb_level(L);
@@ -153,12 +168,13 @@ std::vector<const TlbRise*> own_rises(const TlbLevel& L) {
 }  // namespace
 
 // Saturation: the first stride whose height the next own stride repeats (|difference| < 3 standard
-// errors). Strides above may show less (a set-indexed level then uses fewer sets: a partial rise).
+// errors), or where the doubling stops (the next height is below 1.5 times it: a set-indexed level
+// uses fewer sets at larger strides, and its rise there is partial).
 void derive_tlb_level(TlbLevel& L) {
   const auto own = own_rises(L);
   if (own.empty()) return;
   std::size_t k = 0;
-  while (k + 1 < own.size() && !agree(*own[k], *own[k + 1])) ++k;
+  while (k + 1 < own.size() && !agree(*own[k], *own[k + 1]) && own[k + 1]->height >= 1.5 * own[k]->height) ++k;
   if (k + 1 < own.size()) return saturate_at(L, own, k);
   L.saturated = false;
   L.penalty = own.back()->height;

@@ -23,10 +23,11 @@ double standard_error(const BenchEntry& e, const std::vector<WeightedValue>& s) 
   return std::sqrt(std::max(0.0, q / n - m * m) / n);
 }
 
-void pool_into(TlbFootprint& p, const TlbFootprint& x) {  // repetitions of one footprint
-  const double k = static_cast<double>(p.evidence.size());
-  p.mean = (p.mean * k + x.mean) / (k + 1);
-  p.se = std::sqrt(p.se * p.se * k * k + x.se * x.se) / (k + 1);
+// Runs of one footprint (repetitions, longer stage-2 runs): inverse-variance weighted.
+void pool_into(TlbFootprint& p, const TlbFootprint& x) {
+  const double wp = 1 / std::max(p.se * p.se, 1e-12), wx = 1 / std::max(x.se * x.se, 1e-12);
+  p.mean = (p.mean * wp + x.mean * wx) / (wp + wx);
+  p.se = std::sqrt(1 / (wp + wx));
   p.accesses += x.accesses;
   p.samples.insert(p.samples.end(), x.samples.begin(), x.samples.end());
   p.evidence.insert(p.evidence.end(), x.evidence.begin(), x.evidence.end());
@@ -158,6 +159,7 @@ std::vector<TlbRise> rises_of(const TlbSeries& s, const std::vector<Seg>& segs, 
     r.lo = s.points[r.i_lo].bytes;
     r.hi = s.points[r.i_hi].bytes;
     r.before = segs[k].m;
+    r.before_se = std::sqrt(segs[k].V);
     r.after = segs[top].m;
     r.height = r.after - r.before;
     r.ci95 = 1.96 * std::sqrt(segs[k].V + segs[top].V);
@@ -171,6 +173,25 @@ std::vector<TlbRise> rises_of(const TlbSeries& s, const std::vector<Seg>& segs, 
 }
 
 }  // namespace
+
+// The scatter between footprints beyond each mean's interval, from the residuals about the plateaus
+// of a first segmentation (plateaus of at least 3 footprints): median(r^2) = 0.455 var for normal r.
+double residual_tau(const std::vector<TlbSeries>& series, const TlbSteps& st, double med_se2) {
+  std::vector<double> r2;
+  for (const auto& s : series) {
+    std::vector<double> x, v;
+    for (const auto& p : s.points) {
+      x.push_back(p.mean);
+      v.push_back(p.se * p.se + st.tau * st.tau + kFloorSd * kFloorSd);
+    }
+    if (x.size() < 3) continue;
+    for (const auto& g : plateaus(x, v, st.z_crit))
+      if (g.b - g.a >= 3)
+        for (std::size_t i = g.a; i < g.b; ++i) r2.push_back((x[i] - g.m) * (x[i] - g.m));
+  }
+  if (r2.size() < 8) return st.tau;
+  return std::sqrt(std::max(0.0, median(r2) / 0.455 - med_se2));
+}
 
 TlbSteps find_tlb_steps(const std::vector<TlbSeries>& series) {
   TlbSteps st;
@@ -186,8 +207,9 @@ TlbSteps find_tlb_steps(const std::vector<TlbSeries>& series) {
   if (points == 0) return st;
   const double sd_diff = diffs.empty() ? 0 : 1.4826 * median(diffs);
   const double med_se2 = median(se2);
-  st.tau = std::sqrt(std::max(0.0, sd_diff * sd_diff / 2 - med_se2));
+  st.tau = std::sqrt(std::max(0.0, sd_diff * sd_diff / 2 - med_se2));  // first guess: steps are rare
   st.z_crit = normal_quantile_upper(kStepAlpha / (2.0 * static_cast<double>(std::max<std::size_t>(points, 1))));
+  st.tau = residual_tau(series, st, med_se2);
   st.resolution = st.z_crit * std::sqrt(2 * (med_se2 + st.tau * st.tau + kFloorSd * kFloorSd));
   for (const auto& s : series) {
     std::vector<double> x, v;

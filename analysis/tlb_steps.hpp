@@ -41,6 +41,7 @@ struct TlbRise {
   std::uint64_t stride = 0;
   std::uint64_t lo = 0, hi = 0;  // the plateau's last footprint and the first above it: reach in [lo, hi)
   double before = 0, after = 0;  // plateau means below and above (cycles)
+  double before_se = 0;          // standard error of the plateau below
   double height = 0, ci95 = 0;   // after - before, and the half-width of its 95 % interval
   double z = 0;                  // height / its standard error
   std::size_t i_lo = 0, i_hi = 0;  // indices of lo and of the top plateau's first point

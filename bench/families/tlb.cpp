@@ -41,8 +41,11 @@ TlbPoint point_of(const ExtraRequest& x) {
   p.lines = static_cast<std::uint64_t>(x.get("lines", static_cast<std::int64_t>(kTlbDefaultLines)));
   p.span = static_cast<std::uint64_t>(x.get("span", static_cast<std::int64_t>(kWideSpanBytes)));
   p.seed = static_cast<std::uint64_t>(x.get("seed", 0));
-  if (p.stride < 128 || p.stride % 128 || p.bytes < p.stride || p.bytes % p.stride || p.lines == 0)
-    throw std::runtime_error("extra tlb request needs a stride multiple of 128, bytes a multiple of it, lines > 0");
+  p.timed = static_cast<std::uint64_t>(x.get("timed", static_cast<std::int64_t>(kTlbMinTimed)));
+  if (p.stride < 128 || p.stride % 128 || p.bytes < p.stride || p.bytes % p.stride || p.lines == 0 ||
+      p.timed == 0 || p.timed > (1ull << 22))
+    throw std::runtime_error("extra tlb request needs a stride multiple of 128, bytes a multiple of it, lines > 0, "
+                             "timed 1..4194304");
   return p;
 }
 

@@ -16,6 +16,7 @@ std::string tlb_bench_name(const TlbPoint& p) {
   if (p.lines != kTlbDefaultLines) n.add("lines", static_cast<std::int64_t>(p.lines));
   if (p.span != kWideSpanBytes) n.add("span", static_cast<std::int64_t>(p.span));
   if (p.seed) n.add("seed", static_cast<std::int64_t>(p.seed));
+  if (p.timed != kTlbMinTimed) n.add("timed", static_cast<std::int64_t>(p.timed));
   return n.str();
 }
 
@@ -28,7 +29,7 @@ WideChaseRequest tlb_chase(const TlbPoint& p) {
   r.footprint_bytes = p.bytes;
   const std::uint64_t cycle = wide_elements(r.chain);
   r.warm = cycle;
-  r.iters = cycle * ((kTlbMinTimed + cycle - 1) / std::max<std::uint64_t>(cycle, 1));
+  r.iters = cycle * ((std::max<std::uint64_t>(p.timed, 1) + cycle - 1) / std::max<std::uint64_t>(cycle, 1));
   r.max_records = static_cast<std::uint32_t>(std::min<std::uint64_t>(r.iters, 8192));
   // blocks of whole passes: every pass touches the same pages, so block means differ only by noise
   const std::uint64_t pass = std::max<std::uint64_t>(r.chain.slots, 1);

@@ -14,7 +14,7 @@
 namespace memhier {
 
 // One point of the tlb sweep. Defaults (left out of the name): count mode, 4096 lines, 64 KiB span,
-// seed 0.
+// seed 0, 4096 recorded accesses.
 struct TlbPoint {
   WideAlloc alloc = WideAlloc::malloc;
   Mode mode = Mode::count;
@@ -22,11 +22,12 @@ struct TlbPoint {
   std::uint64_t lines = 4096;  // distinct data lines a run reads (slots x passes, at least the slots)
   std::uint64_t span = kWideSpanBytes;
   std::uint64_t seed = 0;
+  std::uint64_t timed = 4096;  // recorded accesses, at least (whole passes)
 };
 constexpr std::uint64_t kTlbDefaultLines = 4096;
 constexpr std::uint64_t kTlbMinTimed = 4096;  // recorded accesses of a run, at least
 
-// `tlb/alloc:malloc/bytes:N/stride:S[/mode:fine][/lines:L][/span:X][/seed:K]`
+// `tlb/alloc:malloc/bytes:N/stride:S[/mode:fine][/lines:L][/span:X][/seed:K][/timed:T]`
 std::string tlb_bench_name(const TlbPoint& p);
 // The chase of a point: one warm pass over the chain, then whole passes, at least kTlbMinTimed accesses.
 WideChaseRequest tlb_chase(const TlbPoint& p);
