@@ -10,6 +10,7 @@
 #include "analysis/memory_infer.hpp"
 #include "analysis/throughput.hpp"
 #include "analysis/tlb_infer.hpp"
+#include "analysis/tlb_report.hpp"
 
 namespace memhier::analysis {
 
@@ -166,6 +167,7 @@ std::string render_report(const nlohmann::json& t, const std::string& plot_dir) 
     o << "\n";
   }
   o << "## Shared memory\n\nLatency: " << cell(t["shared_memory"], "latency_cycles") << " cycles\n\n";
+  o << render_translation_markdown(t);  // analysis/tlb_report.cpp
   o << render_throughput_markdown(t);
   std::vector<std::string> rest;
   for (const auto& f : plot_files)

@@ -8,7 +8,7 @@
 // median latency is a counter `<pattern>_cycles`; the trace labels every access.
 #include <algorithm>
 
-#include "bench/families/wide_family.hpp"
+#include "bench/wide_family.hpp"
 #include "bench/registry.hpp"
 #include "common/bench_name.hpp"
 #include "common/wide_spectrum.hpp"

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "bench/families/wide_family.hpp"
+#include "bench/wide_family.hpp"
 #include "bench/registry.hpp"
 
 namespace memhier {

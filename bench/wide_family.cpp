@@ -1,4 +1,4 @@
-#include "bench/families/wide_family.hpp"
+#include "bench/wide_family.hpp"
 
 #include <algorithm>
 #include <cmath>
