@@ -21,6 +21,7 @@
 #include "bench/backend_sim.hpp"
 #include "bench/progress.hpp"
 #include "bench/registry.hpp"
+#include "bench/wide_family.hpp"
 
 namespace fs = std::filesystem;
 using namespace memhier;
@@ -93,6 +94,7 @@ Options take_options(int* argc, char** argv) {
       if (a.rfind("--benchmark_out_format=", 0) == 0) o.out_format = v;
     }
     if (a.rfind("--benchmark_out=", 0) == 0) o.out = a.substr(std::strlen("--benchmark_out="));
+    if (a.rfind("--benchmark_filter=", 0) == 0) set_wide_filter(a.substr(std::strlen("--benchmark_filter=")));
     keep.push_back(argv[i]);
   }
   for (std::size_t i = 0; i < keep.size(); ++i) argv[i] = keep[i];

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <regex>
 
 #include "bench/registry.hpp"
 #include "common/bench_name.hpp"
@@ -37,10 +38,44 @@ WideChaseRequest tlb_chase(const TlbPoint& p) {
   return r;
 }
 
+namespace {
+std::string& wide_filter() {
+  static std::string f;
+  return f;
+}
+}  // namespace
+
+void set_wide_filter(const std::string& filter) { wide_filter() = filter; }
+
+bool wide_selected(const std::string& name) {
+  std::string f = wide_filter();
+  if (f.empty() || f == "all" || f == ".") return true;
+  const bool negate = f[0] == '-';
+  if (negate) f = f.substr(1);
+  try {
+    return std::regex_search(name, std::regex(f)) != negate;
+  } catch (const std::regex_error&) {
+    return true;  // Google Benchmark reports a bad filter itself
+  }
+}
+
 WideChaseResult WideGroup::take(int i) {
   if (results_.empty() || !fresh_[i]) {
-    results_ = backend().run_wide_batch(reqs_);
-    fresh_.assign(reqs_.size(), true);
+    // the members this run selects (and always i), on one mapping
+    std::vector<std::size_t> ids;
+    std::vector<WideChaseRequest> batch;
+    for (std::size_t k = 0; k < reqs_.size(); ++k)
+      if (static_cast<int>(k) == i || names_[k].empty() || wide_selected(names_[k])) {
+        ids.push_back(k);
+        batch.push_back(reqs_[k]);
+      }
+    auto res = backend().run_wide_batch(batch);
+    results_.assign(reqs_.size(), WideChaseResult{});
+    fresh_.assign(reqs_.size(), false);
+    for (std::size_t k = 0; k < ids.size(); ++k) {
+      results_[ids[k]] = std::move(res[k]);
+      fresh_[ids[k]] = true;
+    }
   }
   fresh_[i] = false;
   return results_[i];

@@ -36,8 +36,9 @@ WideChaseRequest tlb_chase(const TlbPoint& p);
 // member whose result was already taken, as with --benchmark_repetitions) runs the whole group.
 class WideGroup {
  public:
-  int add(WideChaseRequest r) {
+  int add(WideChaseRequest r, std::string name = "") {
     reqs_.push_back(std::move(r));
+    names_.push_back(std::move(name));
     return static_cast<int>(reqs_.size()) - 1;
   }
   const WideChaseRequest& request(int i) const { return reqs_[i]; }
@@ -46,9 +47,15 @@ class WideGroup {
 
  private:
   std::vector<WideChaseRequest> reqs_;
+  std::vector<std::string> names_;
   std::vector<WideChaseResult> results_;
   std::vector<bool> fresh_;
 };
+
+// The --benchmark_filter of this run (main sets it): a group runs only the members it selects
+// (Google Benchmark's rule: regex search; a leading '-' negates).
+void set_wide_filter(const std::string& filter);
+bool wide_selected(const std::string& name);
 
 using WideReport = std::function<void(benchmark::State&, const std::string&, const WideChaseRequest&,
                                       const WideChaseResult&)>;

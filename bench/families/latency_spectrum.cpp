@@ -82,7 +82,7 @@ void register_spectrum(Backend& be) {
     name.add("path", path_name(p)).add("bytes", static_cast<std::int64_t>(half));
     name.add("far_pages", ws->far_pages).add("far_stride", static_cast<std::int64_t>(ws->far_stride));
     auto group = std::make_shared<WideGroup>();  // a fresh mapping per path
-    const int member = group->add(std::move(r));
+    const int member = group->add(std::move(r), name.str());
     register_wide(name.str(), group, member,
                   [ws](benchmark::State& s, const std::string& n, const WideChaseRequest& q, const WideChaseResult& res) {
                     report_spectrum(s, n, q, res, *ws);

@@ -25,7 +25,8 @@ struct Groups {
 
 void add_point(Groups& groups, const TlbPoint& p) {
   auto& g = groups.of(p.alloc);
-  register_wide(tlb_bench_name(p), g, g->add(tlb_chase(p)), report_wide);
+  const std::string name = tlb_bench_name(p);
+  register_wide(name, g, g->add(tlb_chase(p), name), report_wide);
 }
 
 TlbPoint point_of(const ExtraRequest& x) {
