@@ -22,18 +22,25 @@ double mid_log(const TlbRise& r) { return std::log2(0.5 * static_cast<double>(r.
 
 // Loosely the same level: reach within a factor 2 in bytes (a set-indexed level's reach wanders a
 // little with the stride) and a height that stays or doubles, as one level's does.
-bool loosely_compatible(const TlbRise& a, const TlbRise& b) {
-  if (std::fabs(mid_log(a) - mid_log(b)) > 1) return false;
+// The height of b continues a's level: it stays (saturated) or grows with the stride (not yet).
+bool height_continues(const TlbRise& a, const TlbRise& b) {
   const double f = static_cast<double>(b.stride) / static_cast<double>(a.stride);
   const double tol = 3 * std::sqrt(a.ci95 * a.ci95 + b.ci95 * b.ci95) / 1.96 + 0.05 * b.height;
   return std::fabs(b.height - a.height) < tol || std::fabs(b.height - f * a.height) < tol + f * 0.05 * a.height;
+}
+
+bool loosely_compatible(const TlbRise& a, const TlbRise& b) {
+  return std::fabs(mid_log(a) - mid_log(b)) <= 1 && height_continues(a, b);
 }
 
 // A rise one chain took that another chain, with no rise of its own at that stride, would also
 // have taken: both levels' reaches coincide there. It joins the other chain, marked in both.
 void mark_shared(std::vector<TlbLevel>& chains) {
   for (std::size_t x = 0; x < chains.size(); ++x)
-    for (auto& r : chains[x].rises)
+    for (std::size_t i = 0; i < chains[x].rises.size(); ++i) {
+      TlbRise& r = chains[x].rises[i];
+      // a rise whose height its own level's explains alone is not shared
+      if (i > 0 && !chains[x].rises[i - 1].shared && height_continues(chains[x].rises[i - 1], r)) continue;
       for (std::size_t y = 0; y < chains.size(); ++y) {
         if (y == x || chains[y].at(r.stride)) continue;
         const TlbRise* prev = nullptr;  // the other chain's own rise below (shared copies do not chain on)
@@ -47,6 +54,7 @@ void mark_shared(std::vector<TlbLevel>& chains) {
                                    [](const TlbRise& a, const TlbRise& b) { return a.stride < b.stride; }),
                   copy);
       }
+    }
 }
 
 }  // namespace
@@ -78,7 +86,8 @@ std::vector<TlbLevel> link_tlb_levels(const TlbSteps& st, const std::string& all
             continue;
           const double d = std::min(std::fabs(mid_log(last) - mid_log(r)),
                                     std::fabs(mid_log(last) - std::log2(static_cast<double>(last.stride)) -
-                                              mid_log(r) + std::log2(static_cast<double>(r.stride))));
+                                              mid_log(r) + std::log2(static_cast<double>(r.stride)))) +
+                           (height_continues(last, r) ? 0 : 100);  // a chain whose height it continues first
           if (d < bd) bd = d, best = static_cast<int>(c);
         }
       if (best < 0) {
@@ -158,10 +167,15 @@ void saturate_at(TlbLevel& L, const std::vector<const TlbRise*>& own, std::size_
   entry_from(L, *own[k - 1]);
 }
 
+// The chain's own rises up to its first shared one: past a rise of two levels at once, the
+// chain's later rises may hold both levels too (their reaches coincide again), so saturation is
+// judged below it (and the shared rise itself by resolve_shared_rises).
 std::vector<const TlbRise*> own_rises(const TlbLevel& L) {
   std::vector<const TlbRise*> v;
-  for (const auto& r : L.rises)
-    if (!r.shared) v.push_back(&r);
+  for (const auto& r : L.rises) {
+    if (r.shared) break;
+    v.push_back(&r);
+  }
   return v;
 }
 

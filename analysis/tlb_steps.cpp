@@ -172,7 +172,24 @@ std::vector<TlbRise> rises_of(const TlbSeries& s, const std::vector<Seg>& segs, 
   return out;
 }
 
-}  // namespace
+// Rises of one curve within 1.5 times the first one's reach are one level overflowing set by
+// set (a partial ramp with short plateaus): one rise from the first onset to the last top.
+std::vector<TlbRise> merge_ramps(std::vector<TlbRise> rs) {
+  std::vector<TlbRise> out;
+  for (auto& r : rs) {
+    if (!out.empty() && 2 * r.lo < 3 * out.back().lo) {
+      TlbRise& m = out.back();
+      m.after = r.after;
+      m.height = m.after - m.before;
+      m.ci95 = std::sqrt(m.ci95 * m.ci95 + r.ci95 * r.ci95);
+      m.z = std::max(m.z, r.z);
+      m.evidence.insert(m.evidence.end(), r.evidence.begin(), r.evidence.end());
+      continue;
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
 
 // The scatter between footprints beyond each mean's interval, from the residuals about the plateaus
 // of a first segmentation (plateaus of at least 3 footprints): median(r^2) = 0.455 var for normal r.
@@ -192,6 +209,8 @@ double residual_tau(const std::vector<TlbSeries>& series, const TlbSteps& st, do
   if (r2.size() < 8) return st.tau;
   return std::sqrt(std::max(0.0, median(r2) / 0.455 - med_se2));
 }
+
+}  // namespace
 
 TlbSteps find_tlb_steps(const std::vector<TlbSeries>& series) {
   TlbSteps st;
@@ -218,7 +237,7 @@ TlbSteps find_tlb_steps(const std::vector<TlbSeries>& series) {
       v.push_back(p.se * p.se + st.tau * st.tau + kFloorSd * kFloorSd);
     }
     if (x.size() < 2) continue;
-    st.rises[{s.alloc, s.stride}] = rises_of(s, plateaus(x, v, st.z_crit), st.notes);
+    st.rises[{s.alloc, s.stride}] = merge_ramps(rises_of(s, plateaus(x, v, st.z_crit), st.notes));
   }
   return st;
 }
