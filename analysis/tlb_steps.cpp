@@ -191,16 +191,21 @@ std::vector<TlbRise> merge_ramps(std::vector<TlbRise> rs) {
   return out;
 }
 
+// A curve's means and their variances (own interval, scatter between footprints, floor).
+void curve_of(const TlbSeries& s, double tau, std::vector<double>* x, std::vector<double>* v) {
+  for (const auto& p : s.points) {
+    x->push_back(p.mean);
+    v->push_back(p.se * p.se + tau * tau + kFloorSd * kFloorSd);
+  }
+}
+
 // The scatter between footprints beyond each mean's interval, from the residuals about the plateaus
 // of a first segmentation (plateaus of at least 3 footprints): median(r^2) = 0.455 var for normal r.
 double residual_tau(const std::vector<TlbSeries>& series, const TlbSteps& st, double med_se2) {
   std::vector<double> r2;
   for (const auto& s : series) {
     std::vector<double> x, v;
-    for (const auto& p : s.points) {
-      x.push_back(p.mean);
-      v.push_back(p.se * p.se + st.tau * st.tau + kFloorSd * kFloorSd);
-    }
+    curve_of(s, st.tau, &x, &v);
     if (x.size() < 3) continue;
     for (const auto& g : plateaus(x, v, st.z_crit))
       if (g.b - g.a >= 3)
@@ -232,10 +237,7 @@ TlbSteps find_tlb_steps(const std::vector<TlbSeries>& series) {
   st.resolution = st.z_crit * std::sqrt(2 * (med_se2 + st.tau * st.tau + kFloorSd * kFloorSd));
   for (const auto& s : series) {
     std::vector<double> x, v;
-    for (const auto& p : s.points) {
-      x.push_back(p.mean);
-      v.push_back(p.se * p.se + st.tau * st.tau + kFloorSd * kFloorSd);
-    }
+    curve_of(s, st.tau, &x, &v);
     if (x.size() < 2) continue;
     st.rises[{s.alloc, s.stride}] = merge_ramps(rises_of(s, plateaus(x, v, st.z_crit), st.notes));
   }

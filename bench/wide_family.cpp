@@ -103,23 +103,29 @@ double block_ci95(const std::vector<double>& b) {
   return t * std::sqrt(v / static_cast<double>(b.size()));
 }
 
-void report_wide(benchmark::State& state, const std::string& name, const WideChaseRequest& req,
-                 const WideChaseResult& res) {
+bool report_wide_basics(benchmark::State& state, const WideChaseResult& res) {
   if (!res.error.empty()) {
     state.SkipWithError(res.error.c_str());
-    return;
+    return false;
   }
   state.SetIterationTime(std::max(res.seconds, 1e-9));
   auto& c = state.counters;
   c["latency_cycles"] = res.latency_cycles;
+  c["clock_overhead_cycles"] = res.clock_overhead_cycles;
+  c["accesses"] = static_cast<double>(res.accesses);
+  c["mapped_bytes"] = static_cast<double>(res.mapped_bytes);
+  return true;
+}
+
+void report_wide(benchmark::State& state, const std::string& name, const WideChaseRequest& req,
+                 const WideChaseResult& res) {
+  if (!report_wide_basics(state, res)) return;
+  auto& c = state.counters;
   c["latency_sd_cycles"] = res.latency_sd_cycles;
   const double ci = block_ci95(res.block_means);
   c["latency_ci95_cycles"] = ci >= 0 ? ci : 1.96 * res.latency_sd_cycles / std::sqrt(std::max<double>(res.accesses, 1));
-  c["clock_overhead_cycles"] = res.clock_overhead_cycles;
-  c["accesses"] = static_cast<double>(res.accesses);
   c["slots"] = static_cast<double>(req.chain.slots);
   c["passes"] = static_cast<double>(req.chain.passes);
-  c["mapped_bytes"] = static_cast<double>(res.mapped_bytes);
   if (res.chunk_bytes) c["chunk_bytes"] = static_cast<double>(res.chunk_bytes);
   if (res.gap_bytes) c["gap_bytes"] = static_cast<double>(res.gap_bytes);
   if (res.alloc_seconds > 0) c["alloc_seconds"] = res.alloc_seconds;

@@ -61,6 +61,9 @@ using WideReport = std::function<void(benchmark::State&, const std::string&, con
                                       const WideChaseResult&)>;
 void register_wide(const std::string& name, std::shared_ptr<WideGroup> group, int member, WideReport report);
 
+// Skips with the result's error (false), or sets the manual time and latency_cycles,
+// clock_overhead_cycles, accesses and mapped_bytes (true).
+bool report_wide_basics(benchmark::State& state, const WideChaseResult& res);
 // Counters (latency_cycles, latency_sd_cycles, latency_ci95_cycles, accesses, slots, passes, ...),
 // the manual time, and the trace (histogram, or fine records with the element index). Calls
 // SkipWithError when the result carries an error.

@@ -24,18 +24,10 @@ double median(std::vector<std::uint32_t> v) {
 
 void report_spectrum(benchmark::State& state, const std::string& name, const WideChaseRequest& req,
                      const WideChaseResult& res, const WideSpectrum& ws) {
-  if (!res.error.empty()) {
-    state.SkipWithError(res.error.c_str());
-    return;
-  }
-  state.SetIterationTime(std::max(res.seconds, 1e-9));
+  if (!report_wide_basics(state, res)) return;
   auto& c = state.counters;
-  c["latency_cycles"] = res.latency_cycles;
-  c["clock_overhead_cycles"] = res.clock_overhead_cycles;
-  c["accesses"] = static_cast<double>(res.accesses);
   c["far_pages"] = ws.far_pages;
   c["far_stride"] = static_cast<double>(ws.far_stride);
-  c["mapped_bytes"] = static_cast<double>(res.mapped_bytes);
   std::vector<std::vector<std::uint32_t>> by(static_cast<std::size_t>(WidePattern::revisit) + ws.groups.size());
   for (std::size_t k = 0; k < res.latency.size() && k < ws.label.size(); ++k) by[ws.label[k]].push_back(res.latency[k]);
   for (std::size_t q = 0; q < by.size(); ++q)

@@ -3,6 +3,7 @@
 // the chain says) runs inside every request: an error string names a wrong chain or a failed call.
 #include <gtest/gtest.h>
 
+#include "gpu_test_util.hpp"
 #include "bench/backend_cuda.hpp"
 #include "bench/wide_family.hpp"
 #include "runtime/device_info.hpp"
@@ -11,18 +12,7 @@ using namespace memhier;
 
 namespace {
 
-Backend* gpu() {
-  static std::unique_ptr<Backend> be = [] {
-    std::string why;
-    return cuda_device_count(&why) > 0 ? make_cuda_backend(0) : nullptr;
-  }();
-  return be.get();
-}
-
-#define REQUIRE_GPU()                                              \
-  do {                                                             \
-    if (!gpu()) GTEST_SKIP() << "no CUDA device on this machine"; \
-  } while (0)
+using memhier::testing::gpu;
 
 TlbPoint point(std::uint64_t slots, std::uint64_t stride, WideAlloc a = WideAlloc::malloc, Mode m = Mode::count) {
   TlbPoint p;
