@@ -65,19 +65,22 @@ const std::set<std::string> kStructuralLeaves = {
     "replacement", "index_bits",  "page_bytes",       "entries",         "banks",        "bank_width_bytes",
     "broadcasts", "serves_parallel", "needs_alignment", "needs_contiguity", "partitioned", "detected",
     "per_sm",     "shared_with",  "size_carveout",    "size_bracket_bytes", "size_bytes_by_carveout",
-    "size_bracket_bytes_by_carveout", "prefetched"};
+    "size_bracket_bytes_by_carveout", "prefetched", "reach_per_entry_bytes", "pages_per_entry"};
 // Path components under which everything is bookkeeping.
 const std::set<std::string> kBookkeepingParts = {
     "provenance", "evidence",  "inputs",   "refinement_pending", "measurement", "skipped", "skipped_benchmarks",
     "curve",      "plateaus",  "steps",    "inner_steps",        "configuration", "peak_configuration",
-    "departures", "device",    "notes",    "note",               "reason",      "reasons"};
+    "departures", "device",    "notes",    "note",               "reason",      "reasons",
+    // address_translation: the per-stride detail behind the TLB levels (caches.*_tlb compare them)
+    "rises",      "coverage",  "unconfirmed_rises", "smallest_step", "levels_vmm_gap", "levels_vmm"};
 // Leaves that are bookkeeping wherever they are.
 const std::set<std::string> kBookkeepingLeaves = {
     "benchmark", "peak_benchmark", "confidence", "ambiguity", "accesses", "min", "max", "samples", "bytes",
     "stride", "threshold_pct_of_peak", "cache_bytes", "tolerance", "schema", "rule", "model",
     "readers_per_line", "peak_readers_per_line", "warps_per_sm", "bytes_in_flight_per_sm",
     "size_bytes_lower_bound", "replacements_observed", "theoretical_bytes_per_second",
-    "theoretical_bytes_per_clock_per_sm"};
+    "theoretical_bytes_per_clock_per_sm", "reach_bracket_bytes", "full_height_from_stride", "lines_per_run",
+    "z_crit"};
 
 }  // namespace
 
