@@ -7,7 +7,8 @@
 
 RUN holds bench.json, refine-N.json and topology.json. The controls repeat the footprints on both
 sides of every rise with another line seed (seed 1: other data lines, the same pages; a translation
-step must stay) and sweep contiguous VMM chunks (alloc vmm) at two strides.
+step must stay), run the two footprints of the smallest step in fine mode (a record per access),
+and sweep contiguous VMM chunks (alloc vmm) at two strides.
 """
 import glob
 import json
@@ -103,6 +104,14 @@ def controls(run):
     at = t.get("address_translation", {})
     reqs = []
     lines = at.get("lines_per_run", 4096)
+    # fine mode (a record per access) on both sides of the first level's full step (its smallest
+    # penalty), else of the smallest step found
+    step = at.get("smallest_step")
+    for lv in at.get("levels", [])[:1]:
+        step = next((r for r in lv.get("rises", []) if r["stride"] == lv.get("full_height_from_stride")), step)
+    if step:
+        for b in step["reach_bracket_bytes"]:
+            reqs.append({"bytes": b, "stride": step["stride"], "alloc": step["alloc"], "mode": "fine", "lines": lines})
     for lv in at.get("levels", []):
         rises = lv.get("rises", [])
         for r in rises[:1] + rises[-1:] + [x for x in rises if x["stride"] == lv.get("reach_per_entry_bytes")]:
@@ -135,7 +144,11 @@ def compare(run, diag):
             print(f"control {e['name']}: error {e.get('error_message')}")
             continue
         key = (p.get("alloc", "malloc"), p["stride"], p["bytes"])
-        if p.get("seed") == "1" and key in base:
+        if p.get("mode") == "fine" and key in base:
+            b = base[key]
+            print(f"control fine mode: stride {size(int(p['stride']))} {size(int(p['bytes']))}: {e['latency_cycles']:.2f} "
+                  f"+-{e.get('latency_ci95_cycles', 0):.2f} (count mode {b['latency_cycles']:.2f})")
+        elif p.get("seed") == "1" and key in base:
             b = base[key]
             d = e["latency_cycles"] - b["latency_cycles"]
             ci = (e.get("latency_ci95_cycles", 0) ** 2 + b.get("latency_ci95_cycles", 0) ** 2) ** 0.5
