@@ -203,13 +203,30 @@ std::vector<WideChaseResult> run_wide_cuda(const DeviceDescription& desc, const 
   DeviceBuffer<unsigned> sink(1);
   int flush_byte = 0;
   const auto t0 = std::chrono::steady_clock::now();
-  WideMemory mem(desc.index, rs[0].alloc, need, limits.vmm_granularity);
+  std::unique_ptr<WideMemory> mem;
+  try {
+    mem = std::make_unique<WideMemory>(desc.index, rs[0].alloc, need, limits.vmm_granularity);
+  } catch (const std::exception& e) {  // one line per request, never a crash of the whole run
+    for (auto& o : out)
+      if (o.error.empty()) o.error = "could not map " + std::to_string(need) + " bytes: " + e.what();
+    return out;
+  }
   const double alloc_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   bool first = true;
+  std::string broken;  // after a failed CUDA call the context may be unusable: the rest is not run
   for (std::size_t i = 0; i < rs.size(); ++i) {
     if (!out[i].error.empty()) continue;
+    if (!broken.empty()) {
+      out[i].error = "not run after an earlier failure: " + broken;
+      continue;
+    }
     const WideChain c = wide_chain_of(rs[i], limits);
-    out[i] = run_one(desc, mem.base(), rs[i], c, oh, flush, sink, &flush_byte);
+    try {
+      out[i] = run_one(desc, mem->base(), rs[i], c, oh, flush, sink, &flush_byte);
+    } catch (const std::exception& e) {
+      out[i].error = broken = e.what();
+      continue;
+    }
     out[i].mapped_bytes = need;
     out[i].chunk_bytes = c.chunk;
     out[i].gap_bytes = c.gap;
