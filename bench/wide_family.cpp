@@ -69,7 +69,13 @@ WideChaseResult WideGroup::take(int i) {
         ids.push_back(k);
         batch.push_back(reqs_[k]);
       }
-    auto res = backend().run_wide_batch(batch);
+    std::vector<WideChaseResult> res;
+    try {
+      res = backend().run_wide_batch(batch);
+    } catch (const std::exception& e) {  // every member skips with the reason; the run goes on
+      res.assign(batch.size(), WideChaseResult{});
+      for (auto& r : res) r.error = e.what();
+    }
     results_.assign(reqs_.size(), WideChaseResult{});
     fresh_.assign(reqs_.size(), false);
     for (std::size_t k = 0; k < ids.size(); ++k) {
