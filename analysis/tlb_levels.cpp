@@ -71,6 +71,32 @@ double TlbLevel::min_slots() const {
   return m;
 }
 
+namespace {
+
+// A chain seen only at strides above a level's saturation, at that level's full height, is that
+// level again: at large strides a set-indexed level spreads the slots over fewer sets and its reach
+// in slots wanders, so the rises no longer link (e.g. 000's 65-entry L2 TLB at 8 and 32 MiB).
+void fold_set_limited(std::vector<TlbLevel>& levels) {
+  for (std::size_t c = 1; c < levels.size();) {
+    const TlbLevel& C = levels[c];
+    bool folded = false;
+    for (std::size_t l = 0; l < c && !folded && C.saturated && C.rises.front().stride > 0; ++l) {
+      TlbLevel& L = levels[l];
+      const double tol = 3 * std::sqrt(L.penalty_ci95 * L.penalty_ci95 + C.penalty_ci95 * C.penalty_ci95) / 1.96 +
+                         0.02 * L.penalty;
+      if (!L.saturated || C.rises.front().stride <= L.s_sat || std::fabs(C.penalty - L.penalty) > tol) continue;
+      for (const auto& r : C.rises)
+        if (!L.at(r.stride)) L.rises.push_back(r);
+      std::sort(L.rises.begin(), L.rises.end(), [](const TlbRise& a, const TlbRise& b) { return a.stride < b.stride; });
+      folded = true;
+    }
+    if (folded) levels.erase(levels.begin() + static_cast<std::ptrdiff_t>(c));
+    else ++c;
+  }
+}
+
+}  // namespace
+
 std::vector<TlbLevel> link_tlb_levels(const TlbSteps& st, const std::string& alloc, std::vector<TlbRise>* single) {
   std::vector<TlbLevel> chains;
   for (const auto& [key, rises] : st.rises) {  // strides ascending (map order)
@@ -112,6 +138,7 @@ std::vector<TlbLevel> link_tlb_levels(const TlbSteps& st, const std::string& all
   std::sort(out.begin(), out.end(), [](const TlbLevel& a, const TlbLevel& b) { return a.min_slots() < b.min_slots(); });
   for (auto& L : out) derive_tlb_level(L);
   resolve_shared_rises(out);
+  fold_set_limited(out);
   return out;
 }
 

@@ -8,7 +8,7 @@
 #   tlb_curves.tsv       latency vs footprint per allocation mode and stride (mean, 95 % interval, sd)
 #   diag.json            control runs: another line seed (data placement) and contiguous VMM chunks
 #   wide_chase.sass      SASS of the whole-memory chase kernels (instruction order of the timed loop)
-#   sanitizer.log        compute-sanitizer memcheck over the quick tlb plan (60 s at most)
+#   sanitizer.log        compute-sanitizer memcheck over part of the quick tlb plan (45 s at most)
 #   plots/               scripts/plot.py output when matplotlib is there
 # BIN (release build) and ROOT (checkout) come from run.sh; never rebuilds. DEVICE (default cuda:0)
 # may name a simulated device for a dry run (DEVICE=sim:sim/configs/tlb_coalesced.json).
@@ -25,11 +25,14 @@ SUM=$DIR/summary.txt
 : > "$SUM"
 say() { echo "$*" | tee -a "$SUM"; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+# Every step stays inside the part's 200 s: at most CAP seconds, and never past 185 s.
+START=$SECONDS
+limit() { local cap=$1 left=$((185 - (SECONDS - START))); [ "$left" -lt "$cap" ] && cap=$left; [ "$cap" -lt 1 ] && cap=1; echo "$cap"; }
 for t in "$BENCH" "$INFER"; do [ -x "$t" ] || { say "tlb: $t not built"; exit 2; }; done
 nvidia-smi --query-gpu=name,memory.total,memory.used,clocks.sm --format=csv,noheader 2>&1 | sed 's/^/gpu: /' | tee -a "$SUM"
 
 t0=$(date +%s.%N)
-timeout 120 "$BENCH" "$DEV" --benchmark_filter='^(tlb|latency_spectrum|clock_overhead)/' --memhier_progress=0 \
+timeout "$(limit 90)" "$BENCH" "$DEV" --benchmark_filter='^(tlb|latency_spectrum|clock_overhead)/' --memhier_progress=0 \
   --benchmark_out="$RUN/bench.json" --benchmark_out_format=json > "$RUN/bench.log" 2>&1
 rc=$?
 t1=$(date +%s.%N)
@@ -49,7 +52,8 @@ EOF
 )
   say "round $r: $n tlb requests"
   [ "$n" = 0 ] && break
-  timeout 60 "$BENCH" "$DEV" --plan=none --memhier_extra="$RUN/req-$r.json" --memhier_progress=0 --memhier_trace_dir="$RUN/traces" \
+  [ $((SECONDS - START)) -gt 120 ] && { say "round $r: stopped (part time)"; break; }
+  timeout "$(limit 40)" "$BENCH" "$DEV" --plan=none --memhier_extra="$RUN/req-$r.json" --memhier_progress=0 --memhier_trace_dir="$RUN/traces" \
     --benchmark_out="$RUN/refine-$r.json" --benchmark_out_format=json > "$RUN/refine-$r.log" 2>&1 || say "round $r: bench rc=$?"
   inputs+=("$RUN/refine-$r.json")
 done
@@ -63,7 +67,7 @@ python3 "$ROOT/scripts/device/tlb_summary.py" "$RUN" "$DIR/tlb_curves.tsv" 2>&1 
 # Controls: the sweep's points around each rise with another line seed (a translation step stays,
 # a data-placement effect moves), and contiguous VMM chunks (coalescing across separate chunks?).
 python3 "$ROOT/scripts/device/tlb_summary.py" --controls "$RUN" > "$RUN/controls.json" 2>> "$DIR/diag.log" &&
-  timeout 40 "$BENCH" "$DEV" --plan=none --memhier_extra="$RUN/controls.json" --memhier_progress=0 --memhier_trace_dir="$RUN/traces" \
+  timeout "$(limit 30)" "$BENCH" "$DEV" --plan=none --memhier_extra="$RUN/controls.json" --memhier_progress=0 --memhier_trace_dir="$RUN/traces" \
     --benchmark_out="$DIR/diag.json" --benchmark_out_format=json > "$DIR/diag.log" 2>&1 &&
   python3 "$ROOT/scripts/device/tlb_summary.py" --compare "$RUN" "$DIR/diag.json" 2>&1 | tee -a "$SUM"
 
@@ -73,7 +77,7 @@ if command -v cuobjdump > /dev/null 2>&1; then
   say "sass: $(grep -c 'CS2R' "$DIR/wide_chase.sass") clock reads in $(grep -c 'Function' "$DIR/wide_chase.sass") wide_chase kernels ($DIR/wide_chase.sass)"
 fi
 if command -v compute-sanitizer > /dev/null 2>&1; then
-  timeout 60 compute-sanitizer --tool memcheck "$BENCH" "$DEV" --plan=quick --benchmark_filter='^tlb/alloc:(malloc|vmm_gap)/bytes:[0-9]*/stride:(65536|2097152)(/|$)' \
+  timeout "$(limit 45)" compute-sanitizer --tool memcheck "$BENCH" "$DEV" --plan=quick --benchmark_filter='^tlb/alloc:(malloc|vmm_gap)/bytes:[0-9]*/stride:(65536|2097152)(/|$)' \
     --memhier_progress=0 > "$DIR/sanitizer.log" 2>&1
   say "compute-sanitizer memcheck (quick tlb plan, strides 64 KiB and 2 MiB): rc=$? $(grep -E 'ERROR SUMMARY' "$DIR/sanitizer.log" | tail -1)"
 fi
