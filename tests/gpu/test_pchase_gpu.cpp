@@ -5,7 +5,6 @@
 #include <map>
 #include <set>
 
-#include "gpu_test_util.hpp"
 #include "bench/backend_cuda.hpp"
 #include "common/levels.hpp"
 #include "runtime/device_info.hpp"
@@ -14,7 +13,18 @@ using namespace memhier;
 
 namespace {
 
-using memhier::testing::gpu;
+Backend* gpu() {
+  static std::unique_ptr<Backend> be = [] {
+    std::string why;
+    return cuda_device_count(&why) > 0 ? make_cuda_backend(0) : nullptr;
+  }();
+  return be.get();
+}
+
+#define REQUIRE_GPU()                                              \
+  do {                                                             \
+    if (!gpu()) GTEST_SKIP() << "no CUDA device on this machine"; \
+  } while (0)
 
 ChaseRequest req(Path p, Mode m, std::uint64_t bytes, std::uint64_t stride, std::uint64_t iters, bool warm = true) {
   ChaseRequest r;

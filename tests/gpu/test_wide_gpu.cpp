@@ -3,7 +3,7 @@
 // the chain says) runs inside every request: an error string names a wrong chain or a failed call.
 #include <gtest/gtest.h>
 
-#include "gpu_test_util.hpp"
+#include "gpu_backend.hpp"
 #include "bench/backend_cuda.hpp"
 #include "bench/wide_family.hpp"
 #include "runtime/device_info.hpp"
@@ -12,7 +12,7 @@ using namespace memhier;
 
 namespace {
 
-using memhier::testing::gpu;
+using memhier::gputest::gpu;
 
 TlbPoint point(std::uint64_t slots, std::uint64_t stride, WideAlloc a = WideAlloc::malloc, Mode m = Mode::count) {
   TlbPoint p;
