@@ -60,19 +60,24 @@ const std::set<std::string> kStructuralLeaves = {
     "size_bracket_bytes_by_carveout", "prefetched",
     // sections of the outstanding-request, sharing and L2-partition analyses
     "slices_per_sm", "design", "entries_per_sm", "merge_capacity", "request_unit",
-    "max_outstanding_requests_per_sm", "partitions", "interleave_bytes"};
+    "max_outstanding_requests_per_sm", "partitions", "interleave_bytes",
+    // address translation (issue 11)
+    "reach_per_entry_bytes", "pages_per_entry"};
 // Path components under which everything is bookkeeping.
 const std::set<std::string> kBookkeepingParts = {
     "provenance", "evidence",  "inputs",   "refinement_pending", "measurement", "skipped", "skipped_benchmarks",
     "curve",      "plateaus",  "steps",    "inner_steps",        "configuration", "peak_configuration",
-    "departures", "device",    "notes",    "note",               "reason",      "reasons"};
+    "departures", "device",    "notes",    "note",               "reason",      "reasons",
+    // address_translation: the per-stride detail behind the TLB levels (caches.*_tlb compare them)
+    "rises",      "coverage",  "unconfirmed_rises", "smallest_step", "levels_vmm_gap", "levels_vmm"};
 // Leaves that are bookkeeping wherever they are.
 const std::set<std::string> kBookkeepingLeaves = {
     "benchmark", "peak_benchmark", "confidence", "ambiguity", "accesses", "min", "max", "samples", "bytes",
     "stride", "threshold_pct_of_peak", "cache_bytes", "tolerance", "schema", "rule", "model",
     "readers_per_line", "peak_readers_per_line", "warps_per_sm", "bytes_in_flight_per_sm",
     "size_bytes_lower_bound", "replacements_observed", "theoretical_bytes_per_second",
-    "theoretical_bytes_per_clock_per_sm"};
+    "theoretical_bytes_per_clock_per_sm", "reach_bracket_bytes", "full_height_from_stride", "lines_per_run",
+    "z_crit"};
 
 }  // namespace
 

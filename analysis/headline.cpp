@@ -184,6 +184,29 @@ void add_level_spread(const BenchRun& bench, const nlohmann::json& caches, const
   fig.spread_source = "family samples";
 }
 
+// Pattern names of a spectrum trace's labels: its header key `labels` ("0=first_far 1=cold_near
+// ..."), or the five patterns of the 32-bit spectrum in archives older than that key.
+std::map<int, std::string> spectrum_label_names(const Trace& t) {
+  std::map<int, std::string> out;
+  auto it = t.meta.find("labels");
+  if (it == t.meta.end()) {
+    const char* old[] = {"cold_far", "cold_near", "near_hit", "far_revisit", "same_line"};
+    for (int i = 0; i < 5; ++i) out[i] = old[i];
+    return out;
+  }
+  std::istringstream in(it->second);
+  std::string kv;
+  while (in >> kv) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) continue;
+    try {
+      out[std::stoi(kv.substr(0, eq))] = kv.substr(eq + 1);
+    } catch (const std::exception&) {
+    }
+  }
+  return out;
+}
+
 // Latency spectrum: median of each pattern's accesses, spread from those accesses (from the
 // family's trace when the run kept it).
 void add_spectrum(const BenchRun& bench, const nlohmann::json& topology, Headline& h) {
@@ -198,8 +221,11 @@ void add_spectrum(const BenchRun& bench, const nlohmann::json& topology, Headlin
       if (!text) continue;
       std::istringstream in(*text);
       const Trace t = read_trace(in, e->params.str());
-      for (std::size_t i = 0; i < t.label.size() && i < t.latency.size(); ++i)
-        samples[spectrum_pattern_name(static_cast<SpectrumPattern>(t.label[i]))].push_back(t.latency[i]);
+      const std::map<int, std::string> names = spectrum_label_names(t);
+      for (std::size_t i = 0; i < t.label.size() && i < t.latency.size(); ++i) {
+        auto n = names.find(t.label[i]);
+        if (n != names.end()) samples[n->second].push_back(t.latency[i]);
+      }
     }
     for (const auto& p : list) {
       Figure fig;

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <map>
 
-#include "common/chase.hpp"
+#include "analysis/spectrum_infer.hpp"
 
 namespace memhier::analysis {
 
@@ -70,28 +70,11 @@ void infer_prefetch(InferContext& ctx, nlohmann::json& l2) {
 }
 
 void infer_global_memory(InferContext& ctx, nlohmann::json& gm) {
-  nlohmann::json spec = nlohmann::json::object();
   Evidence ev;
-  static const char* what[] = {"first touch of a far page: TLB miss at every level, cache miss (DRAM)",
-                               "new line of a page just used: TLB hit, cache miss (DRAM)",
-                               "same sector as a cold_near access: cache hit, TLB hit",
-                               "same sector as a cold_far access, pages later: cache hit, TLB miss",
-                               "next element of the line just loaded: L1 hit (L2 hit when L1 is bypassed)"};
   double dram = -1;
-  for (auto* e : ctx.data.family("latency_spectrum")) {
-    const std::string path = e->params.get_or("path", "?");
-    nlohmann::json list = nlohmann::json::array();
-    for (int q = 0; q < kSpectrumPatterns; ++q) {
-      const std::string pn = spectrum_pattern_name(static_cast<SpectrumPattern>(q));
-      if (!e->has(pn + "_cycles")) continue;
-      list.push_back({{"pattern", pn}, {"cycles", e->counter(pn + "_cycles")}, {"what", what[q]}});
-      if (pn == "cold_near" && path == "global_cg") dram = e->counter(pn + "_cycles");
-    }
-    spec[path] = list;
-    ev.add(e->params.str());
-  }
+  const nlohmann::json spec = spectrum_of(ctx.data, &ev, &dram);  // analysis/spectrum_infer.cpp
   if (spec.empty()) set_null(gm, "latency_spectrum", "latency_spectrum family not measured");
-  else set_value(gm, "latency_spectrum", spec, 0.9, ev, "median latency per access pattern (000 §5.2)");
+  else set_value(gm, "latency_spectrum", spec, 0.9, ev, "median latency per access pattern, P1-P6 of 000 §5.2 / 001 Table 3");
   if (dram >= 0) {
     set_value(gm, "dram_latency_cycles", dram, 0.85, ev, "cold_near pattern on the L2-only path (TLB hit, L2 miss)");
   } else {

@@ -11,6 +11,7 @@
 
 #include "analysis/sm_resources_report.hpp"
 #include "analysis/throughput.hpp"
+#include "analysis/tlb_report.hpp"
 #include "analysis/topology.hpp"
 
 namespace memhier::analysis {
@@ -299,6 +300,7 @@ std::string render_report(const nlohmann::json& t, const std::string& plot_dir) 
   render_spectrum(o, gm);
   const nlohmann::json sm = t.value("shared_memory", nlohmann::json::object());
   o << "## Shared memory\n\nLatency: " << cell(sm, "latency_cycles") << " cycles\n\n";
+  o << render_translation_markdown(t);  // analysis/tlb_report.cpp
   o << render_throughput_markdown(t);
   o << render_sm_resources_markdown(t);
   std::vector<std::string> rest;

@@ -10,7 +10,9 @@ bool ChaseWish::operator<(const ChaseWish& o) const {
   return std::tie(path, carveout, mode, stride, bytes, iters, warm) <
          std::tie(o.path, o.carveout, o.mode, o.stride, o.bytes, o.iters, o.warm);
 }
-bool TlbWish::operator<(const TlbWish& o) const { return std::tie(stride, bytes) < std::tie(o.stride, o.bytes); }
+bool TlbWish::operator<(const TlbWish& o) const {
+  return std::tie(alloc, stride, bytes, lines, timed) < std::tie(o.alloc, o.stride, o.bytes, o.lines, o.timed);
+}
 
 void Requests::set_limits(const std::map<std::string, std::string>& ctx) {
   const std::string pre = "chase_limit_bytes_";
@@ -23,6 +25,7 @@ void Requests::set_limits(const std::map<std::string, std::string>& ctx) {
     }
     if (k.compare(0, pre.size(), pre) == 0) chase_limit[k.substr(pre.size())] = x;
     if (k == "tlb_limit_bytes") tlb_limit = x;
+    if (k == "tlb_limit_bytes_vmm") tlb_limit_vmm = x;
   }
   auto backend = ctx.find("device_backend");
   auto optin = ctx.find("smem_per_block_optin_bytes");
@@ -41,7 +44,10 @@ bool Requests::fits(const ChaseWish& w) const {
   const std::uint64_t shared = 8 * records + (w.mode == "count" ? 4096 : 0) + (w.path == "shared" ? w.bytes : 0);
   return shared_limit == 0 || shared <= shared_limit;
 }
-bool Requests::fits(const TlbWish& w) const { return tlb_limit == 0 || w.bytes <= tlb_limit; }
+bool Requests::fits(const TlbWish& w) const {
+  if (w.alloc != "malloc") return tlb_limit_vmm > 0 && w.bytes <= tlb_limit_vmm;
+  return tlb_limit == 0 || w.bytes <= tlb_limit;
+}
 
 bool Requests::add(ChaseWish w) {
   if (!fits(w)) return false;
@@ -71,7 +77,12 @@ nlohmann::json Requests::to_json() const {
     if (w.max_records) e["max_records"] = w.max_records;
     j["pchase"].push_back(e);
   }
-  for (const auto& w : t) j["tlb"].push_back({{"bytes", w.bytes}, {"stride", w.stride}});
+  for (const auto& w : t) {
+    nlohmann::json e = {{"bytes", w.bytes}, {"stride", w.stride}, {"alloc", w.alloc}};
+    if (w.lines) e["lines"] = w.lines;
+    if (w.timed) e["timed"] = w.timed;
+    j["tlb"].push_back(e);
+  }
   return j;
 }
 

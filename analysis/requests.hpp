@@ -21,6 +21,9 @@ struct ChaseWish {
 struct TlbWish {
   std::uint64_t bytes = 0, stride = 0;
   std::string why;
+  std::string alloc = "malloc";   // whole-memory chase allocation: malloc, vmm, vmm_gap
+  std::uint64_t lines = 0;        // data lines per run (0: the bench default)
+  std::uint64_t timed = 0;        // recorded accesses per run (0: the bench default)
   bool operator<(const TlbWish& o) const;
 };
 
@@ -34,6 +37,7 @@ struct Requests {
   // memory (smem_per_block_optin_bytes); 0: no such limit (the simulator). memhier-bench refuses a
   // request over it, so none is written.
   std::uint64_t shared_limit = 0;
+  std::uint64_t tlb_limit_vmm = 0;  // tlb_limit_bytes_vmm (0: VMM chases not offered)
   // Reads the limits from a bench.json context.
   void set_limits(const std::map<std::string, std::string>& context);
   // False (and nothing added) when the wish exceeds the device's limit: it cannot be measured.

@@ -4,214 +4,388 @@
 #include <cmath>
 #include <map>
 
+#include "analysis/tlb_levels.hpp"
+
 namespace memhier::analysis {
 
 namespace {
 
-double above(const std::vector<WeightedValue>& s, double b, double* total) {
-  double w = 0, t = 0;
-  for (auto& x : s) {
-    t += x.weight;
-    if (x.value > b) w += x.weight;
+constexpr std::size_t kTlbRequestBudget = 96;  // tlb runs per refinement round (a few ms each on a GPU)
+constexpr double kCountSe = 0.3;               // stage 2: misses per pass must be known this well
+const char* const kTlbNames[] = {"l1_tlb", "l2_tlb"};
+
+double round1(double x) { return std::round(x * 10) / 10; }
+double round3(double x) { return std::round(x * 1000) / 1000; }
+
+struct TlbContext {
+  InferContext& ctx;
+  std::vector<TlbSeries> series;
+  TlbSteps steps;
+  std::uint64_t lines = 4096;      // the plan's data lines per run (requests keep it)
+  std::uint64_t max_slots = 16384; // slots whose lines stay within 1/8 of the L2
+  std::size_t budget = kTlbRequestBudget;
+
+  const TlbSeries* find(const std::string& alloc, std::uint64_t stride) const {
+    for (const auto& s : series)
+      if (s.alloc == alloc && s.stride == stride) return &s;
+    return nullptr;
   }
-  *total = t;
-  return w;
+  const TlbFootprint* point(const std::string& alloc, std::uint64_t stride, std::uint64_t bytes) const {
+    if (const TlbSeries* s = find(alloc, stride))
+      for (const auto& p : s->points)
+        if (p.bytes == bytes) return &p;
+    return nullptr;
+  }
+  // Asks for a run unless one of at least `timed` recorded accesses exists (0: the default 4096).
+  void request(std::uint64_t bytes, std::uint64_t stride, const std::string& alloc, const std::string& why,
+               std::uint64_t timed = 0) {
+    if (budget == 0 || bytes < stride || bytes / stride > max_slots) return;
+    const TlbFootprint* have = point(alloc, stride, bytes);
+    if (have && have->accesses >= 0.9 * static_cast<double>(timed ? timed : 4096)) return;
+    if (ctx.requests.add(TlbWish{bytes, stride, why, alloc, lines == 4096 ? 0 : lines, timed})) --budget;
+  }
+};
+
+TlbContext make_context(InferContext& ctx) {
+  TlbContext T{ctx, tlb_series(ctx.data), {}, 4096, 16384, kTlbRequestBudget};
+  T.steps = find_tlb_steps(T.series);
+  std::map<std::int64_t, int> lines;
+  for (const auto& c : ctx.data.chases())
+    if (c.family == "tlb" && c.entry) ++lines[c.entry->params.get_int_or("lines", 4096)];
+  int best = 0;
+  for (auto [l, n] : lines)
+    if (n > best) best = n, T.lines = static_cast<std::uint64_t>(l);
+  const auto& cx = ctx.data.context();
+  if (auto it = cx.find("l2_cache_bytes"); it != cx.end()) {
+    try {
+      T.max_slots = std::max<std::uint64_t>(64, std::stoull(it->second) / 128 / 8);
+    } catch (...) {
+    }
+  }
+  return T;
+}
+
+Evidence evidence_of(const TlbLevel& L) {
+  Evidence ev;
+  for (const auto& r : L.rises)
+    for (const auto& n : r.evidence) ev.add(n);
+  return ev;
 }
 
 }  // namespace
 
-void infer_tlbs(InferContext& ctx, nlohmann::json& caches) {
-  const char* names[] = {"l1_tlb", "l2_tlb"};
-  std::vector<const Chase*> tl;
-  std::vector<WeightedValue> all;
-  double res = 1;
-  for (const auto& c : ctx.data.chases())
-    if (c.family == "tlb") {
-      const Trace* t = ctx.data.trace(c);
-      if (!t) continue;
-      tl.push_back(&c);
-      auto s = samples_of(*t);
-      all.insert(all.end(), s.begin(), s.end());
-      res = std::max<double>(res, t->kind == Trace::Kind::fine ? 1 : t->hist.bin_width);
-    }
-  auto null_all = [&](nlohmann::json& c, const std::string& why) {
-    for (auto k : {"size_bytes", "line_bytes", "page_bytes", "entries", "sets", "ways", "replacement", "index_bits",
-                   "hit_latency_cycles", "miss_penalty_cycles"})
-      set_null(c, k, why);
+// Stage 2 (000 §4.4 over the reach unit): at the entry stride E, footprints reach + j*E; the misses
+// per pass are the mean shift over the level below divided by the penalty, times the slots.
+namespace {
+
+struct Stage2 {
+  std::vector<double> counts;
+  SetsResult sets;
+  std::uint64_t have = 0;  // steps j = 1..have measured
+  double worst_se = 0;     // largest standard error of a count
+  double floor_se = 0;     // the part of it more accesses cannot reduce (scatter between footprints)
+  bool resolved = true;
+  Evidence ev;
+};
+
+Stage2 stage2_of(const TlbContext& T, const TlbLevel& L, std::uint64_t entries) {
+  Stage2 s2;
+  const TlbRise* r = L.at(L.entry_bytes);
+  if (!r) return s2;
+  // Baseline: the plateau below the rise, or the run at the reach itself when that is better known
+  // (a long stage-2 run). The penalty's own error scales every count alike (it cannot open a set):
+  // it is left out here.
+  double before = r->before, se_before = r->before_se;
+  if (const TlbFootprint* b = T.point(L.alloc, L.entry_bytes, L.reach_lo); b && b->se < se_before)
+    before = b->mean, se_before = b->se;
+  for (std::uint64_t j = 1;; ++j) {
+    const TlbFootprint* p = T.point(L.alloc, L.entry_bytes, L.reach_lo + j * L.entry_bytes);
+    if (!p) break;
+    const double n = static_cast<double>(entries + j), f = (p->mean - before) / L.penalty;
+    const double se = n / L.penalty * std::sqrt(p->se * p->se + T.steps.tau * T.steps.tau + se_before * se_before);
+    s2.worst_se = std::max(s2.worst_se, se);
+    s2.floor_se = std::max(s2.floor_se, n / L.penalty * T.steps.tau);
+    s2.resolved = s2.resolved && se <= kCountSe;
+    s2.counts.push_back(n * f);
+    for (const auto& e : p->evidence) s2.ev.add(e);
+    s2.have = j;
+  }
+  if (!s2.resolved || s2.counts.empty()) return s2;
+  // Self-calibration: where every slot misses (the last step, once all sets are open) the shift is
+  // the penalty itself; a count within 5 % of its slots rescales all counts by that.
+  const double last = static_cast<double>(entries + s2.have), scale = last / std::max(s2.counts.back(), 1e-9);
+  if (std::fabs(scale - 1) < 0.05)
+    for (auto& c : s2.counts) c *= scale;
+  s2.sets = sets_from_counts(s2.counts, entries);
+  return s2;
+}
+
+void write_sets(nlohmann::json& c, const Stage2& s2, std::uint64_t entries, const Evidence& ev) {
+  auto null_sets = [&](const std::string& why) {
+    for (auto k : {"sets", "ways", "index_bits", "replacement"}) set_null(c, k, why, ev);
   };
-  if (tl.empty()) {
-    for (auto n : names) null_all(caches[n], "tlb family not measured (or its traces are missing)");
+  if (s2.have == 0) return null_sets("stage-2 runs (N = reach + j * entry reach) not measured yet (requested)");
+  if (!s2.resolved)
+    return null_sets("stage-2 miss counts per pass not resolved: standard error up to " +
+                     std::to_string(round3(s2.worst_se)) + " misses (penalty too small for the noise)");
+  if (!s2.sets.complete)
+    return null_sets("stage 2 up to j=" + std::to_string(s2.have) + " has not opened every set (more requested)");
+  std::uint64_t tw = 0;
+  for (int w : s2.sets.ways) tw += static_cast<std::uint64_t>(w);
+  const bool ok = tw == entries;
+  Evidence e2 = ev;
+  e2.add(s2.ev);
+  set_value(c, "sets", s2.sets.ways.size(), ok ? 0.9 : 0.5, e2, "miss-count jumps of N = reach + j * entry reach");
+  set_value(c, "ways", s2.sets.ways, ok ? 0.9 : 0.5, e2,
+            ok ? "per set, in order of opening" : "ways do not add up to the entries: not LRU, or noisy");
+  set_value(c, "replacement", ok ? "lru_or_fifo" : "non-lru", ok ? 0.7 : 0.5, e2,
+            ok ? "every entry of an overflowed set misses each pass" : "miss counts not explained by LRU sets");
+  if (s2.sets.ways.size() == 1) set_value(c, "index_bits", nlohmann::json::array(), 0.8, e2, "fully associative");
+  else set_null(c, "index_bits", "TLB set membership is not observable from miss counts", e2);
+}
+
+}  // namespace
+
+// Requests that decide what a level still lacks: the entry reach, the reach to one entry, stage 2.
+namespace {
+
+void request_level(TlbContext& T, const TlbLevel& L, const std::string& name, std::uint64_t entries, const Stage2& s2) {
+  if (!L.saturated) return;
+  if (!L.entry_bytes) {  // full height everywhere: half the stride, around the same bytes
+    const TlbRise& r = L.rises.front();
+    const std::uint64_t s = r.stride / 2;
+    if (s < 128 || L.rises.front().stride != L.s_sat) return;
+    for (std::uint64_t b = r.lo / 2 / s * s; b <= 2 * r.hi; b += std::max<std::uint64_t>(s, (2 * r.hi - r.lo / 2) / 12))
+      T.request(std::max(b / s * s, s), s, L.alloc, name + " entry reach: half the stride");
     return;
   }
-  auto L = cluster_levels(all, res);
-  refine_level_means(L, ctx.data, tl);
-  nlohmann::json lv = nlohmann::json::array();
-  for (auto& l : L)
-    lv.push_back({{"mean_cycles", std::round(l.mean * 10) / 10}, {"min", l.lo}, {"max", l.hi}, {"accesses", l.weight}});
-  for (std::size_t lvl = 0; lvl < 2; ++lvl) {
-    nlohmann::json& cache = caches[names[lvl]];
-    cache["latency_levels_tlb"] = lv;
-    if (lvl + 1 >= L.size()) {
-      // Report what the sweep covered, not a guess: its reach and the spread of its per-run means.
-      std::uint64_t reach = 0, smin = 0, smax = 0;
-      double mlo = 1e300, mhi = 0;
-      Evidence nev;
-      for (auto* c : tl) {
-        reach = std::max(reach, c->bytes);
-        smin = smin ? std::min(smin, c->stride) : c->stride;
-        smax = std::max(smax, c->stride);
-        if (c->entry && c->entry->has("latency_cycles")) {
-          mlo = std::min(mlo, c->entry->counter("latency_cycles"));
-          mhi = std::max(mhi, c->entry->counter("latency_cycles"));
-        }
-        if (c->bytes == reach && nev.names.size() < 4) nev.add(c->name());
-      }
-      auto cyc = [](double v) { return std::to_string(static_cast<long long>(std::lround(v))); };
-      const std::string why =
-          "no miss level within the measured reach of " + std::to_string(reach) + " bytes (" +
-          std::to_string(reach >> 20) + " MiB; strides " + std::to_string(smin) + "-" + std::to_string(smax) +
-          " bytes): the tlb sweep shows " + std::to_string(L.size()) + " latency level" + (L.size() == 1 ? "" : "s") +
-          (lvl == 0 ? "" : ", none for a second TLB's misses") + " (" + cyc(L.back().lo) + "-" + cyc(L.back().hi) +
-          " cycles); per-run mean latencies " + (mhi > 0 ? cyc(mlo) + "-" + cyc(mhi) : std::string("?")) +
-          " cycles, steps smaller than one level's spread are not a TLB level";
-      null_all(cache, why);
-      set_null(cache, "present", why, nev);
-      continue;
-    }
-    const double boundary = level_boundary(L, lvl);
-    Evidence ev;
-    set_null(cache, "hit_latency_cycles", "a TLB hit has no latency of its own (part of every cache access)");
-    set_value(cache, "miss_penalty_cycles", std::round((L[lvl + 1].mean - L[lvl].mean) * 10) / 10, 0.85, ev,
-              "latency level of this TLB's misses minus the level below");
-    // Reach per stride.
-    std::map<std::uint64_t, std::map<std::uint64_t, std::vector<WeightedValue>>> by;
-    for (auto* c : tl) {
-      auto s = samples_of(*ctx.data.trace(*c));
-      auto& v = by[c->stride][c->bytes];
-      v.insert(v.end(), s.begin(), s.end());
-      ev.add(c->name());
-    }
-    std::map<std::uint64_t, SizeResult> reach;
-    for (auto& [stride, sizes] : by) {
-      std::vector<std::uint64_t> sz;
-      std::vector<double> miss, n;
-      std::vector<std::vector<double>> vec;
-      for (auto& [b, s] : sizes) {
-        double t = 0;
-        const double w = above(s, boundary, &t);
-        sz.push_back(b);
-        miss.push_back(t > 0 ? w / t : 0);
-        n.push_back(t);
-        vec.push_back({t > 0 ? w / t : 0});
-      }
-      reach[stride] = find_size(sz, miss, vec, n, stride);
-      // Narrow every bracket to one stride (the page rule below compares exact reaches): 31 sizes
-      // in between per round (a TLB run is one short pass, so a wide round costs little).
-      const SizeResult& r = reach[stride];
-      if (r.state == SizeResult::State::bracket) {
-        const std::uint64_t gap = (r.hi - r.lo) / stride;
-        for (std::uint64_t k = 1; k < 32 && k < gap; ++k) {
-          const std::uint64_t m = r.lo / stride + (gap <= 32 ? k : (gap * k + 16) / 32);
-          if (m > r.lo / stride && m < r.hi / stride)
-            ctx.requests.add(TlbWish{m * stride, stride, std::string(names[lvl]) + " reach"});
-        }
-      } else if (r.state == SizeResult::State::below && r.hi / 2 >= stride) {
-        ctx.requests.add(TlbWish{r.hi / 2 / stride * stride, stride, std::string(names[lvl]) + " reach: halving"});
-      } else if (r.state == SizeResult::State::above) {
-        ctx.requests.add(TlbWish{2 * r.lo, stride, std::string(names[lvl]) + " reach: doubling"});
-      }
-    }
-    // Page (000 §4.4): below the page, a footprint of m strides touches m*stride/page pages, so the
-    // reach in bytes is the same at every stride; above it, each access takes an entry of its own
-    // and the reach in bytes grows with the stride. The page is the largest stride whose reach
-    // bracket [lo, hi) in bytes still overlaps the smallest stride's. Strides whose reach was not
-    // bracketed (no misses up to the device's tlb limit) do not take part.
-    std::vector<std::pair<std::uint64_t, SizeResult>> decided;
-    for (auto& [s, r] : reach)
-      if (r.state == SizeResult::State::exact || r.state == SizeResult::State::bracket) decided.push_back({s, r});
-    std::uint64_t page = 0;
-    bool grows = false, narrowing = false;
-    if (decided.size() >= 2) {
-      const std::uint64_t r0 = decided.front().second.lo;
-      for (auto& [s, r] : decided) {
-        if (r.state != SizeResult::State::exact) {
-          narrowing = true;
-          break;
-        }
-        if (r.lo != r0) {
-          grows = true;
-          break;
-        }
-        page = s;
-      }
-      if (!grows) page = 0;  // not decided yet, or the page is above the largest stride measured
-    }
-    if (page == 0) {
-      set_null(cache, "page_bytes",
-               decided.size() < 2 ? "fewer than two strides with a decided reach (within the device's tlb limit)"
-               : narrowing        ? "the reach at some strides is still a bracket (sizes in between requested)"
-                                  : "the reach in bytes is the same at every stride measured: the page is above the "
-                                    "largest stride",
-               ev);
-      for (auto k : {"line_bytes", "size_bytes", "entries", "sets", "ways", "index_bits", "replacement"})
-        set_null(cache, k, "needs the page size first", ev);
-      continue;
-    }
-    set_value(cache, "page_bytes", page, 0.9, ev, "largest stride with the same reach in bytes as the smallest (above it every access takes its own entry)");
-    set_value(cache, "line_bytes", page, 0.9, ev, "a TLB entry maps one page");
-    const SizeResult& r = reach[page];
-    if (r.state != SizeResult::State::exact) {
-      set_null(cache, "entries", "reach at the page stride is between " + std::to_string(r.lo / page) + " and " +
-                                     std::to_string(r.hi / page) + " pages (sizes in between requested)", ev);
-      set_null(cache, "size_bytes", "needs the entries first", ev);
-      for (std::uint64_t m = r.lo / page + 1; m < r.hi / page; ++m) {
-        if ((r.hi - r.lo) / page > 16 && (m - r.lo / page) % std::max<std::uint64_t>(1, (r.hi - r.lo) / page / 8)) continue;
-        ctx.requests.add(TlbWish{m * page, page, std::string(names[lvl]) + " entries"});
-      }
-      for (auto k : {"sets", "ways", "index_bits", "replacement"}) set_null(cache, k, "needs the entries first", ev);
-      continue;
-    }
-    const std::uint64_t entries = r.lo / page;
-    set_value(cache, "entries", entries, 0.9, r.evidence.names.empty() ? ev : r.evidence,
-              "largest footprint without misses at the page stride, in pages");
-    set_value(cache, "size_bytes", entries * page, 0.9, ev, "entries x page (000 Table 5 convention)");
-    // Stage 2 from miss counts (each tlb run is one warm pass).
-    std::vector<double> counts;
-    std::uint64_t have = 0;
-    for (std::uint64_t j = 1;; ++j) {
-      auto it = by[page].find(r.lo + j * page);
-      if (it == by[page].end()) break;
-      double t = 0;
-      const double w = above(it->second, boundary, &t);
-      counts.push_back(t > 0 ? w * static_cast<double>(entries + j) / t : 0);
-      have = j;
-    }
-    SetsResult sr = sets_from_counts(counts, entries);
-    if (!sr.complete) {
-      std::uint64_t target = 16;
-      while (target <= have) target *= 2;
-      target = std::min<std::uint64_t>(target, std::max<std::uint64_t>(entries, 1));
-      for (std::uint64_t j = have + 1; j <= target; ++j)
-        ctx.requests.add(TlbWish{r.lo + j * page, page, std::string(names[lvl]) + " stage 2"});
-      for (auto k : {"sets", "ways", "index_bits", "replacement"})
-        set_null(cache, k, have == 0 ? "stage-2 runs (N = C + j*page) not measured yet (requested)"
-                                     : "stage 2 up to j=" + std::to_string(have) + " has not opened every set", ev);
-      continue;
-    }
-    std::uint64_t tw = 0;
-    for (int w : sr.ways) tw += w;
-    const bool ok = tw == entries;
-    set_value(cache, "sets", sr.ways.size(), ok ? 0.9 : 0.5, ev,
-              "miss-count jumps of N = C + j*page (one per newly overflowed set)");
-    set_value(cache, "ways", sr.ways, ok ? 0.9 : 0.5, ev,
-              ok ? "per set, in order of opening" : "ways do not add up to the entries: not LRU, or noisy");
-    set_value(cache, "replacement", ok ? "lru_or_fifo" : "non-lru", ok ? 0.7 : 0.5, ev,
-              ok ? "every entry of an overflowed set misses each pass" : "miss counts not explained by LRU sets");
-    if (sr.ways.size() == 1)
-      set_value(cache, "index_bits", nlohmann::json::array(), 0.8, ev, "fully associative");
-    else
-      set_null(cache, "index_bits", "TLB set membership is not observable from miss counts", ev);
+  const std::uint64_t E = L.entry_bytes;
+  if (!L.at(E)) {  // no rise at the entry stride yet: sweep it around the bytes of the nearest stride
+    const TlbRise& r = L.rises.back();
+    for (std::uint64_t m = std::max<std::uint64_t>(2, r.lo / E / 2); m <= 2 * r.hi / E; m += std::max<std::uint64_t>(1, r.hi / E / 8))
+      T.request(m * E, E, L.alloc, name + " reach at the entry stride");
+    return;
   }
+  const std::uint64_t lo = L.reach_lo / E, hi = L.reach_hi / E;
+  if (hi > lo + 1) {
+    const std::uint64_t gap = hi - lo;
+    for (std::uint64_t k = 1; k < 32 && k < gap; ++k)
+      T.request((lo + (gap <= 32 ? k : (gap * k + 16) / 32)) * E, E, L.alloc, name + " reach");
+    return;
+  }
+  if (s2.have && !s2.resolved) {  // more recorded accesses per run, where that can resolve the counts
+    if (s2.floor_se > 0.8 * kCountSe) return;
+    const double f = s2.worst_se / (0.7 * kCountSe);
+    std::uint64_t timed = 4096;
+    while (timed < 4096 * f * f && timed < (1ull << 20)) timed *= 2;
+    for (std::uint64_t j = 0; j <= s2.have; ++j)  // j = 0: the baseline at the reach
+      T.request(L.reach_lo + j * E, E, L.alloc, name + " stage 2: longer runs", timed);
+    return;
+  }
+  if (s2.sets.complete) return;
+  std::uint64_t target = 16;
+  while (target <= s2.have) target *= 2;
+  for (std::uint64_t j = s2.have + 1; j <= std::min(target, std::max<std::uint64_t>(entries, 1)); ++j)
+    T.request(L.reach_lo + j * E, E, L.alloc, name + " stage 2");
+}
+
+struct PageInfo {
+  std::uint64_t page = 0, granularity = 0;
+  std::string note;  // how, or why not
+  Evidence ev;
+};
+
+PageInfo page_of(const TlbContext& T, const std::vector<TlbLevel>& gap_levels) {
+  PageInfo pg;
+  const auto& cx = T.ctx.data.context();
+  if (auto it = cx.find("vmm_granularity_bytes"); it != cx.end()) pg.granularity = std::stoull(it->second);
+  for (const auto& L : gap_levels)
+    if (L.entry_bytes && (!pg.page || L.entry_bytes < pg.page)) {
+      pg.page = L.entry_bytes;
+      pg.ev = evidence_of(L);
+    }
+  if (pg.page) {
+    pg.note = "reach of one entry when memory is mapped in VMM chunks of " + std::to_string(pg.granularity) +
+              " bytes with holes (no entry can cover two chunks)" +
+              (pg.page < pg.granularity ? "; smaller than the chunk: the driver used smaller pages" : "");
+  } else {
+    pg.note = pg.granularity == 0 ? "no VMM sweep (whole-memory chases on VMM chunks not offered on this device)"
+              : gap_levels.empty() ? "the VMM sweep with holes shows no TLB level (no rise at two strides)"
+                                   : "the VMM sweep with holes does not decide the reach of one entry: " +
+                                         gap_levels.front().entry_note;
+  }
+  return pg;
+}
+
+}  // namespace
+
+// Output: caches.l1_tlb / l2_tlb and the address_translation section.
+namespace {
+
+void null_all(nlohmann::json& c, const std::string& why, const Evidence& ev = {}) {
+  for (auto k : {"present", "size_bytes", "line_bytes", "page_bytes", "reach_per_entry_bytes", "entries", "sets",
+                 "ways", "replacement", "index_bits", "hit_latency_cycles", "miss_penalty_cycles"})
+    set_null(c, k, why, ev);
+}
+
+// Entries from the reach at the entry stride: exact when narrowed to one entry.
+std::uint64_t write_reach(nlohmann::json& c, const TlbLevel& L, const Evidence& ev) {
+  const std::uint64_t E = L.entry_bytes;
+  if (!E || !L.reach_hi) {
+    const std::string why = E ? "no rise at the entry stride yet (requested)" : "needs the reach of one entry";
+    for (auto k : {"entries", "size_bytes"}) set_null(c, k, why, ev);
+    return 0;
+  }
+  c["reach_bracket_bytes"] = {L.reach_lo, L.reach_hi};
+  if (L.reach_hi - L.reach_lo != E) {
+    const std::string why = "reach at the entry stride is between " + std::to_string(L.reach_lo / E) + " and " +
+                            std::to_string(L.reach_hi / E) + " entries (footprints in between requested)";
+    for (auto k : {"entries", "size_bytes"}) set_null(c, k, why, ev);
+    return 0;
+  }
+  const std::uint64_t entries = L.reach_lo / E;
+  set_value(c, "entries", entries, 0.9, ev, "largest footprint without misses at the entry stride, in entries");
+  set_value(c, "size_bytes", entries * E, 0.9, ev, "total reach: entries x reach of one entry");
+  return entries;
+}
+
+void write_level(TlbContext& T, nlohmann::json& c, const TlbLevel& L, const PageInfo& pg, const std::string& name) {
+  const Evidence ev = evidence_of(L);
+  set_value(c, "present", true, 0.9, ev, "a latency rise that moves with the stride as one translation level");
+  set_value(c, "miss_penalty_cycles", round1(L.penalty), L.saturated ? 0.85 : 0.4, ev,
+            "height of the rise where every access misses (+-" + std::to_string(round3(L.penalty_ci95)) + ", 95 %)");
+  c["miss_penalty_ci95_cycles"] = round3(L.penalty_ci95);
+  set_null(c, "hit_latency_cycles", "a TLB hit has no latency of its own (part of every access)");
+  if (L.entry_bytes) {
+    set_value(c, "reach_per_entry_bytes", L.entry_bytes, 0.85, ev, L.entry_note);
+    set_value(c, "line_bytes", L.entry_bytes, 0.85, ev, "one entry's reach: the unit of stage 2");
+  } else {
+    for (auto k : {"reach_per_entry_bytes", "line_bytes"}) set_null(c, k, L.entry_note, ev);
+  }
+  if (pg.page) set_value(c, "page_bytes", pg.page, 0.85, pg.ev, pg.note);
+  else set_null(c, "page_bytes", pg.note);
+  if (pg.page && L.entry_bytes)
+    set_value(c, "pages_per_entry", L.entry_bytes / pg.page, 0.8, ev, "reach of one entry / page");
+  const std::uint64_t entries = write_reach(c, L, ev);
+  const Stage2 s2 = entries ? stage2_of(T, L, entries) : Stage2{};
+  if (entries) write_sets(c, s2, entries, ev);
+  else for (auto k : {"sets", "ways", "index_bits", "replacement"}) set_null(c, k, "needs the entries first", ev);
+  request_level(T, L, name, entries, s2);
+}
+
+nlohmann::json rise_json(const TlbRise& r) {
+  return {{"alloc", r.alloc}, {"stride", r.stride}, {"reach_bracket_bytes", {r.lo, r.hi}},
+          {"before_cycles", round3(r.before)}, {"height_cycles", round3(r.height)}, {"ci95_cycles", round3(r.ci95)}};
+}
+
+nlohmann::json level_json(const TlbLevel& L, const std::string& name) {
+  nlohmann::json j = {{"name", name}, {"alloc", L.alloc}, {"miss_penalty_cycles", round3(L.penalty)},
+                      {"miss_penalty_ci95_cycles", round3(L.penalty_ci95)}, {"saturated", L.saturated},
+                      {"full_height_from_stride", L.s_sat}, {"entry_note", L.entry_note}};
+  j["reach_per_entry_bytes"] = L.entry_bytes ? nlohmann::json(L.entry_bytes) : nlohmann::json();
+  j["reach_bracket_bytes"] = L.reach_hi ? nlohmann::json{L.reach_lo, L.reach_hi} : nlohmann::json();
+  nlohmann::json rs = nlohmann::json::array();
+  for (const auto& r : L.rises) rs.push_back(rise_json(r));
+  j["rises"] = rs;
+  return j;
+}
+
+nlohmann::json coverage_json(const TlbContext& T) {
+  nlohmann::json cov = nlohmann::json::object();
+  for (const auto& s : T.series) {
+    auto& a = cov[s.alloc];
+    if (a.is_null()) a = {{"strides", nlohmann::json::array()}, {"max_bytes", 0}, {"footprints", 0}};
+    a["strides"].push_back(s.stride);
+    a["max_bytes"] = std::max<std::uint64_t>(a["max_bytes"].get<std::uint64_t>(), s.points.back().bytes);
+    a["footprints"] = a["footprints"].get<std::size_t>() + s.points.size();
+  }
+  return cov;
+}
+
+}  // namespace
+
+namespace {
+
+// Why a level is missing: what the sweep covered and how small a step it would have seen.
+std::string missing_reason(const TlbContext& T, std::size_t found, const std::string& name) {
+  std::uint64_t reach = 0, smin = 0, smax = 0;
+  for (const auto& s : T.series)
+    if (s.alloc == "malloc") {
+      reach = std::max(reach, s.points.back().bytes);
+      smin = smin ? std::min(smin, s.stride) : s.stride;
+      smax = std::max(smax, s.stride);
+    }
+  return "no " + std::string(found ? "further " : "") + "translation level within the measured reach of " +
+         std::to_string(reach) + " bytes (" + std::to_string(reach >> 20) + " MiB, strides " + std::to_string(smin) +
+         "-" + std::to_string(smax) + " bytes): " + std::to_string(found) + " level" + (found == 1 ? "" : "s") +
+         " found before " + name + "; a step of " + std::to_string(round3(T.steps.resolution)) +
+         " cycles between two footprints would have been seen";
+}
+
+// Fewer levels than two: each stride's largest footprint within the device's limit, where the
+// plan's footprint grid stopped short of it.
+void request_largest(TlbContext& T) {
+  if (T.ctx.requests.tlb_limit == 0) return;
+  for (const auto& s : T.series)
+    if (s.alloc == "malloc") {
+      const std::uint64_t top = T.ctx.requests.tlb_limit / s.stride * s.stride;
+      if (top > s.points.back().bytes + s.stride) T.request(top, s.stride, s.alloc, "largest footprint");
+    }
+}
+
+nlohmann::json smallest_step(const TlbSteps& st) {
+  const TlbRise* best = nullptr;
+  for (const auto& [k, rs] : st.rises)
+    for (const auto& r : rs)
+      if (!best || r.height < best->height) best = &r;
+  return best ? rise_json(*best) : nlohmann::json();
+}
+
+}  // namespace
+
+nlohmann::json infer_tlbs(InferContext& ctx, nlohmann::json& caches) {
+  TlbContext T = make_context(ctx);
+  nlohmann::json at = nlohmann::json::object();
+  if (T.series.empty()) {
+    for (auto n : kTlbNames) null_all(caches[n], "tlb family not measured (or its entries are missing)");
+    at["reason"] = "tlb family not measured";
+    return at;
+  }
+  std::vector<TlbRise> single;
+  const auto levels = link_tlb_levels(T.steps, "malloc", &single);
+  const auto gap_levels = link_tlb_levels(T.steps, "vmm_gap", nullptr);
+  const auto vmm_levels = link_tlb_levels(T.steps, "vmm", nullptr);
+  const PageInfo pg = page_of(T, gap_levels);
+  nlohmann::json lv = nlohmann::json::array(), gl = nlohmann::json::array(), vl = nlohmann::json::array();
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    const std::string name = i < 2 ? kTlbNames[i] : "l" + std::to_string(i + 1) + "_tlb";
+    nlohmann::json& c = caches[name];
+    write_level(T, c, levels[i], pg, name);
+    nlohmann::json j = level_json(levels[i], name);
+    for (auto k : {"entries", "sets", "ways", "replacement"}) j[k] = c.value(k, nlohmann::json());
+    lv.push_back(j);
+  }
+  for (std::size_t i = levels.size(); i < 2; ++i) null_all(caches[kTlbNames[i]], missing_reason(T, levels.size(), kTlbNames[i]));
+  if (levels.size() < 2) request_largest(T);
+  for (std::size_t i = 0; i < gap_levels.size(); ++i) gl.push_back(level_json(gap_levels[i], "level " + std::to_string(i + 1)));
+  for (std::size_t i = 0; i < vmm_levels.size(); ++i) vl.push_back(level_json(vmm_levels[i], "level " + std::to_string(i + 1)));
+  at["levels"] = lv;
+  at["levels_vmm_gap"] = gl;
+  if (!vl.empty()) at["levels_vmm"] = vl;
+  at["page_bytes"] = pg.page ? nlohmann::json(pg.page) : nlohmann::json();
+  at["page_note"] = pg.note;
+  at["vmm_granularity_bytes"] = pg.granularity ? nlohmann::json(pg.granularity) : nlohmann::json();
+  at["resolution_cycles"] = round3(T.steps.resolution);
+  at["noise_between_footprints_cycles"] = round3(T.steps.tau);
+  at["z_crit"] = round3(T.steps.z_crit);
+  at["smallest_step"] = smallest_step(T.steps);
+  nlohmann::json un = nlohmann::json::array();
+  for (const auto& r : single) un.push_back(rise_json(r));
+  at["unconfirmed_rises"] = un;
+  at["notes"] = T.steps.notes;
+  at["coverage"] = coverage_json(T);
+  at["lines_per_run"] = T.lines;
+  return at;
 }
 
 }  // namespace memhier::analysis

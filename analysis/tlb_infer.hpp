@@ -1,8 +1,10 @@
-// TLB inference from the tlb family (000 §4.4): count-mode chases over the L2-only path with strides
-// of 64 KiB..32 MiB. Latency levels: TLB hit, L1 TLB miss, L2 TLB miss. Per stride, the reach (largest
-// footprint without misses of a level); the page size is the smallest stride from which the reach in
-// strides stays constant (the entries); stage 2 at stride = page, N = C + j*page, gives sets and ways
-// from the miss count increments (unequal sets: 000 Fig. 8).
+// TLB inference from the tlb family (000 §4.4; docs/methodology.md, inference "TLBs"):
+// whole-memory chases of the L2-only path per allocation mode, stride and footprint. The rises of
+// each latency curve (tlb_steps) are chained across strides into levels (tlb_levels): per level the
+// miss penalty, the reach of one entry (the stride from which every access misses), the total reach
+// and entries; the page from the VMM sweep with holes (no entry can cover more than one chunk);
+// sets and ways by 000 §4.4 at the entry stride, N = reach + j * entry, from miss counts per pass
+// (mean shift / penalty). Requests narrow the reach to one entry and run stage 2, within a budget.
 #pragma once
 #include <nlohmann/json.hpp>
 
@@ -10,6 +12,8 @@
 
 namespace memhier::analysis {
 
-void infer_tlbs(InferContext& ctx, nlohmann::json& caches);
+// Writes caches.l1_tlb and caches.l2_tlb and returns the `address_translation` section (the
+// whole map: levels, page, steps with intervals, resolution, coverage).
+nlohmann::json infer_tlbs(InferContext& ctx, nlohmann::json& caches);
 
 }  // namespace memhier::analysis

@@ -12,6 +12,7 @@
 #include "analysis/sm_resources_report.hpp"
 #include "analysis/throughput.hpp"
 #include "analysis/tlb_infer.hpp"
+#include "analysis/tlb_report.hpp"
 
 namespace memhier::analysis {
 
@@ -55,7 +56,7 @@ nlohmann::json build_topology(const Dataset& data, Requests& requests) {
   infer_path_caches(ctx, "ldg", {"readonly"}, false, caches);
   infer_path_caches(ctx, "constant", {"constant_l1", "constant_l15"}, false, caches);
   infer_path_caches(ctx, "global_cg", {"l2"}, true, caches);
-  infer_tlbs(ctx, caches);
+  t["address_translation"] = infer_tlbs(ctx, caches);
   infer_prefetch(ctx, caches["l2"]);
   for (auto n : kCacheOrder) finish_cache(caches[n], n);
   add_sharing(data, caches);  // shared_with, slices_per_sm (cache_sharing, caches_per_sm)

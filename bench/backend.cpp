@@ -71,6 +71,30 @@ double Backend::predicted_seconds(double accesses) const {
   return hz > 0 ? accesses * kWorstCyclesPerAccess / hz : 0.0;
 }
 
+const char* wide_alloc_name(WideAlloc a) {
+  switch (a) {
+    case WideAlloc::malloc: return "malloc";
+    case WideAlloc::vmm: return "vmm";
+    case WideAlloc::vmm_gap: return "vmm_gap";
+  }
+  return "?";
+}
+
+bool parse_wide_alloc(const std::string& s, WideAlloc* out) {
+  for (WideAlloc a : {WideAlloc::malloc, WideAlloc::vmm, WideAlloc::vmm_gap})
+    if (s == wide_alloc_name(a)) {
+      *out = a;
+      return true;
+    }
+  return false;
+}
+
+std::vector<WideChaseResult> Backend::run_wide_batch(const std::vector<WideChaseRequest>& rs) {
+  std::vector<WideChaseResult> out(rs.size());
+  for (auto& o : out) o.error = "whole-memory chases are not offered by the " + name() + " backend";
+  return out;
+}
+
 double Backend::hit_baseline(Path p) {
   auto it = baselines_.find(p);
   if (it != baselines_.end()) return it->second;

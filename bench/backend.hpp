@@ -10,6 +10,7 @@
 
 #include "common/chase.hpp"
 #include "common/sequence.hpp"
+#include "common/wide_chain.hpp"
 #include "common/trace.hpp"
 
 namespace memhier {
@@ -101,6 +102,50 @@ struct SequenceResult {
   std::string start_state;
 };
 
+// Whole-memory chases (64-bit pointers over footprints up to the device's free memory; tlb and
+// latency_spectrum families, docs/methodology.md). How the chased memory is allocated decides
+// which page sizes the driver can use and whether neighbouring pages are contiguous:
+//   malloc   one cudaMalloc (the driver's choice)
+//   vmm      CUDA VMM: chunks of the minimum granularity, each its own physical allocation, mapped
+//            back to back into one reserved virtual range
+//   vmm_gap  the same chunks with an unmapped hole of one chunk after each
+enum class WideAlloc { malloc, vmm, vmm_gap };
+const char* wide_alloc_name(WideAlloc a);
+bool parse_wide_alloc(const std::string& s, WideAlloc* out);
+
+struct WideChaseRequest {
+  Path path = Path::global_cg;       // global_cg or global_ca
+  Mode mode = Mode::count;           // count or fine (classic is not offered)
+  WideAlloc alloc = WideAlloc::malloc;
+  WideChain chain;                   // uniform chain (common/wide_chain.hpp); its chunk/gap are set by the backend
+  std::vector<std::uint64_t> positions;  // instead of `chain`: explicit logical byte offsets, visited in order
+  std::uint64_t footprint_bytes = 0; // logical bytes that must be mapped (>= every position + 8)
+  std::uint64_t warm = 0;            // accesses made through the timed code before recording (untimed)
+  std::uint64_t iters = 0;           // recorded accesses
+  std::uint64_t block_len = 0;       // recorded accesses per block of the interval (0: iters / 64)
+  bool cold = false;                 // overwrite the L2 and touch `flush_*` before the chase
+  std::uint64_t flush_begin = 0, flush_end = 0;  // logical range read once per 64 KiB when cold
+  std::uint32_t hist_bin_width = 4;  // count mode
+  std::uint32_t max_records = 4096;  // fine mode
+};
+
+struct WideChaseResult : ChaseResult {
+  double latency_sd_cycles = 0;        // standard deviation of one access
+  std::vector<double> block_means;     // means of up to 64 consecutive blocks of block_len recorded accesses
+  std::uint64_t mapped_bytes = 0;      // bytes mapped for the group
+  std::uint64_t chunk_bytes = 0;       // vmm: the mapping granularity (0 for malloc)
+  std::uint64_t gap_bytes = 0;         // vmm_gap: hole after each chunk
+  double alloc_seconds = 0;            // host time to map the group's memory (on its first result)
+};
+
+// What run_wide_batch can do on this device. All zero: not supported.
+struct WideLimits {
+  std::uint64_t malloc_bytes = 0;      // largest footprint with WideAlloc::malloc
+  std::uint64_t vmm_bytes = 0;         // largest footprint with the VMM allocations (0: no VMM)
+  std::uint64_t vmm_granularity = 0;   // minimum VMM granularity (the chunk)
+  std::uint64_t l2_lines = 0;          // L2 size in 128-byte lines (sweeps keep their lines below 1/8 of it)
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -125,6 +170,10 @@ class Backend {
   virtual SequenceResult run_sequence(const SequenceRequest& r);
   // Most runs one launch can hold (0: no limit).
   virtual std::size_t max_sequence_runs() const { return 0; }
+  // Whole-memory chases: runs the requests (one allocation mode) on one mapping of the largest
+  // footprint among them, released before returning. Default: every request fails (not offered).
+  virtual std::vector<WideChaseResult> run_wide_batch(const std::vector<WideChaseRequest>& rs);
+  virtual WideLimits wide_limits() const { return {}; }
   // The path's first-level hit latency: median of a warm chase over 1 KiB at a 32-byte stride,
   // measured once per path. The reference that tells whether a one-level distribution is hits.
   double hit_baseline(Path p);

@@ -5,6 +5,7 @@
 #include "bench/backend_cuda.hpp"
 #include "bench/backend_cuda_sequence.hpp"
 #include "bench/guard.hpp"
+#include "bench/wide_cuda.hpp"
 #include "kernels/pchase.cuh"
 #include "runtime/buffers.hpp"
 #include "runtime/clock_check.hpp"
@@ -57,6 +58,7 @@ class CudaBackend final : public Backend {
     MEMHIER_CUDA(cudaFree(nullptr));  // create the context now, not inside the first timing
     MEMHIER_CUDA(cudaDeviceGetAttribute(&max_tex_width_, cudaDevAttrMaxTexture1DLinearWidth, index));
     clock_start_mhz_ = measure_sm_clock_mhz();
+    wide_limits_ = cuda_wide_limits(desc_);
   }
 
   std::string name() const override { return "cuda"; }
@@ -112,6 +114,15 @@ class CudaBackend final : public Backend {
     const std::uint64_t bins = m == Mode::count ? kHistBins : 0;
     return (2 * records + bins + (p == Path::shared ? array_bytes / 4 : 0)) * 4;
   }
+  // Whole-memory chases (bench/wide_cuda.cu): the scratch buffers of the other chases go first, so
+  // that the group can map nearly all free memory.
+  std::vector<WideChaseResult> run_wide_batch(const std::vector<WideChaseRequest>& rs) override {
+    pool_.reset();
+    flush_.reset();
+    tlb_flush_.reset();
+    return run_wide_cuda(desc_, wide_limits_, clock_overhead(), rs);
+  }
+  WideLimits wide_limits() const override { return wide_limits_; }
 
   int parallel_chases(Path p) const override {
     return (p == Path::constant || p == Path::global_cg) ? 1 : desc_.sm_count;
@@ -425,6 +436,7 @@ class CudaBackend final : public Backend {
   ClockOverhead overhead_;
   bool have_overhead_ = false;
   std::unique_ptr<CudaSequenceRunner> sequences_;
+  WideLimits wide_limits_;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "bench/wide_sim.hpp"
 #include "sim/config.hpp"
 #include "sim/device.hpp"
 #include "sim/sequence.hpp"
@@ -174,6 +175,10 @@ class SimBackend final : public Backend {
     o.start_state = "empty";
     return o;
   }
+  std::vector<WideChaseResult> run_wide_batch(const std::vector<WideChaseRequest>& rs) override {
+    return run_wide_sim(dev_, rs, clock_overhead());
+  }
+  WideLimits wide_limits() const override { return sim_wide_limits(dev_.config()); }
 
  private:
   sim::SimDevice dev_;

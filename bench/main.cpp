@@ -32,6 +32,7 @@
 #include "bench/progress.hpp"
 #include "bench/registry.hpp"
 #include "common/bench_json.hpp"
+#include "bench/wide_family.hpp"
 
 namespace fs = std::filesystem;
 using namespace memhier;
@@ -124,6 +125,7 @@ Options take_options(int* argc, char** argv) {
     if (a.rfind("--benchmark_list_tests", 0) == 0) o.list_tests = benchmark_flag_true(v);
     if (a.rfind("--benchmark_context=", 0) == 0)
       for (const auto& kv : benchmark_context_pairs(v)) o.user_context.insert(kv);
+    if (a.rfind("--benchmark_filter=", 0) == 0) set_wide_filter(v);
     keep.push_back(argv[i]);
   }
   for (std::size_t i = 0; i < keep.size(); ++i) argv[i] = keep[i];
@@ -308,6 +310,10 @@ int main(int argc, char** argv) {
     if (be.supports(p))
       benchmark::AddCustomContext(std::string("chase_limit_bytes_") + path_name(p), std::to_string(be.max_array_bytes(p)));
   benchmark::AddCustomContext("tlb_limit_bytes", std::to_string(tlb_footprint_limit(be)));
+  if (const WideLimits wl = be.wide_limits(); wl.vmm_bytes) {  // whole-memory chases on VMM chunks
+    benchmark::AddCustomContext("tlb_limit_bytes_vmm", std::to_string(wl.vmm_bytes));
+    benchmark::AddCustomContext("vmm_granularity_bytes", std::to_string(wl.vmm_granularity));
+  }
 
   const bool is_cuda = be.name() == "cuda";
   try {

@@ -22,6 +22,8 @@ std::string& trace_dir_slot() {
 }  // namespace
 
 std::uint64_t tlb_footprint_limit(Backend& be) {
+  const WideLimits w = be.wide_limits();
+  if (w.malloc_bytes) return w.malloc_bytes;  // whole-memory chases (64-bit pointers)
   const std::uint64_t half = be.figures().global_mem_bytes / 2;
   return std::min<std::uint64_t>(be.max_array_bytes(Path::global_cg), std::min<std::uint64_t>(half, 15ull << 30));
 }

@@ -28,8 +28,9 @@ struct FamilyRegistrar {
   }
 };
 
-// Largest footprint of the tlb and latency_spectrum families: half the device memory, at most
-// 15 GiB (4-byte element indices address 16 GiB), and what the L2 path can chase.
+// Largest footprint of the tlb and latency_spectrum families: the whole-memory limit of the
+// backend (free memory less a margin, Backend::wide_limits), or, where those chases are not
+// offered, half the device memory, at most 15 GiB (4-byte element indices address 16 GiB).
 std::uint64_t tlb_footprint_limit(Backend& be);
 
 // Where traces go (absolute directory), "" when traces are off. Set by main.

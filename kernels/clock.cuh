@@ -18,6 +18,14 @@ __device__ __forceinline__ std::uint64_t read_globaltimer_ns() {
   return t;
 }
 
+// The dependent store of 000 Listing 3 as inline PTX: a plain C++ store to one shared word inside
+// the loop may be sunk out of it by the compiler (only the last value is observable), and then the
+// clock read no longer waits for the load.
+__device__ __forceinline__ void store_shared(std::uint32_t* p, std::uint32_t v) {
+  asm volatile("st.shared.u32 [%0], %1;" ::"r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(p))), "r"(v)
+               : "memory");
+}
+
 __device__ __forceinline__ unsigned smid() {
   unsigned s;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(s));

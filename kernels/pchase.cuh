@@ -17,14 +17,6 @@ namespace memhier::kern {
 
 enum class ChaseMode : int { classic = 0, fine = 1, count = 2 };
 
-// The dependent store of 000 Listing 3 as inline PTX: a plain C++ store to one shared word inside
-// the loop may be sunk out of it by the compiler (only the last value is observable), and then the
-// clock read no longer waits for the load.
-__device__ __forceinline__ void store_shared(std::uint32_t* p, std::uint32_t v) {
-  asm volatile("st.shared.u32 [%0], %1;" ::"r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(p))), "r"(v)
-               : "memory");
-}
-
 struct ChaseJob {
   const std::uint32_t* array;   // this job's array (global paths; texture: element offset below)
   std::uint32_t tex_offset;     // element offset of this job's array inside the texture

@@ -26,7 +26,7 @@ RUNNER_SUFFIXES = {"iterations", "repeats", "threads", "min_time", "min_warmup_t
 TIME_SUFFIXES = {"manual_time", "real_time", "process_time"}
 STANDARD_KEYS = {"family_index", "per_family_instance_index", "repetitions", "repetition_index", "threads",
                  "iterations", "real_time", "cpu_time"}
-SPECTRUM_LABELS = ["cold_far", "cold_near", "near_hit", "far_revisit", "same_line"]
+SPECTRUM_LABELS = ["first_far", "cold_far", "cold_near", "near_hit", "far_revisit", "far_new_line", "same_line"]
 MAX_SERIES = 10
 
 
@@ -407,28 +407,40 @@ def plot_fine_trace(out, e, trace_dir, name):
 
 
 def plot_tlb(out, entries, trace_dir):
-    ser = series(entries, lambda e: e.pn("stride"), lambda e: e.pn("bytes"), counter("latency_cycles"))
-    if not ser:
-        return False
-    has_mr = any("miss_rate" in e.counters for e in entries)
-    fig, axes = out.plt.subplots(2 if has_mr else 1, 1, figsize=(7, 6 if has_mr else 4), sharex=True, squeeze=False)
-    lab = lambda s: "stride %s" % fmt_bytes(s)
-    plot_lines(axes[0][0], ser, lab)
-    axes[0][0].set_ylabel("latency (cycles)")
-    if has_mr:
-        plot_lines(axes[1][0], series(entries, lambda e: e.pn("stride"), lambda e: e.pn("bytes"), counter("miss_rate")), lab)
-        axes[1][0].set_ylabel("TLB miss rate")
-    bytes_axis(axes[-1][0], [x for v in ser.values() for x, _ in v])
-    axes[-1][0].set_xlabel("footprint")
-    axes[0][0].set_title(out.title("TLB: latency and miss rate vs footprint"))
-    out.save(fig, "tlb_vs_footprint")
-    return True
+    """Whole-memory TLB sweep: mean latency (with its 95 % interval) vs footprint, one line per
+    stride, one figure per allocation mode (tlb_<alloc>_vs_footprint); older 32-bit sweeps (no
+    alloc parameter) keep the name tlb_vs_footprint."""
+    did = False
+    for alloc in sorted({e.p("alloc", "") for e in entries}):
+        es = [e for e in entries if e.p("alloc", "") == alloc and e.pn("seed", 0) == 0]
+        ser = series(es, lambda e: e.pn("stride"), lambda e: e.pn("bytes"),
+                     lambda e: (e.counters.get("latency_cycles"), e.counters.get("latency_ci95_cycles", 0)))
+        ser = {k: [(x, y) for x, y in v if y[0] is not None] for k, v in ser.items()}
+        if not any(ser.values()):
+            continue
+        fig, ax = out.plt.subplots(figsize=(8, 4.5))
+        cmap = out.plt.get_cmap("viridis")
+        for i, (stride, pts) in enumerate(sorted(ser.items())):
+            xs = [x for x, _ in pts]
+            ax.errorbar(xs, [y[0] for _, y in pts], yerr=[y[1] for _, y in pts], marker=".", markersize=3,
+                        linewidth=0.8, color=cmap(i / max(1, len(ser) - 1)), label="stride %s" % fmt_bytes(stride))
+        ax.set_xscale("log", base=2)
+        bytes_axis(ax, [x for v in ser.values() for x, _ in v])
+        ax.set_xlabel("footprint")
+        ax.set_ylabel("latency (cycles, 95 % interval)")
+        ax.legend(fontsize=6, ncol=2)
+        ax.set_title(out.title("TLB (%s): latency vs footprint" % (alloc or "32-bit sweep")), fontsize=9)
+        out.save(fig, "tlb_%s_vs_footprint" % alloc if alloc else "tlb_vs_footprint")
+        did = True
+    return did
 
 
 def plot_spectrum(out, entries, trace_dir):
     did = False
     for e in entries:
         pats = [(p, e.counters["%s_cycles" % p]) for p in SPECTRUM_LABELS if "%s_cycles" % p in e.counters]
+        pats += sorted(((k[:-7], v) for k, v in e.counters.items() if k.startswith("revisit_") and k.endswith("_cycles")),
+                       key=lambda kv: int(kv[0][8:]))
         path = e.p("path", "?")
         if pats:
             fig, ax = out.plt.subplots(figsize=(6, 3.5))

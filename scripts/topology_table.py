@@ -65,7 +65,8 @@ def main(path):
             rows.append([name, "(none on this path)", "", "", "", "", "", "", "", ""])
             continue
         if name.endswith("_tlb"):
-            tlbs.append([name, fmt_bytes(c.get("page_bytes")), fmt(c.get("entries")), fmt(c.get("sets")),
+            tlbs.append([name, fmt_bytes(c.get("page_bytes")), fmt_bytes(c.get("reach_per_entry_bytes")),
+                         fmt(c.get("entries")), fmt_bytes(c.get("size_bytes")), fmt(c.get("sets")),
                          fmt(c.get("ways")), fmt(c.get("replacement")), fmt(c.get("miss_penalty_cycles"))])
             continue
         rows.append([name, fmt_bytes(c.get("size_bytes")), fmt_bytes(c.get("line_bytes")),
@@ -73,7 +74,7 @@ def main(path):
                      fmt(c.get("replacement")), fmt(c.get("index_bits")), fmt(c.get("hit_latency_cycles")),
                      fmt(c.get("miss_penalty_cycles"))])
     table("Caches", ["cache", "size", "line", "sector", "sets", "ways", "policy", "index", "hit cyc", "miss pen"], rows)
-    table("TLBs", ["tlb", "page", "entries", "sets", "ways", "policy", "miss pen"], tlbs)
+    table("TLBs", ["tlb", "page", "entry reach", "entries", "reach", "sets", "ways", "policy", "miss pen"], tlbs)
     g = t.get("global_memory", {}) or {}
     peak = g.get("theoretical_bytes_per_second")
     bw = []
@@ -93,8 +94,8 @@ def main(path):
               [[fmt(s.get("latency_cycles")), fmt(s.get("banks")), fmt_bytes(s.get("bank_width_bytes")),
                 fmt(s.get("peak_bytes_per_clock_per_sm"))]])
     spec = g.get("latency_spectrum") or {}
-    srows = [[p, e.get("pattern"), fmt(e.get("cycles"), 0)] for p, lst in sorted(spec.items()) for e in lst]
-    table("Latency spectrum (cycles)", ["path", "pattern", "cycles"], srows)
+    srows = [[p, e.get("pattern"), fmt(e.get("p")), fmt(e.get("cycles"), 0)] for p, lst in sorted(spec.items()) for e in lst]
+    table("Latency spectrum (cycles)", ["path", "pattern", "P", "cycles"], srows)
     w = t.get("warp_access") or {}
     wrows = []
     for mem in ("shared", "constant", "global", "texture"):

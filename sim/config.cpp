@@ -221,7 +221,8 @@ LevelSpec parse_level(const json& j, const std::string& where0, bool tlb) {
   L.name = get_str(j, "name", where0, true);
   const std::string where = where0 + " (" + L.name + ")";
   if (tlb)
-    check_keys(j, where, {"name", "page_bytes", "entries", "sets", "ways", "index", "replacement", "miss_penalty_cycles"});
+    check_keys(j, where, {"name", "page_bytes", "entry_bytes", "entries", "sets", "ways", "index", "replacement",
+                          "miss_penalty_cycles"});
   else
     check_keys(j, where, {"name", "kind", "size_bytes", "line_bytes", "sector_bytes", "sets", "ways", "index",
                           "replacement", "hit_latency_cycles", "launch_invalidates"});
@@ -237,6 +238,12 @@ LevelSpec parse_level(const json& j, const std::string& where0, bool tlb) {
 
   L.line_bytes = get_u64(j, tlb ? "page_bytes" : "line_bytes", where, true);
   if (!pow2(L.line_bytes)) fail(where, std::string(tlb ? "'page_bytes'" : "'line_bytes'") + " must be a power of two");
+  if (tlb) {  // an entry may cover several pages (entry_bytes, a power-of-two multiple of the page)
+    L.page_bytes = L.line_bytes;
+    L.line_bytes = get_u64(j, "entry_bytes", where, false, L.page_bytes);
+    if (!pow2(L.line_bytes) || L.line_bytes < L.page_bytes)
+      fail(where, "'entry_bytes' must be a power of two, at least 'page_bytes'");
+  }
   L.sector_bytes = tlb ? L.line_bytes : get_u64(j, "sector_bytes", where, false, L.line_bytes);
   if (!pow2(L.sector_bytes) || L.sector_bytes > L.line_bytes || L.line_bytes / L.sector_bytes > 64)
     fail(where, "'sector_bytes' must be a power of two dividing line_bytes, at most 64 sectors per line");
@@ -342,7 +349,7 @@ int parse_cc(const std::string& s, int* minor) {
 Config parse(const json& root) {
   Config c;
   check_keys(root, "", {"format", "name", "description", "device", "context", "clock_overhead",
-                        "dram_latency_cycles", "array_base", "levels", "tlbs", "paths", "noise"});
+                        "dram_latency_cycles", "array_base", "latency_noise", "levels", "tlbs", "paths", "noise"});
   if (!root.contains("format")) fail("", std::string("missing 'format' (expected \"") + kConfigFormat + "\")");
   const std::string fmt = get_str(root, "format", "", true);
   if (fmt != kConfigFormat) fail("", "unsupported format '" + fmt + "' (this build reads " + kConfigFormat + ")");
@@ -354,7 +361,8 @@ Config parse(const json& root) {
   if (!root.contains("device")) fail("", "missing 'device'");
   const json& d = root["device"];
   check_keys(d, "device", {"gpu_name", "compute_capability", "sm_count", "sm_clock_khz", "smem_per_sm_bytes",
-                           "smem_per_block_optin_bytes", "l2_bytes", "global_mem_bytes", "const_bytes"});
+                           "smem_per_block_optin_bytes", "l2_bytes", "global_mem_bytes", "const_bytes",
+                           "vmm_granularity_bytes"});
   c.device.gpu_name = get_str(d, "gpu_name", "device", false, "Simulated GPU (" + c.name + ")");
   const std::string cc = get_str(d, "compute_capability", "device", true);
   c.device.cc_major = parse_cc(cc, &c.device.cc_minor);
@@ -396,6 +404,13 @@ Config parse(const json& root) {
     c.noise.outlier_cycles = static_cast<std::uint32_t>(get_u64(nz, "outlier_cycles", "noise", false, 0));
     c.noise.seed = get_u64(nz, "seed", "noise", false, 1);
   }
+  if (root.contains("latency_noise")) {
+    const json& nz = root["latency_noise"];
+    check_keys(nz, "latency_noise", {"sd_cycles", "seed"});
+    c.noise_sd_cycles = get_num(nz, "sd_cycles", "latency_noise", true);
+    if (!(c.noise_sd_cycles >= 0 && c.noise_sd_cycles <= 1000)) fail("latency_noise", "'sd_cycles' must be 0..1000");
+    c.noise_seed = get_u64(nz, "seed", "latency_noise", false, 1);
+  }
 
   std::set<std::string> names;
   if (!root.contains("levels") || !root["levels"].is_array() || root["levels"].empty())
@@ -412,6 +427,12 @@ Config parse(const json& root) {
     }
   }
 
+  std::uint64_t largest_page = 0;
+  for (const auto& t : c.tlbs) largest_page = std::max(largest_page, t.page_bytes);
+  c.device.vmm_granularity_bytes =
+      get_u64(d, "vmm_granularity_bytes", "device", false, largest_page ? largest_page : 2ull << 20);
+  if (!pow2(c.device.vmm_granularity_bytes) || c.device.vmm_granularity_bytes < largest_page)
+    fail("device", "'vmm_granularity_bytes' must be a power of two, at least every TLB's page");
   if (!root.contains("paths") || !root["paths"].is_object() || root["paths"].empty())
     fail("", "missing 'paths' (an object: load path -> {\"levels\": [...]})");
   const std::uint64_t global_max = std::min<std::uint64_t>(c.device.global_mem_bytes / 2, 0xFFFFFFFFull * 4);

@@ -44,7 +44,7 @@ struct ReplacementSpec {
 struct LevelSpec {
   std::string name;
   bool scratchpad = false;
-  std::uint64_t line_bytes = 0;    // TLB: page size
+  std::uint64_t line_bytes = 0;    // TLB: the reach of one entry (entry_bytes; the page when absent)
   std::uint64_t sector_bytes = 0;  // fill granularity (= line_bytes when absent)
   std::vector<std::uint32_t> ways; // ways of each set (sets may be unequal)
   IndexSpec index;
@@ -52,6 +52,7 @@ struct LevelSpec {
   std::uint32_t hit_latency_cycles = 0;   // caches
   std::uint32_t miss_penalty_cycles = 0;  // TLBs
   bool launch_invalidates = false;  // emptied when a new kernel launch begins (access sequences)
+  std::uint64_t page_bytes = 0;           // TLBs: the page; an entry covers line_bytes / page_bytes pages
   std::uint64_t capacity_bytes() const;
   std::size_t sets() const { return ways.size(); }
 };
@@ -72,6 +73,7 @@ struct DeviceSpec {
   std::uint64_t l2_bytes = 0;
   std::uint64_t global_mem_bytes = 0;
   std::uint64_t const_bytes = 65536;
+  std::uint64_t vmm_granularity_bytes = 0;  // VMM chunk (default: the largest TLB page, else 2 MiB)
 };
 
 // Measurement noise of a simulated device (key "noise"): every access's latency gets a uniform
@@ -94,6 +96,8 @@ struct Config {
   double clock_pair_cycles = 0, clock_fine_cycles = 0;
   std::uint32_t dram_latency_cycles = 0;
   std::uint64_t array_base = 0;  // byte address of every chased array (aligned)
+  double noise_sd_cycles = 0;     // latency_noise: Gaussian noise added to every access (0: none)
+  std::uint64_t noise_seed = 1;
   std::vector<LevelSpec> levels;
   std::vector<LevelSpec> tlbs;  // in lookup order
   std::map<std::string, PathSpec> paths;  // by path name: global_ca, global_cg, ldg, texture, constant, shared

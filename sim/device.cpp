@@ -1,6 +1,7 @@
 #include "sim/device.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace memhier::sim {
@@ -40,11 +41,14 @@ std::uint32_t SimDevice::access(int path, std::uint64_t addr) {
   }
   if (p.translated) {
     for (std::size_t t = 0; t < tlbs_.size(); ++t) {
-      if (tlbs_[t]->access(addr)) break;
+      const std::uint64_t entry = cfg_.tlbs[t].line_bytes;
+      const std::uint64_t a = tlb_chunk_ && tlb_chunk_ < entry ? addr / tlb_chunk_ * entry : addr;
+      if (tlbs_[t]->access(a)) break;
       lat += tlb_penalty_[t];
     }
   }
-  return cfg_.noise.active() ? lat + noise() : lat;
+  if (cfg_.noise.active()) lat += noise();
+  return cfg_.noise_sd_cycles > 0 ? add_noise(lat) : lat;
 }
 
 // Jitter plus rare outliers (NoiseSpec); the generator runs on across chases, as time does.
@@ -61,10 +65,23 @@ std::uint32_t SimDevice::noise() {
   return extra;
 }
 
+std::uint32_t SimDevice::add_noise(std::uint32_t lat) {
+  auto next = [this] {  // splitmix64, uniform in (0, 1]
+    std::uint64_t z = (noise_rng_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return (static_cast<double>((z ^ (z >> 31)) >> 11) + 1.0) * (1.0 / 9007199254740992.0);
+  };
+  const double g = std::sqrt(-2.0 * std::log(next())) * std::cos(6.283185307179586 * next());  // Box-Muller
+  const double v = static_cast<double>(lat) + std::round(cfg_.noise_sd_cycles * g);
+  return v > 0 ? static_cast<std::uint32_t>(v) : 0u;
+}
+
 void SimDevice::reset() {
   for (auto& l : levels_)
     if (l) l->reset();
   for (auto& t : tlbs_) t->reset();
+  noise_rng_ = cfg_.noise_seed * 0xD1B54A32D192ED03ull + noise_salt_;
 }
 
 void SimDevice::new_launch() {

@@ -24,6 +24,11 @@ class SimDevice {
   std::uint32_t access(int path, std::uint64_t addr);
   // Empties every level and TLB (caches start cold, random generators re-seeded).
   void reset();
+  // Memory mapped in separately allocated chunks (VMM, bench/wide_sim.cpp): a TLB entry whose reach
+  // exceeds `chunk` covers one chunk only (its pages are not contiguous). 0: one contiguous mapping.
+  void set_translation_chunk(std::uint64_t chunk) { tlb_chunk_ = chunk; }
+  // latency_noise: a different noise sequence per experiment (re-seeded by reset()).
+  void set_noise_salt(std::uint64_t salt) { noise_salt_ = salt; }
   void reset_stats();
   // A new kernel launch begins: levels marked launch_invalidates are emptied.
   void new_launch();
@@ -49,6 +54,9 @@ class SimDevice {
   std::vector<Plan> plans_;
   std::uint64_t noise_state_ = 0;  // splitmix64 state of the noise model (cfg_.noise)
   std::uint32_t noise();
+  std::uint64_t tlb_chunk_ = 0;
+  std::uint64_t noise_salt_ = 0, noise_rng_ = 0;
+  std::uint32_t add_noise(std::uint32_t lat);
 };
 
 // One P-chase on the simulated device, as the GPU kernel runs it (kernels/pchase.cuh): the

@@ -1,13 +1,17 @@
-// latency_spectrum: one cold fine-grained chase over a non-uniform-stride array (000 §5.2,
-// Fig. 13/14) whose accesses are built to expose several patterns: far pages touched first (TLB
-// miss, DRAM), new lines of a page just used (TLB hit, DRAM), those lines again (cache hit), the far
-// pages again (cache hit, TLB miss), the rest of one line (L1 hit). Each pattern's median latency
-// is a counter `<pattern>_cycles`; the trace labels every access with its pattern.
+// latency_spectrum: one cold fine-grained chase over the whole memory whose non-uniform strides
+// expose the access patterns P1-P6 of 000 §5.2 (Fig. 13/14; 001 Table 3): far pages touched first,
+// new lines of the page just used, those lines again, revisits of the last g far pages (g = 4, 16,
+// 64, ...: cache hits behind more and more translations), new lines of every far page, the rest of
+// one line (common/wide_spectrum.hpp). Whole-memory chase (kernels/wide_chase.cuh): the far pages
+// lie in the first half of the free memory; before the chase the L2 is overwritten and one word per
+// 64 KiB of the second half is read, so the far pages' translations are not cached. Each pattern's
+// median latency is a counter `<pattern>_cycles`; the trace labels every access.
 #include <algorithm>
 
-#include "bench/families/chase_common.hpp"
-#include "bench/guard.hpp"
-#include "common/levels.hpp"
+#include "bench/wide_family.hpp"
+#include "bench/registry.hpp"
+#include "common/bench_name.hpp"
+#include "common/wide_spectrum.hpp"
 
 namespace memhier {
 namespace {
@@ -18,60 +22,63 @@ double median(std::vector<std::uint32_t> v) {
   return v[v.size() / 2];
 }
 
+void report_spectrum(benchmark::State& state, const std::string& name, const WideChaseRequest& req,
+                     const WideChaseResult& res, const WideSpectrum& ws) {
+  if (!report_wide_basics(state, res)) return;
+  auto& c = state.counters;
+  c["far_pages"] = ws.far_pages;
+  c["far_stride"] = static_cast<double>(ws.far_stride);
+  std::vector<std::vector<std::uint32_t>> by(static_cast<std::size_t>(WidePattern::revisit) + ws.groups.size());
+  for (std::size_t k = 0; k < res.latency.size() && k < ws.label.size(); ++k) by[ws.label[k]].push_back(res.latency[k]);
+  for (std::size_t q = 0; q < by.size(); ++q)
+    if (q != static_cast<std::size_t>(WidePattern::setup) && !by[q].empty())
+      c[wide_pattern_name(ws, static_cast<std::uint8_t>(q)) + "_cycles"] = median(by[q]);
+  Trace t;
+  t.benchmark = name;
+  t.kind = Trace::Kind::fine;
+  t.clock_overhead_cycles = res.clock_overhead_cycles;
+  t.index = res.index;
+  t.latency = res.latency;
+  t.label.assign(ws.label.begin(), ws.label.begin() + std::min(ws.label.size(), res.latency.size()));
+  std::string labels;
+  for (std::size_t q = 0; q < by.size(); ++q)
+    labels += (q ? " " : "") + std::to_string(q) + "=" + wide_pattern_name(ws, static_cast<std::uint8_t>(q));
+  t.meta["labels"] = labels;
+  t.meta["alloc"] = wide_alloc_name(req.alloc);
+  write_bench_trace(name, t);
+}
+
 void register_spectrum(Backend& be) {
   if (plan() == Plan::none) return;
-  const std::uint64_t cap = tlb_footprint_limit(be);
-  SpectrumParams sp;
-  sp.far_stride_bytes = 32ull << 20;
-  sp.footprint_bytes = std::max<std::uint64_t>(2 * sp.far_stride_bytes, cap / sp.far_stride_bytes * sp.far_stride_bytes);
-  sp.near_stride_bytes = 16ull << 10;
-  sp.near_count = 32;
-  sp.same_line_count = 6;
+  const WideLimits lim = be.wide_limits();
+  const std::uint64_t half = lim.malloc_bytes / 2 / (2ull << 20) * (2ull << 20);
+  WideSpectrumParams sp;
+  sp.footprint_bytes = half;
+  if (plan() == Plan::quick) sp.max_far_pages = 128;
+  if (half / sp.min_far_stride < 2) return;  // not offered, or too little memory for two far pages
+  auto ws = std::make_shared<WideSpectrum>(wide_spectrum(sp));
   for (Path p : {Path::global_ca, Path::global_cg}) {
     if (!be.supports(p)) continue;
-    auto sc = std::make_shared<SpectrumChain>(spectrum_chain(sp));
+    WideChaseRequest r;
+    r.path = p;
+    r.mode = Mode::fine;
+    r.alloc = WideAlloc::malloc;
+    r.positions = ws->positions;
+    r.footprint_bytes = lim.malloc_bytes;
+    r.iters = ws->positions.size();
+    r.max_records = static_cast<std::uint32_t>(r.iters);
+    r.cold = true;  // the first touches are part of the spectrum
+    r.flush_begin = half;
+    r.flush_end = lim.malloc_bytes;
     BenchName name("latency_spectrum");
-    name.add("path", path_name(p)).add("bytes", static_cast<std::int64_t>(sp.footprint_bytes));
-    name.add("far_stride", static_cast<std::int64_t>(sp.far_stride_bytes));
-    name.add("near_stride", static_cast<std::int64_t>(sp.near_stride_bytes));
-    std::string n = name.str();
-    const double predicted = backend().predicted_seconds(static_cast<double>(sc->chain.size()));
-    register_guarded(n, [n, sc, sp, p](benchmark::State& state) {
-      for (auto _ : state) {
-        ChaseRequest r;
-        r.path = p;
-        r.mode = Mode::fine;
-        r.array_bytes = sp.footprint_bytes;
-        r.chain = sc->chain;
-        r.iters = sc->chain.size();
-        r.warm = false;  // cold: the first touches are part of the spectrum
-        r.max_records = static_cast<std::uint32_t>(std::max<std::size_t>(r.iters, 1));
-        ChaseResult res = backend().run_chase(r);
-        if (!res.error.empty()) {
-          state.SkipWithError(res.error.c_str());
-          break;
-        }
-        state.SetIterationTime(std::max(res.seconds, 1e-9));
-        std::vector<std::vector<std::uint32_t>> by(kSpectrumPatterns);
-        for (std::size_t k = 0; k < res.latency.size(); ++k)
-          by[static_cast<int>(sc->pattern[k])].push_back(res.latency[k]);
-        state.counters["latency_cycles"] = res.latency_cycles;
-        state.counters["clock_overhead_cycles"] = res.clock_overhead_cycles;
-        state.counters["accesses"] = static_cast<double>(res.accesses);
-        for (int q = 0; q < kSpectrumPatterns; ++q)
-          state.counters[std::string(spectrum_pattern_name(static_cast<SpectrumPattern>(q))) + "_cycles"] =
-              median(by[q]);
-        Trace t;
-        t.benchmark = n;
-        t.kind = Trace::Kind::fine;
-        t.clock_overhead_cycles = res.clock_overhead_cycles;
-        t.index = res.index;
-        t.latency = res.latency;
-        for (std::size_t k = 0; k < res.latency.size(); ++k) t.label.push_back(static_cast<std::uint8_t>(sc->pattern[k]));
-        t.meta["labels"] = "0=cold_far 1=cold_near 2=near_hit 3=far_revisit 4=same_line";
-        write_bench_trace(n, t);
-      }
-    }, [predicted] { return predicted; })->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
+    name.add("path", path_name(p)).add("bytes", static_cast<std::int64_t>(half));
+    name.add("far_pages", ws->far_pages).add("far_stride", static_cast<std::int64_t>(ws->far_stride));
+    auto group = std::make_shared<WideGroup>();  // a fresh mapping per path
+    const int member = group->add(std::move(r), name.str());
+    register_wide(name.str(), group, member,
+                  [ws](benchmark::State& s, const std::string& n, const WideChaseRequest& q, const WideChaseResult& res) {
+                    report_spectrum(s, n, q, res, *ws);
+                  });
   }
 }
 

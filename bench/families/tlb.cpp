@@ -1,60 +1,94 @@
-// tlb: page size and TLB reach (000 §4.4). Loads skip L1 (ld.global.cg); strides from 64 KiB to
-// 32 MiB; for each stride, footprints from 16 to 4096 strides (at most 4096 accesses, so the data
-// itself always fits in L2 and only translation misses raise the latency), capped at half the
-// device memory and at 15 GiB (4-byte element indices address 16 GiB).
+// tlb: a map of address translation over the whole device memory (000 §4.4; docs/methodology.md,
+// tlb). Whole-memory chases (64-bit pointers, kernels/wide_chase.cuh) through the L2-only path,
+// strides 64 KiB .. 1 GiB, footprints of 2 .. n_max slots up to the free memory. Every run reads the
+// same number of data lines (at most 1/8 of the L2), so only translation changes with the footprint.
+// Allocation modes: cudaMalloc (the driver's pages, which entries may coalesce) at every stride;
+// VMM chunks with holes (entries cannot cover more than a chunk) at strides up to 4 chunks, for
+// the page size. One mapping per mode (WideGroup); the analyzer asks for more points by request.
 #include <algorithm>
 #include <stdexcept>
 
-#include "bench/families/chase_common.hpp"
+#include "bench/wide_family.hpp"
+#include "bench/registry.hpp"
 
 namespace memhier {
 namespace {
 
-ChaseRequest tlb_request(std::uint64_t n, std::uint64_t s) {
-  ChaseRequest r;
-  r.path = Path::global_cg;
-  r.mode = Mode::count;
-  r.array_bytes = n;
-  r.chain = uniform_chain(n, s);
-  r.iters = r.chain.size();
-  r.warm = true;
-  return r;
+struct Groups {
+  std::shared_ptr<WideGroup> by_alloc[3];
+  std::shared_ptr<WideGroup>& of(WideAlloc a) {
+    auto& g = by_alloc[static_cast<int>(a)];
+    if (!g) g = std::make_shared<WideGroup>();
+    return g;
+  }
+};
+
+void add_point(Groups& groups, const TlbPoint& p) {
+  auto& g = groups.of(p.alloc);
+  const std::string name = tlb_bench_name(p);
+  register_wide(name, g, g->add(tlb_chase(p), name), report_wide);
 }
 
-std::string tlb_name(std::uint64_t n, std::uint64_t s) {
-  BenchName name("tlb");
-  name.add("bytes", static_cast<std::int64_t>(n)).add("stride", static_cast<std::int64_t>(s));
-  return name.str();
+TlbPoint point_of(const ExtraRequest& x) {
+  TlbPoint p;
+  auto it = x.str.find("alloc");
+  if (it != x.str.end() && !parse_wide_alloc(it->second, &p.alloc))
+    throw std::runtime_error("extra tlb request: unknown alloc '" + it->second + "' (malloc, vmm or vmm_gap)");
+  auto mo = x.str.find("mode");
+  if (mo != x.str.end() && (!parse_mode(mo->second, &p.mode) || p.mode == Mode::classic))
+    throw std::runtime_error("extra tlb request: mode must be count or fine");
+  p.bytes = static_cast<std::uint64_t>(x.get("bytes", 0));
+  p.stride = static_cast<std::uint64_t>(x.get("stride", 0));
+  p.lines = static_cast<std::uint64_t>(x.get("lines", static_cast<std::int64_t>(kTlbDefaultLines)));
+  p.span = static_cast<std::uint64_t>(x.get("span", static_cast<std::int64_t>(kWideSpanBytes)));
+  p.seed = static_cast<std::uint64_t>(x.get("seed", 0));
+  p.timed = static_cast<std::uint64_t>(x.get("timed", static_cast<std::int64_t>(kTlbMinTimed)));
+  if (p.stride < 128 || p.stride % 128 || p.bytes < p.stride || p.bytes % p.stride || p.lines == 0 ||
+      p.timed == 0 || p.timed > (1ull << 22))
+    throw std::runtime_error("extra tlb request needs a stride multiple of 128, bytes a multiple of it, lines > 0, "
+                             "timed 1..4194304");
+  return p;
+}
+
+// Footprints in slots: 2, 3, 4, 6, 8, 12, ... (quick: powers of two) up to n_max.
+std::vector<std::uint64_t> slot_counts(std::uint64_t n_max, bool quick) {
+  std::vector<std::uint64_t> v;
+  for (std::uint64_t m = 2; m <= n_max; m *= 2) {
+    v.push_back(m);
+    if (!quick && m + m / 2 <= n_max) v.push_back(m + m / 2);
+  }
+  return v;
+}
+
+void sweep(Groups& groups, WideAlloc alloc, std::uint64_t s_lo, std::uint64_t s_hi, std::uint64_t cap,
+           std::uint64_t n_max, std::uint64_t lines, bool quick) {
+  for (std::uint64_t s = s_lo; s <= s_hi && 2 * s <= cap; s *= quick ? 8 : 2)
+    for (std::uint64_t m : slot_counts(n_max, quick)) {
+      if (m * s > cap) break;
+      TlbPoint p;
+      p.alloc = alloc;
+      p.bytes = m * s;
+      p.stride = s;
+      p.lines = lines;
+      add_point(groups, p);
+    }
 }
 
 void register_tlb(Backend& be) {
   if (!be.supports(Path::global_cg)) return;
-  const auto& extras = extra_requests("tlb");
-  for (std::size_t i = 0; i < extras.size(); ++i) {
-    const ExtraRequest& x = extras[i];
-    const auto n = static_cast<std::uint64_t>(x.get("bytes", 0)), s = static_cast<std::uint64_t>(x.get("stride", 0));
-    if (n < s || s < 4 || s % 4) throw std::runtime_error("extra tlb request needs stride >= 4 (multiple of 4) and bytes >= stride");
-    const std::string what = "requests tlb[" + std::to_string(i) + "]";
-    if (n > tlb_footprint_limit(be))
-      throw std::runtime_error(what + ": " + std::to_string(n) + " bytes exceed the tlb family's limit on this device (" +
-                               std::to_string(tlb_footprint_limit(be)) + " bytes, context tlb_limit_bytes)");
-    check_requested_chase(be, Path::global_cg, Mode::count, n, s, 0, true, 0, what);
-    register_chase(tlb_name(n, s), tlb_request(n, s));
-  }
+  const WideLimits lim = be.wide_limits();
+  if (lim.malloc_bytes == 0) return;
+  Groups groups;
+  for (const ExtraRequest& x : extra_requests("tlb")) add_point(groups, point_of(x));
   if (plan() == Plan::none) return;
   const bool quick = plan() == Plan::quick;
-  const std::uint64_t cap = tlb_footprint_limit(be);
-  const std::uint64_t s_lo = 64ull << 10, s_hi = 32ull << 20;
-  for (std::uint64_t s = s_lo; s <= s_hi; s *= (quick ? 8 : 2)) {
-    std::vector<std::uint64_t> sizes;
-    for (std::uint64_t m = 16; m <= 4096; m *= 2) {
-      sizes.push_back(m * s);
-      if (!quick && m < 4096) sizes.push_back(m * s + m * s / 2);
-    }
-    for (auto n : sizes) {
-      if (n > cap) break;
-      register_chase(tlb_name(n, s), tlb_request(n, s));
-    }
+  // Data lines per run and slots per footprint: at most 1/8 of the L2, so that the lines stay cached.
+  const std::uint64_t budget = std::max<std::uint64_t>(lim.l2_lines / 8, 64);
+  const std::uint64_t lines = std::min(kTlbDefaultLines, budget), n_max = std::min<std::uint64_t>(16384, budget);
+  sweep(groups, WideAlloc::malloc, 64ull << 10, 1ull << 30, lim.malloc_bytes, n_max, lines, quick);
+  if (lim.vmm_bytes && lim.vmm_granularity) {
+    const std::uint64_t g = lim.vmm_granularity;
+    sweep(groups, WideAlloc::vmm_gap, 64ull << 10, 4 * g, std::min(lim.vmm_bytes, 2048 * g), n_max, lines, quick);
   }
 }
 

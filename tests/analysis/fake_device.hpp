@@ -47,7 +47,7 @@ class FakeDevice {
   nlohmann::json characterize(int rounds = 12, int* rounds_used = nullptr);
 
   void chase(const std::string& mode, std::uint64_t bytes, std::uint64_t stride, std::uint64_t iters, bool warm);
-  void tlb_chase(std::uint64_t bytes, std::uint64_t stride);
+  void tlb_chase(std::uint64_t bytes, std::uint64_t stride, const std::string& alloc = "malloc");
 
  private:
   std::vector<BenchEntry> entries_;

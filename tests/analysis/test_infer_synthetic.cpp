@@ -106,11 +106,12 @@ TEST(InferSynthetic, TlbUnequalSets) {
   const json& l1 = t["caches"]["l1_tlb"];
   const json& l2 = t["caches"]["l2_tlb"];
   EXPECT_EQ(l1["page_bytes"], 2u << 20) << l1.dump(1);
-  EXPECT_EQ(l1["entries"], 16);
+  EXPECT_EQ(l1["entries"], 16) << t["address_translation"]["levels"].dump();
   EXPECT_EQ(l1["sets"], 1);
   EXPECT_EQ(ways_of(l1), std::vector<int>{16});
   EXPECT_EQ(l2["entries"], 65) << l2.dump(1);
   EXPECT_EQ(l2["size_bytes"], 130ull << 20);
+  ASSERT_FALSE(l2["ways"].is_null()) << l2["provenance"]["ways"].dump();
   auto w = ways_of(l2);
   EXPECT_EQ(w, (std::vector<int>{17, 8, 8, 8, 8, 8, 8}));
   EXPECT_NEAR(l2["miss_penalty_cycles"].get<double>(), 300, 4);

@@ -7,6 +7,7 @@
 #   memhier-infer bench.json refine-*.json -o topology.json --report report.md
 # usage: infer_sim_loop.sh <build dir> <sim config.json | gen:SEED> <work dir> [--check] [max rounds]
 #   gen:SEED   a random device from gen_sim_config.py --seed SEED (written to <work dir>/config.json)
+#   gen-tlb:SEED  a random TLB device from gen_tlb_config.py --seed SEED
 #   --check    then compare topology.json with the config's truth (check_topology.py)
 # Prints one line per step with its wall time; exits non-zero when a step or the check fails.
 set -euo pipefail
@@ -25,6 +26,9 @@ mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 if [[ $CFG == gen:* ]]; then
   python3 "$HERE/gen_sim_config.py" --seed "${CFG#gen:}" -o "$WORK/config.json"
+  CFG=$WORK/config.json
+elif [[ $CFG == gen-tlb:* ]]; then  # a random TLB device (gen_tlb_config.py)
+  python3 "$HERE/gen_tlb_config.py" --seed "${CFG#gen-tlb:}" -o "$WORK/config.json"
   CFG=$WORK/config.json
 fi
 CFG=$(realpath "$CFG")

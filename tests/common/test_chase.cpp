@@ -39,32 +39,3 @@ TEST(ChainToArray, RejectsRepeatsAndOutOfRange) {
   EXPECT_EQ(check_chain({0, 4, 8}, 16), "");
 }
 
-TEST(SpectrumChain, EveryElementOnceAndPatternsInOrder) {
-  SpectrumParams p{256ull << 20, 32ull << 20, 16ull << 10, 8, 5};
-  auto s = spectrum_chain(p);
-  ASSERT_EQ(s.chain.size(), s.pattern.size());
-  EXPECT_EQ(check_chain(s.chain, p.footprint_bytes / 4), "");
-  const std::size_t far = 8;
-  EXPECT_EQ(s.chain.size(), far + 8 + 8 + (far - 1) + 5);
-  EXPECT_EQ(s.pattern.front(), SpectrumPattern::cold_far);
-  EXPECT_EQ(s.pattern.back(), SpectrumPattern::same_line);
-  // far revisits are in the same 32-byte sector as the first touches
-  for (std::size_t k = 0; k < s.chain.size(); ++k)
-    if (s.pattern[k] == SpectrumPattern::far_revisit) {
-      EXPECT_EQ(s.chain[k] % (p.far_stride_bytes / 4), 1u);
-    }
-  // same-line accesses share one 32-byte sector
-  std::set<std::uint32_t> sectors;
-  for (std::size_t k = 0; k < s.chain.size(); ++k)
-    if (s.pattern[k] == SpectrumPattern::same_line) sectors.insert(s.chain[k] / 8);
-  EXPECT_EQ(sectors.size(), 1u);
-  auto a = chain_to_array(s.chain, p.footprint_bytes / 4);
-  std::uint32_t j = s.chain[0];
-  for (std::size_t k = 0; k < s.chain.size(); ++k) j = a[j];
-  EXPECT_EQ(j, s.chain[0]);
-}
-
-TEST(SpectrumChain, RejectsLayoutsThatDoNotFit) {
-  EXPECT_THROW(spectrum_chain({32ull << 20, 32ull << 20, 16ull << 10, 8, 5}), std::invalid_argument);
-  EXPECT_THROW(spectrum_chain({256ull << 20, 32ull << 20, 8ull << 20, 8, 5}), std::invalid_argument);
-}

@@ -9,6 +9,8 @@
 
 #include "bench/backend.cpp"
 #include "bench/backend_sim.cpp"
+#include "bench/wide_common.cpp"
+#include "bench/wide_sim.cpp"
 #include "common/chase.hpp"
 #include "sim_test_util.hpp"
 
