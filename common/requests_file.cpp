@@ -33,7 +33,16 @@ const std::map<std::string, Schema>& schemas() {
         {"warm", {false, 0, 1, {}}},
         {"carveout", {false, -1, 100, {}}},
         {"max_records", {false, 1, kRequestMaxRecords, {}}}}},
-      {"tlb", {{"bytes", {false, 4, kRequestMaxBytes, {}}}, {"stride", {false, 4, kRequestMaxBytes, {}}}}},
+      // whole-memory chases (bench/families/tlb.cpp checks the geometry: stride a multiple of 128 ...)
+      {"tlb",
+       {{"bytes", {false, 4, kRequestMaxBytes, {}}},
+        {"stride", {false, 4, kRequestMaxBytes, {}}},
+        {"alloc", {true, 0, 0, {"malloc", "vmm", "vmm_gap"}}},
+        {"mode", {true, 0, 0, {"count", "fine"}}},
+        {"lines", {false, 1, 1ll << 24, {}}},
+        {"span", {false, 1, kRequestMaxBytes, {}}},
+        {"seed", {false, 0, 1ll << 32, {}}},
+        {"timed", {false, 1, 1ll << 22, {}}}}},
   };
   return s;
 }

@@ -100,7 +100,7 @@ void run_check(benchmark::State& state, Path p, const std::string& name) {
   state.counters["next_launch_cycles"] = c.next;
   state.counters["kept_across_launch"] = c.kept ? 1 : 0;
   state.counters["hit_threshold_cycles"] = s.threshold();
-  state.counters["sm_id"] = s.sm_id();
+  if (s.sm_id() >= 0) state.counters["sm_id"] = s.sm_id();
 }
 
 void set_counters(benchmark::State& state, const Session& s, const seqsearch::SearchResult& r, bool kept,

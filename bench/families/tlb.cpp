@@ -79,7 +79,17 @@ void register_tlb(Backend& be) {
   const WideLimits lim = be.wide_limits();
   if (lim.malloc_bytes == 0) return;
   Groups groups;
-  for (const ExtraRequest& x : extra_requests("tlb")) add_point(groups, point_of(x));
+  const auto& extras = extra_requests("tlb");
+  for (std::size_t i = 0; i < extras.size(); ++i) {
+    const TlbPoint p = point_of(extras[i]);
+    const std::uint64_t limit = p.alloc == WideAlloc::malloc ? lim.malloc_bytes : lim.vmm_bytes;
+    if (p.bytes > limit)
+      throw std::runtime_error("requests tlb[" + std::to_string(i) + "]: " + std::to_string(p.bytes) +
+                               " bytes exceed the tlb family's limit on this device for " + wide_alloc_name(p.alloc) + " (" +
+                               std::to_string(limit) + " bytes, context tlb_limit_bytes" +
+                               (p.alloc == WideAlloc::malloc ? "" : "_vmm") + ")");
+    add_point(groups, p);
+  }
   if (plan() == Plan::none) return;
   const bool quick = plan() == Plan::quick;
   // Data lines per run and slots per footprint: at most 1/8 of the L2, so that the lines stay cached.

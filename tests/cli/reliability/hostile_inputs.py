@@ -143,7 +143,7 @@ for label, content, want in [
 # sim configs with contradictions
 for label, fn, want in [
         ("sim config: sets x ways x line != size", lambda d: level(d, "l1").update(size_bytes=level(d, "l1")["size_bytes"] + 128), "does not match sets x ways x line"),
-        ("sim config: unknown policy", lambda d: level(d, "l1").update(replacement="mru"), "mru"),
+        ("sim config: unknown policy", lambda d: level(d, "l1").update(replacement="lfu7"), "lfu7"),
         ("sim config: unknown key", lambda d: d.update(colour=1), "colour"),
         ("sim config: path through an undefined level", lambda d: d["paths"]["global_ca"].update(levels=["l9"]), "l9"),
         ("sim config: line not a power of two", lambda d: level(d, "l1").update(line_bytes=96), "line_bytes"),
