@@ -8,6 +8,8 @@
 # build directory) and ROOT (the checkout) in the environment. It writes what it produced under
 # DIR (archives under DIR/results/ when it characterizes) and a short table into DIR/summary.txt.
 # Everything comes back as $OUT/device.tgz (all parts) plus $OUT/summary.txt (all tables).
+# DEADLINE (seconds from the start, default 570) bounds the whole call: a part gets at most what is
+# left before it (minus 20 s for packing), and a part that would get less than 30 s is skipped.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export ROOT=$(pwd)
@@ -27,6 +29,9 @@ if [ $rc -ne 0 ]; then tail -40 "$OUT/work/build.log"; fi
 if [ $rc -eq 0 ]; then
   for spec in "$@"; do
     part=${spec%%:*}; limit=${spec#*:}; [ "$limit" = "$spec" ] && limit=300
+    left=$(( ${DEADLINE:-570} - (SECONDS - t0) - 20 ))
+    if [ "$left" -lt 30 ]; then echo "part $part skipped: ${left} s left before the deadline" | tee -a "$OUT/summary.txt"; continue; fi
+    [ "$limit" -gt "$left" ] && limit=$left
     dir=$OUT/work/$part; mkdir -p "$dir"
     s=$SECONDS
     timeout -k 10 "$limit" bash "scripts/device/part_$part.sh" "$dir" > "$OUT/work/$part.log" 2>&1
