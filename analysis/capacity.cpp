@@ -1,0 +1,301 @@
+#include "analysis/capacity.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+namespace memhier::analysis {
+
+namespace {
+std::uint64_t round_to(std::uint64_t x, std::uint64_t g) { return g ? x / g * g : x; }
+}  // namespace
+
+SizeResult find_size(const std::vector<std::uint64_t>& sizes, const std::vector<double>& miss,
+                     const std::vector<std::vector<double>>& vec, const std::vector<double>& n,
+                     std::uint64_t stride, const std::vector<double>& runs) {
+  SizeResult r;
+  r.stride = stride;
+  const std::size_t m = sizes.size();
+  if (m == 0) {
+    r.reason = "no capacity sweep";
+    return r;
+  }
+  r.cp = detect_change_point(vec);
+  std::vector<double> k(m);
+  for (std::size_t i = 0; i < m; ++i) k[i] = std::round(miss[i] * n[i]);
+  auto runs_at = [&](std::size_t i) { return i < runs.size() && runs[i] > 0 ? runs[i] : 1.0; };
+  // Expected noise misses of a footprint: the noise rate per access times its accesses, at least the
+  // noise per run times its runs.
+  double nk = 0, nn = 0, nr = 0;
+  auto expect = [&](std::size_t i) {
+    const double rate = nn > 0 ? nk / nn : 0, per_run = nr > 0 ? nk / nr : 0;
+    return std::max(rate * n[i], per_run * runs_at(i));
+  };
+  auto add_noise = [&](std::size_t i) {
+    nk += k[i];
+    nn += n[i];
+    nr += runs_at(i);
+  };
+  // Noise: the longest prefix of the sweep (footprints in size order) consistent with itself. The
+  // prefix grows while the next footprint's count is likely (kNoiseAlpha) under the prefix's noise
+  // with half a pseudo-miss per run (a clean prefix of R runs says "about 0.5/R per run", not 0). A
+  // prefix without a single miss is noise-free (the simulated device): any miss is then evidence.
+  auto expect_prior = [&](std::size_t i) {
+    return std::max(nk / nn * n[i], (nk + 0.5) / nr * runs_at(i));
+  };
+  for (std::size_t i = 0; i < m; ++i) {
+    if (miss[i] >= 0.5 || (nr > 0 && poisson_upper_tail(k[i], expect_prior(i)) < kNoiseAlpha)) break;
+    add_noise(i);
+  }
+  // Poisson excess over the noise rate: misses beyond the noise rate ("weak" presence).
+  std::vector<bool> P(m);
+  std::vector<double> lambda(m);
+  bool any = false, all = true;
+  for (std::size_t i = 0; i < m; ++i) {
+    lambda[i] = expect(i);
+    P[i] = poisson_upper_tail(k[i], lambda[i]) < kMissAlpha;
+    any = any || P[i];
+    all = all && P[i];
+  }
+  r.noise_rate = nn > 0 ? nk / nn : 0;
+  r.noise_per_run = nr > 0 ? nk / nr : 0;
+  if (!any && !r.cp.found && miss.front() >= 0.5) {  // one high miss rate everywhere: all above C
+    r.state = SizeResult::State::below;
+    r.hi = sizes.front();
+    r.reason = "capacity misses already at " + std::to_string(sizes.front()) + " bytes";
+    return r;
+  }
+  // The first footprint from which every larger one shows excess misses.
+  std::size_t h = m;
+  while (h > 0 && P[h - 1]) --h;
+  // Bursts: excess misses of footprints below h that clean footprints follow are noise too (real
+  // GPUs: a run now and then with a dozen slow accesses in a row). Capacity misses must exceed the
+  // largest such burst ("strong" presence).
+  double burst = 0;
+  for (std::size_t i = 0; i < h; ++i)
+    if (P[i]) {
+      burst = std::max(burst, k[i] - lambda[i]);
+      r.isolated.push_back(sizes[i]);
+    }
+  r.burst = burst;
+  auto strong = [&](std::size_t i) { return P[i] && k[i] - lambda[i] > burst; };
+  std::size_t hs = m;
+  while (hs > 0 && strong(hs - 1)) --hs;
+  if (!any || hs == m) {
+    r.state = SizeResult::State::above;
+    r.lo = sizes.back();
+    r.reason = "no capacity misses up to " + std::to_string(sizes.back()) + " bytes";
+    if (!r.isolated.empty())
+      r.reason += " (" + std::to_string(r.isolated.size()) + " footprint(s) with excess misses followed by clean ones)";
+    return r;
+  }
+  if (all || hs == 0) {
+    r.state = SizeResult::State::below;
+    r.hi = sizes.front();
+    r.reason = "capacity misses already at " + std::to_string(sizes.front()) + " bytes";
+    return r;
+  }
+  // lo: the largest footprint below hs without excess misses. Footprints between lo and hs show
+  // excess misses no larger than the noise's bursts: not distinguishable from noise, so the edge is
+  // soft there and C lies anywhere in [lo, hi).
+  std::size_t l = hs - 1;
+  while (l > 0 && P[l]) --l;
+  if (P[l]) {
+    r.state = SizeResult::State::below;
+    r.hi = sizes.front();
+    r.reason = "capacity misses already at " + std::to_string(sizes.front()) + " bytes";
+    return r;
+  }
+  for (std::size_t i = l + 1; i < hs; ++i) r.soft_sizes.push_back(sizes[i]);
+  r.isolated.erase(std::remove_if(r.isolated.begin(), r.isolated.end(), [&](std::uint64_t b) { return b > sizes[l]; }),
+                   r.isolated.end());
+  r.soft = !r.soft_sizes.empty();
+  r.lo = sizes[l];
+  r.hi = sizes[hs];
+  r.state = r.hi - r.lo <= stride && !r.soft ? SizeResult::State::exact : SizeResult::State::bracket;
+  if (!r.cp.found)
+    r.reason = "no change point confirmed by the KS test over the sweep (too few sizes or a weak change)";
+  return r;
+}
+
+bool size_decided(const SizeResult& r) {
+  return r.state == SizeResult::State::exact || r.state == SizeResult::State::bracket;
+}
+
+namespace {
+
+// The sweep stride: the plan's (the first input's) most common count stride; refinement runs
+// (stage 2 at the line or sector stride) do not outvote it.
+std::uint64_t sweep_stride(const std::vector<const Chase*>& list) {
+  std::map<std::uint64_t, int> stride_n;
+  const std::size_t first_run = (*std::min_element(list.begin(), list.end(), [](auto* a, auto* b) {
+                                  return a->run < b->run;
+                                }))->run;
+  for (auto* c : list)
+    if (c->run == first_run) stride_n[c->stride]++;
+  std::uint64_t s0 = 0;
+  int best = 0;
+  for (auto& [s, k] : stride_n)
+    if (k > best) best = k, s0 = s;
+  return s0;
+}
+
+// The size search over one carveout's sweep at stride s0: per footprint, the miss fraction, the
+// accesses, the runs and the quantile vector of the change-point test.
+SizeResult search_sweep(const CacheJob& job, const std::vector<const Chase*>& list, std::uint64_t s0) {
+  std::map<std::uint64_t, std::vector<WeightedValue>> per_size;
+  std::map<std::uint64_t, double> runs_per_size;
+  Evidence ev;
+  for (auto* c : list) {
+    if (c->stride != s0) continue;
+    const Trace* t = job.data().trace(*c);
+    if (!t) continue;
+    auto s = samples_of(*t);
+    auto& v = per_size[c->bytes];
+    v.insert(v.end(), s.begin(), s.end());
+    runs_per_size[c->bytes] += 1;
+    ev.add(c->name());
+  }
+  std::vector<std::uint64_t> sz;
+  std::vector<double> miss, n, nruns;
+  std::vector<std::vector<double>> vec;
+  for (auto& [b, s] : per_size) {
+    double total = 0;
+    const double w = weight_above(s, job.cl.boundary, &total);
+    if (total <= 0) continue;
+    sz.push_back(b);
+    miss.push_back(w / total);
+    n.push_back(total);
+    nruns.push_back(runs_per_size[b]);
+    vec.push_back(clamped_quantiles(s, job.cl.clamp_lo, job.cl.clamp_hi));
+  }
+  SizeResult r = find_size(sz, miss, vec, n, s0, nruns);
+  r.evidence = ev;
+  return r;
+}
+
+// Refinement requests (003 §3.2: doubling, then narrowing the bracket).
+void request_sizes(CacheJob& job, int co, const SizeResult& r) {
+  const std::uint64_t s0 = r.stride;
+  auto want = [&](std::uint64_t b, const std::string& why) {
+    ChaseWish w;
+    w.path = job.path;
+    w.mode = "count";
+    w.bytes = b;
+    w.stride = s0;
+    w.iters = std::min<std::uint64_t>((b + s0 - 1) / s0, 1u << 16);
+    w.carveout = co;
+    w.why = why;
+    job.ctx.requests.add(w);
+  };
+  const std::string& name = job.cl.name;
+  if (r.state == SizeResult::State::above) {
+    want(2 * r.lo, name + " size: doubling");
+  } else if (r.state == SizeResult::State::below && r.hi / 2 >= s0) {
+    want(round_to(r.hi / 2, s0), name + " size: halving");
+  } else if (r.state == SizeResult::State::bracket && !r.soft) {
+    const std::uint64_t gap = r.hi - r.lo;
+    for (int k = 1; k < 32; ++k) {
+      std::uint64_t b = round_to(r.lo + gap * k / 32, s0);
+      if (b > r.lo && b < r.hi) want(b, name + " size: narrowing");
+    }
+  }
+}
+
+}  // namespace
+
+std::map<int, SizeResult> measure_capacity(CacheJob& job) {
+  // Carveout groups of the capacity sweep (count mode, warm).
+  std::map<int, std::vector<const Chase*>> by_co;
+  for (auto* c : job.pd.all)
+    if (c->mode == "count" && c->warm) by_co[c->carveout].push_back(c);
+  std::map<int, SizeResult> sizes;
+  for (auto& [co, list] : by_co) {
+    SizeResult r = search_sweep(job, list, sweep_stride(list));
+    request_sizes(job, co, r);
+    sizes[co] = r;
+  }
+  job.primary = by_co.empty() ? -1 : by_co.begin()->first;
+  return sizes;
+}
+
+namespace {
+
+std::string num(double x) {
+  std::ostringstream o;
+  o << std::setprecision(3) << x;
+  return o.str();
+}
+
+std::string size_note(const SizeResult& r) {
+  std::string noise = "; misses decided by rate against the noise of the small footprints (" +
+                      num(r.noise_rate) + " per access, " + num(r.noise_per_run) +
+                      " per run; Poisson test, alpha " + num(kMissAlpha) + "; bursts up to " + num(r.burst) + " misses)";
+  if (!r.isolated.empty())
+    noise += "; " + std::to_string(r.isolated.size()) + " smaller footprint(s) with excess misses followed by clean "
+             "ones ignored (first " + std::to_string(r.isolated.front()) + ")";
+  if (r.state == SizeResult::State::exact)
+    return "largest size without capacity misses; misses at " + std::to_string(r.hi) +
+           (r.cp.found ? "; KS D=" + std::to_string(r.cp.ks.d).substr(0, 5) + " > " +
+                             std::to_string(r.cp.ks.critical).substr(0, 5)
+                       : std::string()) +
+           noise;
+  if (r.soft)
+    return "soft edge: C in [" + std::to_string(r.lo) + ", " + std::to_string(r.hi) + "): " +
+           std::to_string(r.soft_sizes.size()) + " footprint(s) from " + std::to_string(r.soft_sizes.front()) +
+           " on show excess misses no larger than the noise's bursts (" + num(r.burst) +
+           " misses), not distinguishable from noise; " + std::to_string(r.hi) +
+           " is the first from which every footprint misses beyond them: the bracket is the size's "
+           "uncertainty, no narrowing inside it" + noise;
+  return "largest footprint measured without capacity misses (000 §4.2 step 1); the next size measured, " +
+         std::to_string(r.hi) + " bytes, misses: C in [" + std::to_string(r.lo) + ", " + std::to_string(r.hi) +
+         "), wider than the sweep stride (sizes in between requested)" + noise;
+}
+
+double size_confidence(const SizeResult& r) {
+  if (r.state == SizeResult::State::exact) return r.cp.found ? 0.95 : 0.7;
+  return r.soft ? 0.4 : (r.cp.found ? 0.7 : 0.5);
+}
+
+void write_by_carveout(nlohmann::json& cache, const std::map<int, SizeResult>& sizes) {
+  nlohmann::json by = nlohmann::json::object(), br = nlohmann::json::object();
+  Evidence all;
+  std::string notes;
+  for (auto& [co, sr] : sizes) {
+    by[std::to_string(co)] = size_decided(sr) ? nlohmann::json(sr.lo) : nlohmann::json();
+    br[std::to_string(co)] = size_decided(sr) ? nlohmann::json::array({sr.lo, sr.hi}) : nlohmann::json();
+    all.add(sr.evidence);
+    notes += "; carveout " + std::to_string(co) + ": " + (size_decided(sr) ? size_note(sr) : sr.reason);
+  }
+  set_value(cache, "size_bytes_by_carveout", by, 0.9, all, "keys: shared-memory carveout percent; null: not decided" + notes);
+  set_value(cache, "size_bracket_bytes_by_carveout", br, 0.95, all,
+            "per carveout: largest footprint without and smallest with capacity misses");
+}
+
+}  // namespace
+
+void write_capacity(CacheJob& job, const std::map<int, SizeResult>& sizes) {
+  nlohmann::json& cache = job.cache;
+  if (sizes.empty()) {
+    set_null(cache, "size_bytes", "no capacity sweep (count mode) on path " + job.path);
+    return;
+  }
+  const SizeResult& r = sizes.at(job.primary);
+  if (size_decided(r)) {
+    set_value(cache, "size_bytes", r.lo, size_confidence(r), r.evidence, size_note(r));
+    set_value(cache, "size_bracket_bytes", nlohmann::json::array({r.lo, r.hi}), 0.95, r.evidence,
+              r.soft ? "soft edge: largest footprint without capacity misses and the first whose miss rate is "
+                       "significantly above it; C lies in [lo, hi) (the size's uncertainty)"
+                     : "largest footprint without and smallest with capacity misses");
+  } else {
+    set_null(cache, "size_bytes", r.reason.empty() ? "no change point" : r.reason, r.evidence);
+  }
+  if (job.primary >= 0)
+    set_value(cache, "size_carveout", job.primary, 0.95, r.evidence,
+              "shared-memory carveout (percent) of size_bytes: the smallest measured, the plan's default (the "
+              "carveout every L1-side path is measured at); L1 capacity depends on it");
+  if (sizes.size() > 1) write_by_carveout(cache, sizes);
+}
+
+}  // namespace memhier::analysis
