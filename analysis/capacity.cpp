@@ -11,6 +11,106 @@ namespace {
 std::uint64_t round_to(std::uint64_t x, std::uint64_t g) { return g ? x / g * g : x; }
 }  // namespace
 
+namespace {
+
+// Misses of one sweep, per footprint in size order.
+struct MissCounts {
+  const std::vector<double>& miss;  // fraction of accesses beyond the cache's level
+  const std::vector<double>& n;     // accesses
+  std::vector<double> k;            // misses
+  std::vector<double> runs;         // runs pooled at the footprint
+};
+
+// The noise of the sweep: misses, accesses and runs of the longest prefix consistent with itself.
+struct Noise {
+  double nk = 0, nn = 0, nr = 0;
+  void add(const MissCounts& m, std::size_t i) {
+    nk += m.k[i];
+    nn += m.n[i];
+    nr += m.runs[i];
+  }
+  // Expected noise misses of a footprint: the noise rate per access times its accesses, at least the
+  // noise per run times its runs.
+  double expect(const MissCounts& m, std::size_t i) const {
+    const double rate = nn > 0 ? nk / nn : 0, per_run = nr > 0 ? nk / nr : 0;
+    return std::max(rate * m.n[i], per_run * m.runs[i]);
+  }
+};
+
+// The prefix grows while the next footprint's count is likely (kNoiseAlpha) under the prefix's noise
+// with half a pseudo-miss per run (a clean prefix of R runs says "about 0.5/R per run", not 0). A
+// prefix without a single miss is noise-free (the simulated device): any miss is then evidence.
+Noise noise_prefix(const MissCounts& m) {
+  Noise z;
+  for (std::size_t i = 0; i < m.k.size(); ++i) {
+    if (m.miss[i] >= 0.5) break;
+    if (z.nr > 0) {
+      const double prior = std::max(z.nk / z.nn * m.n[i], (z.nk + 0.5) / z.nr * m.runs[i]);
+      if (poisson_upper_tail(m.k[i], prior) < kNoiseAlpha) break;
+    }
+    z.add(m, i);
+  }
+  return z;
+}
+
+SizeResult below_at(const std::vector<std::uint64_t>& sizes, SizeResult r) {
+  r.state = SizeResult::State::below;
+  r.hi = sizes.front();
+  r.reason = "capacity misses already at " + std::to_string(sizes.front()) + " bytes";
+  return r;
+}
+
+// Bracket [lo, hi) from the excess flags P (Poisson over the noise) and the expectations lambda.
+SizeResult bracket_of(const std::vector<std::uint64_t>& sizes, const MissCounts& m, const std::vector<bool>& P,
+                      const std::vector<double>& lambda, SizeResult r) {
+  const std::size_t n = sizes.size();
+  bool any = false, all = true;
+  for (bool p : P) any = any || p, all = all && p;
+  // The first footprint from which every larger one shows excess misses.
+  std::size_t h = n;
+  while (h > 0 && P[h - 1]) --h;
+  // Bursts: excess misses of footprints below h that clean footprints follow are noise too (real
+  // GPUs: a run now and then with a dozen slow accesses in a row). Capacity misses must exceed the
+  // largest such burst ("strong" presence).
+  double burst = 0;
+  for (std::size_t i = 0; i < h; ++i)
+    if (P[i]) {
+      burst = std::max(burst, m.k[i] - lambda[i]);
+      r.isolated.push_back(sizes[i]);
+    }
+  r.burst = burst;
+  auto strong = [&](std::size_t i) { return P[i] && m.k[i] - lambda[i] > burst; };
+  std::size_t hs = n;
+  while (hs > 0 && strong(hs - 1)) --hs;
+  if (!any || hs == n) {
+    r.state = SizeResult::State::above;
+    r.lo = sizes.back();
+    r.reason = "no capacity misses up to " + std::to_string(sizes.back()) + " bytes";
+    if (!r.isolated.empty())
+      r.reason += " (" + std::to_string(r.isolated.size()) + " footprint(s) with excess misses followed by clean ones)";
+    return r;
+  }
+  if (all || hs == 0) return below_at(sizes, r);
+  // lo: the largest footprint below hs without excess misses. Footprints between lo and hs show
+  // excess misses no larger than the noise's bursts: not distinguishable from noise, so the edge is
+  // soft there and C lies anywhere in [lo, hi).
+  std::size_t l = hs - 1;
+  while (l > 0 && P[l]) --l;
+  if (P[l]) return below_at(sizes, r);
+  for (std::size_t i = l + 1; i < hs; ++i) r.soft_sizes.push_back(sizes[i]);
+  r.isolated.erase(std::remove_if(r.isolated.begin(), r.isolated.end(), [&](std::uint64_t b) { return b > sizes[l]; }),
+                   r.isolated.end());
+  r.soft = !r.soft_sizes.empty();
+  r.lo = sizes[l];
+  r.hi = sizes[hs];
+  r.state = r.hi - r.lo <= r.stride && !r.soft ? SizeResult::State::exact : SizeResult::State::bracket;
+  if (!r.cp.found)
+    r.reason = "no change point confirmed by the KS test over the sweep (too few sizes or a weak change)";
+  return r;
+}
+
+}  // namespace
+
 SizeResult find_size(const std::vector<std::uint64_t>& sizes, const std::vector<double>& miss,
                      const std::vector<std::vector<double>>& vec, const std::vector<double>& n,
                      std::uint64_t stride, const std::vector<double>& runs) {
@@ -22,101 +122,25 @@ SizeResult find_size(const std::vector<std::uint64_t>& sizes, const std::vector<
     return r;
   }
   r.cp = detect_change_point(vec);
-  std::vector<double> k(m);
-  for (std::size_t i = 0; i < m; ++i) k[i] = std::round(miss[i] * n[i]);
-  auto runs_at = [&](std::size_t i) { return i < runs.size() && runs[i] > 0 ? runs[i] : 1.0; };
-  // Expected noise misses of a footprint: the noise rate per access times its accesses, at least the
-  // noise per run times its runs.
-  double nk = 0, nn = 0, nr = 0;
-  auto expect = [&](std::size_t i) {
-    const double rate = nn > 0 ? nk / nn : 0, per_run = nr > 0 ? nk / nr : 0;
-    return std::max(rate * n[i], per_run * runs_at(i));
-  };
-  auto add_noise = [&](std::size_t i) {
-    nk += k[i];
-    nn += n[i];
-    nr += runs_at(i);
-  };
-  // Noise: the longest prefix of the sweep (footprints in size order) consistent with itself. The
-  // prefix grows while the next footprint's count is likely (kNoiseAlpha) under the prefix's noise
-  // with half a pseudo-miss per run (a clean prefix of R runs says "about 0.5/R per run", not 0). A
-  // prefix without a single miss is noise-free (the simulated device): any miss is then evidence.
-  auto expect_prior = [&](std::size_t i) {
-    return std::max(nk / nn * n[i], (nk + 0.5) / nr * runs_at(i));
-  };
+  MissCounts mc{miss, n, std::vector<double>(m), std::vector<double>(m)};
   for (std::size_t i = 0; i < m; ++i) {
-    if (miss[i] >= 0.5 || (nr > 0 && poisson_upper_tail(k[i], expect_prior(i)) < kNoiseAlpha)) break;
-    add_noise(i);
+    mc.k[i] = std::round(miss[i] * n[i]);
+    mc.runs[i] = i < runs.size() && runs[i] > 0 ? runs[i] : 1.0;
   }
+  const Noise z = noise_prefix(mc);
   // Poisson excess over the noise rate: misses beyond the noise rate ("weak" presence).
   std::vector<bool> P(m);
   std::vector<double> lambda(m);
-  bool any = false, all = true;
+  bool any = false;
   for (std::size_t i = 0; i < m; ++i) {
-    lambda[i] = expect(i);
-    P[i] = poisson_upper_tail(k[i], lambda[i]) < kMissAlpha;
+    lambda[i] = z.expect(mc, i);
+    P[i] = poisson_upper_tail(mc.k[i], lambda[i]) < kMissAlpha;
     any = any || P[i];
-    all = all && P[i];
   }
-  r.noise_rate = nn > 0 ? nk / nn : 0;
-  r.noise_per_run = nr > 0 ? nk / nr : 0;
-  if (!any && !r.cp.found && miss.front() >= 0.5) {  // one high miss rate everywhere: all above C
-    r.state = SizeResult::State::below;
-    r.hi = sizes.front();
-    r.reason = "capacity misses already at " + std::to_string(sizes.front()) + " bytes";
-    return r;
-  }
-  // The first footprint from which every larger one shows excess misses.
-  std::size_t h = m;
-  while (h > 0 && P[h - 1]) --h;
-  // Bursts: excess misses of footprints below h that clean footprints follow are noise too (real
-  // GPUs: a run now and then with a dozen slow accesses in a row). Capacity misses must exceed the
-  // largest such burst ("strong" presence).
-  double burst = 0;
-  for (std::size_t i = 0; i < h; ++i)
-    if (P[i]) {
-      burst = std::max(burst, k[i] - lambda[i]);
-      r.isolated.push_back(sizes[i]);
-    }
-  r.burst = burst;
-  auto strong = [&](std::size_t i) { return P[i] && k[i] - lambda[i] > burst; };
-  std::size_t hs = m;
-  while (hs > 0 && strong(hs - 1)) --hs;
-  if (!any || hs == m) {
-    r.state = SizeResult::State::above;
-    r.lo = sizes.back();
-    r.reason = "no capacity misses up to " + std::to_string(sizes.back()) + " bytes";
-    if (!r.isolated.empty())
-      r.reason += " (" + std::to_string(r.isolated.size()) + " footprint(s) with excess misses followed by clean ones)";
-    return r;
-  }
-  if (all || hs == 0) {
-    r.state = SizeResult::State::below;
-    r.hi = sizes.front();
-    r.reason = "capacity misses already at " + std::to_string(sizes.front()) + " bytes";
-    return r;
-  }
-  // lo: the largest footprint below hs without excess misses. Footprints between lo and hs show
-  // excess misses no larger than the noise's bursts: not distinguishable from noise, so the edge is
-  // soft there and C lies anywhere in [lo, hi).
-  std::size_t l = hs - 1;
-  while (l > 0 && P[l]) --l;
-  if (P[l]) {
-    r.state = SizeResult::State::below;
-    r.hi = sizes.front();
-    r.reason = "capacity misses already at " + std::to_string(sizes.front()) + " bytes";
-    return r;
-  }
-  for (std::size_t i = l + 1; i < hs; ++i) r.soft_sizes.push_back(sizes[i]);
-  r.isolated.erase(std::remove_if(r.isolated.begin(), r.isolated.end(), [&](std::uint64_t b) { return b > sizes[l]; }),
-                   r.isolated.end());
-  r.soft = !r.soft_sizes.empty();
-  r.lo = sizes[l];
-  r.hi = sizes[hs];
-  r.state = r.hi - r.lo <= stride && !r.soft ? SizeResult::State::exact : SizeResult::State::bracket;
-  if (!r.cp.found)
-    r.reason = "no change point confirmed by the KS test over the sweep (too few sizes or a weak change)";
-  return r;
+  r.noise_rate = z.nn > 0 ? z.nk / z.nn : 0;
+  r.noise_per_run = z.nr > 0 ? z.nk / z.nr : 0;
+  if (!any && !r.cp.found && miss.front() >= 0.5) return below_at(sizes, r);  // one high miss rate everywhere
+  return bracket_of(sizes, mc, P, lambda, r);
 }
 
 bool size_decided(const SizeResult& r) {
