@@ -24,42 +24,73 @@ void write_latency(CacheJob& job) {
     set_null(job.cache, "miss_penalty_cycles", "no slower level seen on path " + job.path);
 }
 
-// One cache: latency, capacity, then (each step needing the one before) fill granularity, line,
-// sets/ways/index and replacement.
+// What the structure steps reached: every value, runs requested that may decide it, or an end.
+enum class Structure { decided, pending, undetermined };
+
+// Fill granularity, line, sets/ways/index and replacement, each needing the one before; they start
+// from where misses begin (the onset), which must be exact.
+Structure infer_structure(CacheJob& job, const SizeResult& onset) {
+  nlohmann::json& cache = job.cache;
+  const std::uint64_t C = onset.lo;
+  const std::uint64_t g = measure_fill_granularity(job, C, onset.hi);
+  if (g == 0) {
+    null_keys(cache, {"sets", "ways", "replacement", "index_bits"}, "needs the line size first");
+    return Structure::pending;
+  }
+  if (onset.state != SizeResult::State::exact) {
+    const std::string why =
+        onset.soft ? "needs an exact onset of misses: the edge is soft, misses begin in [" + std::to_string(C) + ", " +
+                         std::to_string(onset.hi) + ") (stage 1/2 probes run at N = C + j*g)"
+                   : "needs the exact onset of misses first: in [" + std::to_string(C) + ", " +
+                         std::to_string(onset.hi) + ") (sizes in between requested; stage 1/2 probes run at N = C + j*g)";
+    null_keys(cache, {"line_bytes", "sets", "ways", "index_bits", "replacement"}, why);
+    return onset.soft ? Structure::undetermined : Structure::pending;
+  }
+  const LineResult line = measure_line(job, C, g);
+  if (line.line == 0) {
+    null_keys(cache, {"line_bytes", "sets", "ways", "index_bits", "replacement"}, line.note, line.evidence);
+    return line.pending ? Structure::pending : Structure::undetermined;
+  }
+  const Stage2 s2 = measure_stage2(job, C, line.line);
+  write_sets(job, s2, line);
+  write_replacement(job, s2);
+  if (has_value(cache, "sets") && has_value(cache, "ways") && has_value(cache, "line_bytes")) return Structure::decided;
+  return s2.sets.complete ? Structure::undetermined : Structure::pending;
+}
+
+// The capacity the structure gives: the ways of every set times the line.
+void capacity_from_structure(CacheJob& job) {
+  const nlohmann::json& c = job.cache;
+  std::uint64_t ways = 0;
+  for (const auto& w : c["ways"]) ways += w.get<std::uint64_t>();
+  const std::uint64_t line = c["line_bytes"].get<std::uint64_t>();
+  Evidence ev;
+  for (const auto& e : c["provenance"]["ways"]["evidence"]) ev.add(e.get<std::string>());
+  write_structure_capacity(job, ways * line,
+                           std::to_string(c["sets"].get<std::uint64_t>()) + " sets holding " + std::to_string(ways) +
+                               " lines of " + std::to_string(line) + " bytes",
+                           ev);
+}
+
+// One cache: latency, where misses begin and the capacity, then its structure. The capacity is the
+// structure's (sets x ways x line) when that is decided, else the 50 % point of the miss-rate curve,
+// whose interval is narrowed by request once the structure is not waiting for runs.
 void infer_one(CacheJob& job) {
   nlohmann::json& cache = job.cache;
   const auto sizes = measure_capacity(job);
   write_latency(job);
   write_capacity(job, sizes);
-  if (!has_value(cache, "size_bytes")) {
+  if (sizes.empty() || !size_decided(sizes.at(job.primary).onset)) {
     null_keys(cache, {"line_bytes", "sector_bytes", "sets", "ways", "replacement", "index_bits"},
-              "needs the cache size first");
+              "needs where misses begin first");
     return;
   }
-  const SizeResult& size = sizes.at(job.primary);
-  const std::uint64_t C = cache["size_bytes"].get<std::uint64_t>();
-  const std::uint64_t g = measure_fill_granularity(job, C, size.hi);
-  if (g == 0) {
-    null_keys(cache, {"sets", "ways", "replacement", "index_bits"}, "needs the line size first");
-    return;
+  const Structure st = infer_structure(job, sizes.at(job.primary).onset);
+  if (st == Structure::decided) {
+    capacity_from_structure(job);
+  } else if (st == Structure::undetermined) {
+    for (const auto& [co, cap] : sizes) request_half_point(job, co, cap);
   }
-  if (size.state != SizeResult::State::exact) {
-    const std::string why =
-        size.soft ? "needs an exact size: the edge is soft, C in [" + std::to_string(C) + ", " +
-                        std::to_string(size.hi) + ") (stage 1/2 probes run at N = C + j*g)"
-                  : "needs the exact size first: C in [" + std::to_string(C) + ", " + std::to_string(size.hi) +
-                        ") (sizes in between requested; stage 1/2 probes run at N = C + j*g)";
-    null_keys(cache, {"line_bytes", "sets", "ways", "index_bits", "replacement"}, why);
-    return;
-  }
-  const LineResult line = measure_line(job, C, g);
-  if (line.line == 0) {
-    null_keys(cache, {"line_bytes", "sets", "ways", "index_bits", "replacement"}, line.note, line.evidence);
-    return;
-  }
-  const Stage2 s2 = measure_stage2(job, C, line.line);
-  write_sets(job, s2, line);
-  write_replacement(job, s2);
 }
 
 }  // namespace

@@ -165,9 +165,9 @@ std::uint64_t sweep_stride(const std::vector<const Chase*>& list) {
   return s0;
 }
 
-// The size search over one carveout's sweep at stride s0: per footprint, the miss fraction, the
-// accesses, the runs and the quantile vector of the change-point test.
-SizeResult search_sweep(const CacheJob& job, const std::vector<const Chase*>& list, std::uint64_t s0) {
+// The size search and the 50 % point over one carveout's sweep at stride s0: per footprint, the
+// miss fraction, the accesses, the runs and the quantile vector of the change-point test.
+Capacity search_sweep(const CacheJob& job, const std::vector<const Chase*>& list, std::uint64_t s0) {
   std::map<std::uint64_t, std::vector<WeightedValue>> per_size;
   std::map<std::uint64_t, double> runs_per_size;
   Evidence ev;
@@ -194,9 +194,11 @@ SizeResult search_sweep(const CacheJob& job, const std::vector<const Chase*>& li
     nruns.push_back(runs_per_size[b]);
     vec.push_back(clamped_quantiles(s, job.cl.clamp_lo, job.cl.clamp_hi));
   }
-  SizeResult r = find_size(sz, miss, vec, n, s0, nruns);
-  r.evidence = ev;
-  return r;
+  Capacity cap;
+  cap.onset = find_size(sz, miss, vec, n, s0, nruns);
+  cap.onset.evidence = ev;
+  cap.half = half_point(sz, miss, n, s0);
+  return cap;
 }
 
 // Refinement requests (003 §3.2: doubling, then narrowing the bracket).
@@ -229,16 +231,16 @@ void request_sizes(CacheJob& job, int co, const SizeResult& r) {
 
 }  // namespace
 
-std::map<int, SizeResult> measure_capacity(CacheJob& job) {
+std::map<int, Capacity> measure_capacity(CacheJob& job) {
   // Carveout groups of the capacity sweep (count mode, warm).
   std::map<int, std::vector<const Chase*>> by_co;
   for (auto* c : job.pd.all)
     if (c->mode == "count" && c->warm) by_co[c->carveout].push_back(c);
-  std::map<int, SizeResult> sizes;
+  std::map<int, Capacity> sizes;
   for (auto& [co, list] : by_co) {
-    SizeResult r = search_sweep(job, list, sweep_stride(list));
-    request_sizes(job, co, r);
-    sizes[co] = r;
+    Capacity cap = search_sweep(job, list, sweep_stride(list));
+    request_sizes(job, co, cap.onset);
+    sizes[co] = cap;
   }
   job.primary = by_co.empty() ? -1 : by_co.begin()->first;
   return sizes;
@@ -282,44 +284,105 @@ double size_confidence(const SizeResult& r) {
   return r.soft ? 0.4 : (r.cp.found ? 0.7 : 0.5);
 }
 
-void write_by_carveout(nlohmann::json& cache, const std::map<int, SizeResult>& sizes) {
+std::string half_note(const HalfPoint& h) {
+  return "capacity: the 50 % point of the miss-rate curve (index and policy not known, so no model fit): " + h.note;
+}
+
+// onset_size_bytes and its bracket (where misses begin), or null with the reason.
+void write_onset(nlohmann::json& cache, const SizeResult& r) {
+  if (!size_decided(r)) {
+    set_null(cache, "onset_size_bytes", r.reason.empty() ? "no change point" : r.reason, r.evidence);
+    return;
+  }
+  set_value(cache, "onset_size_bytes", r.lo, size_confidence(r), r.evidence,
+            "where misses begin: " + size_note(r));
+  set_value(cache, "onset_size_bracket_bytes", nlohmann::json::array({r.lo, r.hi}), 0.95, r.evidence,
+            r.soft ? "soft edge: largest footprint without capacity misses and the first whose miss rate is "
+                     "significantly above it; the onset lies in [lo, hi)"
+                   : "largest footprint without and smallest with capacity misses");
+}
+
+// size_bytes from the 50 % point, or null with the reason.
+void write_half(nlohmann::json& cache, const HalfPoint& h, const Evidence& ev) {
+  if (h.state != HalfPoint::State::found) {
+    set_null(cache, "size_bytes", h.note.empty() ? "no capacity sweep" : h.note, ev);
+    return;
+  }
+  const double conf = h.transition >= kHalfPointMinTransition ? 0.6 : 0.5;
+  set_value(cache, "size_bytes", h.bytes, conf, ev, half_note(h));
+  set_value(cache, "size_bracket_bytes", nlohmann::json::array({h.ilo, h.ihi}), 0.9, ev,
+            "interval of the 50 % point from the scatter of the footprints around it");
+}
+
+void write_by_carveout(nlohmann::json& cache, const std::map<int, Capacity>& sizes) {
   nlohmann::json by = nlohmann::json::object(), br = nlohmann::json::object();
+  nlohmann::json on = nlohmann::json::object(), obr = nlohmann::json::object();
   Evidence all;
   std::string notes;
-  for (auto& [co, sr] : sizes) {
-    by[std::to_string(co)] = size_decided(sr) ? nlohmann::json(sr.lo) : nlohmann::json();
-    br[std::to_string(co)] = size_decided(sr) ? nlohmann::json::array({sr.lo, sr.hi}) : nlohmann::json();
+  for (auto& [co, cap] : sizes) {
+    const SizeResult& sr = cap.onset;
+    const HalfPoint& h = cap.half;
+    const std::string k = std::to_string(co);
+    const bool found = h.state == HalfPoint::State::found;
+    by[k] = found ? nlohmann::json(h.bytes) : nlohmann::json();
+    br[k] = found ? nlohmann::json::array({h.ilo, h.ihi}) : nlohmann::json();
+    on[k] = size_decided(sr) ? nlohmann::json(sr.lo) : nlohmann::json();
+    obr[k] = size_decided(sr) ? nlohmann::json::array({sr.lo, sr.hi}) : nlohmann::json();
     all.add(sr.evidence);
-    notes += "; carveout " + std::to_string(co) + ": " + (size_decided(sr) ? size_note(sr) : sr.reason);
+    notes += "; carveout " + k + ": " + (found ? half_note(h) : h.note) + "; onset " +
+             (size_decided(sr) ? size_note(sr) : sr.reason);
   }
-  set_value(cache, "size_bytes_by_carveout", by, 0.9, all, "keys: shared-memory carveout percent; null: not decided" + notes);
-  set_value(cache, "size_bracket_bytes_by_carveout", br, 0.95, all,
+  set_value(cache, "size_bytes_by_carveout", by, 0.9, all,
+            "keys: shared-memory carveout percent; the capacity (50 % point) per carveout; null: not decided" + notes);
+  set_value(cache, "size_bracket_bytes_by_carveout", br, 0.9, all, "per carveout: the interval of the 50 % point");
+  set_value(cache, "onset_size_bytes_by_carveout", on, 0.9, all, "per carveout: where misses begin");
+  set_value(cache, "onset_size_bracket_bytes_by_carveout", obr, 0.95, all,
             "per carveout: largest footprint without and smallest with capacity misses");
 }
 
 }  // namespace
 
-void write_capacity(CacheJob& job, const std::map<int, SizeResult>& sizes) {
+void write_capacity(CacheJob& job, const std::map<int, Capacity>& sizes) {
   nlohmann::json& cache = job.cache;
   if (sizes.empty()) {
     set_null(cache, "size_bytes", "no capacity sweep (count mode) on path " + job.path);
+    set_null(cache, "onset_size_bytes", "no capacity sweep (count mode) on path " + job.path);
     return;
   }
-  const SizeResult& r = sizes.at(job.primary);
-  if (size_decided(r)) {
-    set_value(cache, "size_bytes", r.lo, size_confidence(r), r.evidence, size_note(r));
-    set_value(cache, "size_bracket_bytes", nlohmann::json::array({r.lo, r.hi}), 0.95, r.evidence,
-              r.soft ? "soft edge: largest footprint without capacity misses and the first whose miss rate is "
-                       "significantly above it; C lies in [lo, hi) (the size's uncertainty)"
-                     : "largest footprint without and smallest with capacity misses");
-  } else {
-    set_null(cache, "size_bytes", r.reason.empty() ? "no change point" : r.reason, r.evidence);
-  }
+  const Capacity& cap = sizes.at(job.primary);
+  write_onset(cache, cap.onset);
+  write_half(cache, cap.half, cap.onset.evidence);
   if (job.primary >= 0)
-    set_value(cache, "size_carveout", job.primary, 0.95, r.evidence,
+    set_value(cache, "size_carveout", job.primary, 0.95, cap.onset.evidence,
               "shared-memory carveout (percent) of size_bytes: the smallest measured, the plan's default (the "
               "carveout every L1-side path is measured at); L1 capacity depends on it");
   if (sizes.size() > 1) write_by_carveout(cache, sizes);
+}
+
+void request_half_point(CacheJob& job, int co, const Capacity& cap) {
+  const HalfPoint& h = cap.half;
+  if (h.state != HalfPoint::State::found || h.transition >= kHalfPointMinTransition) return;
+  for (int k = 1; k <= 7; ++k) {
+    ChaseWish w;
+    w.path = job.path;
+    w.mode = "count";
+    w.stride = cap.onset.stride;
+    w.bytes = round_to(h.lo + (h.hi - h.lo) * k / 8, w.stride);
+    if (w.bytes <= h.lo || w.bytes >= h.hi) continue;
+    w.iters = std::min<std::uint64_t>((w.bytes + w.stride - 1) / w.stride, 1u << 16);
+    w.carveout = co;
+    w.why = job.cl.name + " capacity: 50 % point";
+    job.ctx.requests.add(w);
+  }
+}
+
+void write_structure_capacity(CacheJob& job, std::uint64_t bytes, const std::string& how, const Evidence& ev) {
+  const nlohmann::json half = job.cache.value("size_bytes", nlohmann::json());
+  set_value(job.cache, "size_bytes", bytes, 0.9, ev, "capacity from the structure: " + how);
+  set_value(job.cache, "size_bracket_bytes", nlohmann::json::array({bytes, bytes}), 0.9, ev,
+            "exact: sets x ways x line");
+  if (!half.is_null())
+    set_value(job.cache, "half_point_bytes", half, 0.6, ev, "the 50 % point of the miss-rate curve (for comparison)");
 }
 
 }  // namespace memhier::analysis

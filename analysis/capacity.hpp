@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/cache_job.hpp"
+#include "analysis/capacity_curve.hpp"
 
 namespace memhier::analysis {
 
@@ -45,12 +46,25 @@ SizeResult find_size(const std::vector<std::uint64_t>& sizes, const std::vector<
                      const std::vector<std::vector<double>>& vec, const std::vector<double>& n,
                      std::uint64_t stride, const std::vector<double>& runs = {});
 
-// The capacity sweeps of a cache's path, one per carveout (count mode, warm), each with its size
-// search; asks for the sizes that decide a bracket (003 §3.2: doubling, then narrowing).
-std::map<int, SizeResult> measure_capacity(CacheJob& job);
-// Writes size_bytes, size_bracket_bytes, size_carveout and the per-carveout sizes of the cache.
-void write_capacity(CacheJob& job, const std::map<int, SizeResult>& sizes);
 // A size search that decided a value (exact or a bracket).
 bool size_decided(const SizeResult& r);
+
+// One carveout's capacity sweep: where misses begin (the size search above) and the 50 % point.
+struct Capacity {
+  SizeResult onset;
+  HalfPoint half;
+};
+// The capacity sweeps of a cache's path, one per carveout (count mode, warm), each with its size
+// search; asks for the sizes that decide the onset's bracket (003 §3.2: doubling, then narrowing).
+// Sets job.primary (the smallest carveout measured).
+std::map<int, Capacity> measure_capacity(CacheJob& job);
+// Writes onset_size_bytes (where misses begin) and size_bytes (the capacity: the 50 % point until
+// the structure decides it), their intervals, size_carveout and the per-carveout values.
+void write_capacity(CacheJob& job, const std::map<int, Capacity>& sizes);
+// Asks for footprints between the two around the 50 % point when fewer than
+// kHalfPointMinTransition of the transition were measured (one round: 7 sizes).
+void request_half_point(CacheJob& job, int carveout, const Capacity& cap);
+// The capacity from the structure: sets x ways x line, replacing the 50 % point (size_bytes).
+void write_structure_capacity(CacheJob& job, std::uint64_t bytes, const std::string& how, const Evidence& ev);
 
 }  // namespace memhier::analysis

@@ -68,6 +68,7 @@ void sector_or_line(CacheJob& job, std::uint64_t C, std::uint64_t g, std::uint64
     ChaseWish w{job.path, "count", C + r * g, r * g, 8 * ((C + r * g + r * g - 1) / (r * g)), true, job.primary,
                 job.cl.name + " line: sector or line"};
     job.ctx.requests.add(w);
+    out.pending = true;
     out.note = "set overflows every " + std::to_string(r) + " probe steps; the run at stride " +
                std::to_string(r * g) + " that tells sectors from lines is requested";
     return;
@@ -108,6 +109,7 @@ LineResult measure_line(CacheJob& job, std::uint64_t C, std::uint64_t g) {
                   job.cl.name + " line: stage-2 probe at g"};
       job.ctx.requests.add(w);
     }
+    out.pending = true;
     out.note = "stage-2 probes at the fill granularity not measured yet (requested)";
     return out;
   }

@@ -17,6 +17,7 @@ std::uint64_t measure_fill_granularity(CacheJob& job, std::uint64_t C, std::uint
 
 struct LineResult {
   std::uint64_t line = 0;  // 0: not determined (note says why)
+  bool pending = false;    // the runs that decide it are requested
   std::string note;
   Evidence evidence;
 };
