@@ -73,8 +73,9 @@ void capacity_from_structure(CacheJob& job) {
 }
 
 // One cache: latency, where misses begin and the capacity, then its structure. The capacity is the
-// structure's (sets x ways x line) when that is decided, else the 50 % point of the miss-rate curve,
-// whose interval is narrowed by request once the structure is not waiting for runs.
+// structure's (sets x ways x line) when that is decided, else a fit of the miss-rate curve with the
+// policy (and line) found, else the 50 % point of the curve, whose interval is narrowed by request
+// once the structure is not waiting for runs.
 void infer_one(CacheJob& job) {
   nlohmann::json& cache = job.cache;
   const auto sizes = measure_capacity(job);
@@ -88,7 +89,7 @@ void infer_one(CacheJob& job) {
   const Structure st = infer_structure(job, sizes.at(job.primary).onset);
   if (st == Structure::decided) {
     capacity_from_structure(job);
-  } else if (st == Structure::undetermined) {
+  } else if (st == Structure::undetermined && !fit_capacity_to_policy(job, sizes.at(job.primary))) {
     for (const auto& [co, cap] : sizes) request_half_point(job, co, cap);
   }
 }

@@ -5,6 +5,8 @@
 #include <iomanip>
 #include <sstream>
 
+#include "common/policy.hpp"
+
 namespace memhier::analysis {
 
 namespace {
@@ -182,8 +184,10 @@ Capacity search_sweep(const CacheJob& job, const std::vector<const Chase*>& list
     ev.add(c->name());
   }
   std::vector<std::uint64_t> sz;
-  std::vector<double> miss, n, nruns;
+  std::vector<double> miss, n, nruns, passes;
   std::vector<std::vector<double>> vec;
+  for (auto* c : list)
+    if (c->stride == s0 && c->chain() > 0) passes.push_back(static_cast<double>(c->iters) / c->chain());
   for (auto& [b, s] : per_size) {
     double total = 0;
     const double w = weight_above(s, job.cl.boundary, &total);
@@ -198,6 +202,10 @@ Capacity search_sweep(const CacheJob& job, const std::vector<const Chase*>& list
   cap.onset = find_size(sz, miss, vec, n, s0, nruns);
   cap.onset.evidence = ev;
   cap.half = half_point(sz, miss, n, s0);
+  cap.sizes = sz;
+  cap.miss = miss;
+  cap.n = n;
+  cap.timed_passes = passes.empty() ? 1.0 : median(passes);
   return cap;
 }
 
@@ -374,6 +382,76 @@ void request_half_point(CacheJob& job, int co, const Capacity& cap) {
     w.why = job.cl.name + " capacity: 50 % point";
     job.ctx.requests.add(w);
   }
+}
+
+namespace {
+
+// The set models the cache's replacement result allows: lru_or_fifo -> LRU (a cyclic chase cannot
+// tell them apart), random -> uniform random, non-lru -> random with the per-way probabilities;
+// ways: the measured ones when every set has the same, else every count from 1 to 256 that has
+// been seen on GPUs and CPUs (powers of two: the ways change the curve's shape only a little, the
+// capacity not).
+std::vector<SetModel> policy_models(const nlohmann::json& c, std::uint64_t line, std::uint64_t hi) {
+  std::vector<SetModel> out;
+  const nlohmann::json rep = c.value("replacement", nlohmann::json());
+  if (!rep.is_string()) return out;
+  SetModel base;
+  const std::string r = rep.get<std::string>();
+  if (r == "lru_or_fifo") base.policy = "lru";
+  else if (r == "random") base.policy = "random";
+  else if (r == "non-lru" && c.value("replacement_probabilities", nlohmann::json()).is_array()) {
+    base.policy = "random";
+    base.weights = c["replacement_probabilities"].get<std::vector<double>>();
+  } else if (policy::canonical_policy_name(r) != "") base.policy = policy::canonical_policy_name(r);
+  else return out;
+  std::vector<std::uint32_t> ways;
+  const nlohmann::json w = c.value("ways", nlohmann::json());
+  if (w.is_array() && !w.empty() && std::all_of(w.begin(), w.end(), [&](auto& x) { return x == w.front(); }))
+    ways.push_back(w.front().get<std::uint32_t>());
+  else if (!base.weights.empty())
+    ways.push_back(static_cast<std::uint32_t>(base.weights.size()));
+  else
+    ways = {2, 4, 8, 16, 32, 64, 128};
+  for (auto k : ways) {
+    if (k * line > hi || !policy::policy_ways_problem(base.policy, k).empty()) continue;
+    SetModel m = base;
+    m.ways = k;
+    out.push_back(m);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool fit_capacity_to_policy(CacheJob& job, const Capacity& cap) {
+  nlohmann::json& c = job.cache;
+  if (!has_value(c, "line_bytes") || cap.sizes.size() < 4) return false;
+  SweepShape shape;
+  shape.stride = cap.onset.stride;
+  shape.line = c["line_bytes"].get<std::uint64_t>();
+  shape.fill = has_value(c, "sector_bytes") ? c["sector_bytes"].get<std::uint64_t>() : shape.line;
+  shape.timed_passes = cap.timed_passes;
+  const std::uint64_t lo = std::max<std::uint64_t>(shape.line, cap.onset.lo / 2);
+  const std::uint64_t hi = std::max<std::uint64_t>(2 * std::max(cap.half.hi, cap.onset.hi), lo);
+  const auto models = policy_models(c, shape.line, hi);
+  if (models.empty()) return false;
+  // The footprints up to the fit's upper end (beyond it every model misses everywhere).
+  std::vector<std::uint64_t> sz;
+  std::vector<double> miss, n;
+  for (std::size_t i = 0; i < cap.sizes.size() && cap.sizes[i] <= hi; ++i)
+    sz.push_back(cap.sizes[i]), miss.push_back(cap.miss[i]), n.push_back(cap.n[i]);
+  const CapacityFit f = fit_capacity(sz, miss, n, shape, models, lo, hi);
+  if (!f.found) {
+    c["provenance"]["size_bytes"]["model_fit"] = f.note;
+    return false;
+  }
+  const nlohmann::json half = c.value("size_bytes", nlohmann::json());
+  set_value(c, "size_bytes", f.bytes, 0.8, cap.onset.evidence, "capacity: " + f.note);
+  set_value(c, "size_bracket_bytes", nlohmann::json::array({f.lo, f.hi}), 0.9, cap.onset.evidence,
+            "capacities whose model curve fits the measured one as well as the best");
+  if (!half.is_null())
+    set_value(c, "half_point_bytes", half, 0.6, cap.onset.evidence, "the 50 % point of the miss-rate curve (for comparison)");
+  return true;
 }
 
 void write_structure_capacity(CacheJob& job, std::uint64_t bytes, const std::string& how, const Evidence& ev) {

@@ -10,6 +10,7 @@
 
 #include "analysis/cache_job.hpp"
 #include "analysis/capacity_curve.hpp"
+#include "analysis/capacity_model.hpp"
 
 namespace memhier::analysis {
 
@@ -53,6 +54,11 @@ bool size_decided(const SizeResult& r);
 struct Capacity {
   SizeResult onset;
   HalfPoint half;
+  // The sweep itself (footprints at the sweep stride, miss fractions, accesses) and how many passes
+  // its runs timed after the warm pass: what a model fit reads.
+  std::vector<std::uint64_t> sizes;
+  std::vector<double> miss, n;
+  double timed_passes = 1;
 };
 // The capacity sweeps of a cache's path, one per carveout (count mode, warm), each with its size
 // search; asks for the sizes that decide the onset's bracket (003 §3.2: doubling, then narrowing).
@@ -64,6 +70,10 @@ void write_capacity(CacheJob& job, const std::map<int, Capacity>& sizes);
 // Asks for footprints between the two around the 50 % point when fewer than
 // kHalfPointMinTransition of the transition were measured (one round: 7 sizes).
 void request_half_point(CacheJob& job, int carveout, const Capacity& cap);
+// The capacity fitted to the primary sweep with the policy (and the ways, when known) the cache
+// showed, replacing the 50 % point when the fit describes the curve; false when it does not or the
+// policy or line is not known.
+bool fit_capacity_to_policy(CacheJob& job, const Capacity& cap);
 // The capacity from the structure: sets x ways x line, replacing the 50 % point (size_bytes).
 void write_structure_capacity(CacheJob& job, std::uint64_t bytes, const std::string& how, const Evidence& ev);
 

@@ -39,6 +39,8 @@ std::uint64_t ceil_to(double x, std::uint64_t s) {
   const double v = std::max(0.0, x);
   return s ? static_cast<std::uint64_t>(std::ceil(v / s)) * s : static_cast<std::uint64_t>(std::ceil(v));
 }
+constexpr double kTransitionLo = 0.1, kTransitionHi = 0.9;
+
 std::string num(double x) {
   std::ostringstream o;
   o << std::setprecision(3) << x;
@@ -55,7 +57,8 @@ void find_plateau(const std::vector<double>& fit, HalfPoint& h) {
 }
 
 // Local straight line through the transition footprints nearest the crossing (up to four on each
-// side): its residual scatter (at least the binomial error of a footprint) and slope give the
+// side, miss rates between 10 % and 90 % of the plateau: the curve's middle, where it is nearly
+// straight): its residual scatter (at least the binomial error of a footprint) and slope give the
 // interval of the crossing, x50 +- 2 sigma / slope.
 void scatter_interval(const std::vector<std::uint64_t>& sizes, const std::vector<double>& miss,
                       const std::vector<double>& n, std::size_t i, double x50, HalfPoint& h) {
@@ -64,7 +67,7 @@ void scatter_interval(const std::vector<std::uint64_t>& sizes, const std::vector
   double nsum = 0;
   const std::size_t from = i >= 4 ? i - 4 : 0, to = std::min(sizes.size(), i + 4);
   for (std::size_t k = from; k < to; ++k)
-    if (miss[k] > 0.02 * h.plateau && miss[k] < 0.98 * h.plateau) {
+    if (miss[k] >= kTransitionLo * h.plateau && miss[k] <= kTransitionHi * h.plateau) {
       xs.push_back(static_cast<double>(sizes[k]));
       ys.push_back(miss[k]);
       nsum += n[k];

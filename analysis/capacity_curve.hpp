@@ -19,7 +19,7 @@ struct HalfPoint {
   std::uint64_t bytes = 0;        // the crossing of plateau/2 (interpolated, rounded down to the stride)
   std::uint64_t lo = 0, hi = 0;   // measured footprints around it: below the level at lo, at or above at hi
   std::uint64_t ilo = 0, ihi = 0; // its interval: [ilo, ihi]
-  int transition = 0;             // footprints near the crossing strictly inside (2 %, 98 %) of the plateau
+  int transition = 0;             // footprints near the crossing between 10 % and 90 % of the plateau
   double sigma = 0;               // scatter of their miss rates about a local line (>= the binomial error)
   std::string note;
 };
