@@ -1,5 +1,7 @@
 #include "analysis/cache_infer.hpp"
 
+#include "analysis/line_stride.hpp"
+
 #include <cmath>
 #include <cstdlib>
 #include <optional>
@@ -27,34 +29,51 @@ void write_latency(CacheJob& job) {
 // What the structure steps reached: every value, runs requested that may decide it, or an end.
 enum class Structure { decided, pending, undetermined };
 
-// Fill granularity, line, sets/ways/index and replacement, each needing the one before; they start
-// from where misses begin (the onset), which must be exact.
-Structure infer_structure(CacheJob& job, const SizeResult& onset) {
+// The line: from the edge's shift with stride (works on soft edges), else from the stage-2 probes at
+// the fill granularity (000 §4.2, needs an exact onset). Writes line_bytes or nulls it.
+LineResult infer_line(CacheJob& job, const Capacity& cap, std::uint64_t g) {
+  LineResult line = line_from_stride_shift(job, cap, g);
+  if (line.line == 0 && !line.pending && cap.onset.state == SizeResult::State::exact) {
+    LineResult probes = measure_line(job, cap.onset.lo, g);
+    probes.note = line.note + "; stage-2 probes: " + probes.note;
+    line = probes;
+  }
+  if (line.line)
+    set_value(job.cache, "line_bytes", line.line, 0.85, line.evidence, line.note);
+  else
+    set_null(job.cache, "line_bytes", line.note, line.evidence);
+  return line;
+}
+
+// Fill granularity, line, sets/ways/index and replacement, each needing the one before; sets, ways
+// and replacement start from where misses begin (the onset), which must be exact.
+Structure infer_structure(CacheJob& job, const Capacity& cap) {
   nlohmann::json& cache = job.cache;
+  const SizeResult& onset = cap.onset;
   const std::uint64_t C = onset.lo;
   const std::uint64_t g = measure_fill_granularity(job, C, onset.hi);
   if (g == 0) {
     null_keys(cache, {"sets", "ways", "replacement", "index_bits"}, "needs the line size first");
     return Structure::pending;
   }
+  const LineResult line = infer_line(job, cap, g);
   if (onset.state != SizeResult::State::exact) {
     const std::string why =
         onset.soft ? "needs an exact onset of misses: the edge is soft, misses begin in [" + std::to_string(C) + ", " +
-                         std::to_string(onset.hi) + ") (stage 1/2 probes run at N = C + j*g)"
+                         std::to_string(onset.hi) + ") (stage-2 runs at N = C + j*b)"
                    : "needs the exact onset of misses first: in [" + std::to_string(C) + ", " +
-                         std::to_string(onset.hi) + ") (sizes in between requested; stage 1/2 probes run at N = C + j*g)";
-    null_keys(cache, {"line_bytes", "sets", "ways", "index_bits", "replacement"}, why);
-    return onset.soft ? Structure::undetermined : Structure::pending;
+                         std::to_string(onset.hi) + ") (sizes in between requested; stage-2 runs at N = C + j*b)";
+    null_keys(cache, {"sets", "ways", "index_bits", "replacement"}, why);
+    return onset.soft && !line.pending ? Structure::undetermined : Structure::pending;
   }
-  const LineResult line = measure_line(job, C, g);
   if (line.line == 0) {
-    null_keys(cache, {"line_bytes", "sets", "ways", "index_bits", "replacement"}, line.note, line.evidence);
+    null_keys(cache, {"sets", "ways", "index_bits", "replacement"}, "needs the line: " + line.note, line.evidence);
     return line.pending ? Structure::pending : Structure::undetermined;
   }
   const Stage2 s2 = measure_stage2(job, C, line.line);
-  write_sets(job, s2, line);
+  write_sets(job, s2);
   write_replacement(job, s2);
-  if (has_value(cache, "sets") && has_value(cache, "ways") && has_value(cache, "line_bytes")) return Structure::decided;
+  if (has_value(cache, "sets") && has_value(cache, "ways")) return Structure::decided;
   return s2.sets.complete ? Structure::undetermined : Structure::pending;
 }
 
@@ -86,7 +105,7 @@ void infer_one(CacheJob& job) {
               "needs where misses begin first");
     return;
   }
-  const Structure st = infer_structure(job, sizes.at(job.primary).onset);
+  const Structure st = infer_structure(job, sizes.at(job.primary));
   if (st == Structure::decided) {
     capacity_from_structure(job);
   } else if (st == Structure::undetermined && !fit_capacity_to_policy(job, sizes.at(job.primary))) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 
 #include "common/policy.hpp"
@@ -169,42 +170,59 @@ std::uint64_t sweep_stride(const std::vector<const Chase*>& list) {
 
 // The size search and the 50 % point over one carveout's sweep at stride s0: per footprint, the
 // miss fraction, the accesses, the runs and the quantile vector of the change-point test.
-Capacity search_sweep(const CacheJob& job, const std::vector<const Chase*>& list, std::uint64_t s0) {
+// Per footprint of the sweep at stride s0: miss fraction, accesses, runs, the quantile vector of the
+// change-point test. only_run: just the chases of that input (the plan), else every input.
+struct SweepData {
+  std::vector<std::uint64_t> sizes;
+  std::vector<double> miss, n, runs;
+  std::vector<std::vector<double>> vec;
+  Evidence ev;
+};
+SweepData sweep_data(const CacheJob& job, const std::vector<const Chase*>& list, std::uint64_t s0,
+                     std::optional<std::size_t> only_run = std::nullopt) {
   std::map<std::uint64_t, std::vector<WeightedValue>> per_size;
   std::map<std::uint64_t, double> runs_per_size;
-  Evidence ev;
+  SweepData d;
   for (auto* c : list) {
-    if (c->stride != s0) continue;
+    if (c->stride != s0 || (only_run && c->run != *only_run)) continue;
     const Trace* t = job.data().trace(*c);
     if (!t) continue;
     auto s = samples_of(*t);
     auto& v = per_size[c->bytes];
     v.insert(v.end(), s.begin(), s.end());
     runs_per_size[c->bytes] += 1;
-    ev.add(c->name());
+    d.ev.add(c->name());
   }
-  std::vector<std::uint64_t> sz;
-  std::vector<double> miss, n, nruns, passes;
-  std::vector<std::vector<double>> vec;
-  for (auto* c : list)
-    if (c->stride == s0 && c->chain() > 0) passes.push_back(static_cast<double>(c->iters) / c->chain());
   for (auto& [b, s] : per_size) {
     double total = 0;
     const double w = weight_above(s, job.cl.boundary, &total);
     if (total <= 0) continue;
-    sz.push_back(b);
-    miss.push_back(w / total);
-    n.push_back(total);
-    nruns.push_back(runs_per_size[b]);
-    vec.push_back(clamped_quantiles(s, job.cl.clamp_lo, job.cl.clamp_hi));
+    d.sizes.push_back(b);
+    d.miss.push_back(w / total);
+    d.n.push_back(total);
+    d.runs.push_back(runs_per_size[b]);
+    d.vec.push_back(clamped_quantiles(s, job.cl.clamp_lo, job.cl.clamp_hi));
   }
+  return d;
+}
+
+// The size search and the 50 % point over one carveout's sweep at stride s0 (and the 50 % point of
+// the plan's runs alone: a reference that later rounds do not move).
+Capacity search_sweep(const CacheJob& job, const std::vector<const Chase*>& list, std::uint64_t s0) {
+  const SweepData d = sweep_data(job, list, s0);
+  std::vector<double> passes;
+  for (auto* c : list)
+    if (c->stride == s0 && c->chain() > 0) passes.push_back(static_cast<double>(c->iters) / c->chain());
   Capacity cap;
-  cap.onset = find_size(sz, miss, vec, n, s0, nruns);
-  cap.onset.evidence = ev;
-  cap.half = half_point(sz, miss, n, s0);
-  cap.sizes = sz;
-  cap.miss = miss;
-  cap.n = n;
+  cap.onset = find_size(d.sizes, d.miss, d.vec, d.n, s0, d.runs);
+  cap.onset.evidence = d.ev;
+  cap.half = half_point(d.sizes, d.miss, d.n, s0);
+  const std::size_t first = (*std::min_element(list.begin(), list.end(), [](auto* a, auto* b) { return a->run < b->run; }))->run;
+  const SweepData plan = sweep_data(job, list, s0, first);
+  cap.half_plan = half_point(plan.sizes, plan.miss, plan.n, s0);
+  cap.sizes = d.sizes;
+  cap.miss = d.miss;
+  cap.n = d.n;
   cap.timed_passes = passes.empty() ? 1.0 : median(passes);
   return cap;
 }

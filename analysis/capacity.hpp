@@ -54,6 +54,7 @@ bool size_decided(const SizeResult& r);
 struct Capacity {
   SizeResult onset;
   HalfPoint half;
+  HalfPoint half_plan;  // from the plan's runs alone (the first input): what later rounds derive from
   // The sweep itself (footprints at the sweep stride, miss fractions, accesses) and how many passes
   // its runs timed after the warm pass: what a model fit reads.
   std::vector<std::uint64_t> sizes;

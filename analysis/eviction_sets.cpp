@@ -1,6 +1,7 @@
 #include "analysis/eviction_sets.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <string>
@@ -95,8 +96,14 @@ std::map<std::uint64_t, const Chase*> stage2_steps(const CacheJob& job, const St
   return step;
 }
 
-// Asks for the steps after `have` up to the next target (16, doubling, or C/(ways*u) at once when
-// every step so far opened a set of the same ways).
+ChaseWish stage2_wish(const CacheJob& job, const Stage2& s2, std::uint64_t j) {
+  const std::uint64_t n = s2.C + j * s2.u;
+  return ChaseWish{job.path, s2.use_fine ? "fine" : "count", n, s2.u, s2.use_fine ? 4096 : 2 * (n / s2.u), true,
+                   job.primary, job.cl.name + " stage 2 (sets)"};
+}
+
+// Asks for the steps after `have` up to the next target (16, doubling, or, for fine traces, C/(ways*u)
+// at once when every step so far opened a set of the same ways: their members give the index).
 void request_stage2(CacheJob& job, const Stage2& s2) {
   const std::uint64_t max_j = std::min<std::uint64_t>(s2.use_fine ? 256 : 4096, s2.lines_c);
   const SetsResult& sr = s2.sets;
@@ -104,17 +111,54 @@ void request_stage2(CacheJob& job, const Stage2& s2) {
   while (target <= s2.have) target *= 2;
   bool alike = !sr.ways.empty() && sr.ways.size() == s2.have;
   for (int w : sr.ways) alike = alike && w == sr.ways.front();
-  if (alike && sr.ways.front() > 0) target = std::max<std::uint64_t>(target, s2.lines_c / sr.ways.front());
+  if (alike && sr.ways.front() > 0 && s2.use_fine) target = std::max<std::uint64_t>(target, s2.lines_c / sr.ways.front());
   target = std::min(target, max_j);
   for (std::uint64_t j = s2.have + 1; j <= target; ++j) {
     const std::uint64_t n = s2.C + j * s2.u;
-    ChaseWish w{job.path, s2.use_fine ? "fine" : "count", n, s2.u, s2.use_fine ? 4096 : 2 * (n / s2.u), true,
-                job.primary, job.cl.name + " stage 2 (sets)"};
+    ChaseWish w = stage2_wish(job, s2, j);
     // The j = 1 run also decides the replacement: its trace must hold several passes.
     if (s2.use_fine && j == 1 && 3 * (n / s2.u + 1) > w.iters)
       w.iters = w.max_records = static_cast<std::uint32_t>(3 * (n / s2.u + 1));
     job.ctx.requests.add(w);
   }
+}
+
+// The run that tests the bit range right above the line for T alike sets of W ways: W + 1 lines
+// T * u bytes apart (they share a set under that range and all miss each pass; a hash spreads them).
+ChaseWish index_run_wish(const CacheJob& job, std::uint64_t u, std::uint64_t T, std::uint64_t W) {
+  const std::uint64_t stride = T * u, bytes = (W + 1) * stride;
+  return ChaseWish{job.path, "count", bytes, stride, 8 * (W + 1), true, job.primary, job.cl.name + " index bits"};
+}
+
+// Count mode, every step so far (at least 16) opened one set of the same W ways: the hypothesis
+// "T = C / (W u) sets alike" is tested by two runs instead of T: at j = T - 1 one set is still
+// unopened ((T - 1)(W + 1) misses per pass), at j = T every line misses. True when it holds (the
+// sets are then filled in).
+enum class Hypothesis { not_applicable, requested, verified, failed };
+Hypothesis alike_hypothesis(CacheJob& job, Stage2& s2, const std::map<std::uint64_t, const Chase*>& step) {
+  const SetsResult& sr = s2.sets;
+  if (s2.use_fine || sr.complete || s2.have < 16 || sr.ways.size() != s2.have) return Hypothesis::not_applicable;
+  const int W = sr.ways.front();
+  for (int w : sr.ways)
+    if (w != W || W <= 0) return Hypothesis::not_applicable;
+  const std::uint64_t T = s2.lines_c / static_cast<std::uint64_t>(W);
+  if (s2.lines_c % static_cast<std::uint64_t>(W) != 0 || T <= s2.have + 1) return Hypothesis::not_applicable;
+  auto a = step.find(T - 1), b = step.find(T);
+  if (a == step.end() || b == step.end()) {
+    job.ctx.requests.add(stage2_wish(job, s2, T - 1));
+    job.ctx.requests.add(stage2_wish(job, s2, T));
+    job.ctx.requests.add(index_run_wish(job, s2.u, T, static_cast<std::uint64_t>(W)));  // needed next, if it holds
+    return Hypothesis::requested;
+  }
+  const double ma = job.misses_per_pass(*a->second), mb = job.misses_per_pass(*b->second);
+  const double want_a = static_cast<double>((T - 1) * (static_cast<std::uint64_t>(W) + 1));
+  if (std::fabs(ma - want_a) > 0.5 || mb < static_cast<double>(s2.lines_c + T) - 0.5) return Hypothesis::failed;
+  s2.sets.complete = true;
+  s2.sets.ways.assign(T, W);
+  s2.evidence.add(a->second->name());
+  s2.evidence.add(b->second->name());
+  s2.have = T;
+  return Hypothesis::verified;
 }
 
 }  // namespace
@@ -146,7 +190,10 @@ Stage2 measure_stage2(CacheJob& job, std::uint64_t C, std::uint64_t u) {
     s2.have = j;
   }
   s2.sets = s2.use_fine ? sets_from_membership(missing, s2.lines_c) : sets_from_counts(counts, s2.lines_c);
-  if (!s2.sets.complete) request_stage2(job, s2);
+  if (!s2.sets.complete) {
+    const Hypothesis h = alike_hypothesis(job, s2, step);
+    if (h == Hypothesis::not_applicable || h == Hypothesis::failed) request_stage2(job, s2);
+  }
   return s2;
 }
 
@@ -177,8 +224,7 @@ void index_bits_from_counts(CacheJob& job, const Stage2& s2) {
   while ((1ull << lb) < u) ++lb;
   while ((1ull << nb) < T) ++nb;
   if (!c) {
-    ChaseWish w{job.path, "count", bytes, stride, 8 * (W + 1), true, job.primary, job.cl.name + " index bits"};
-    if (job.ctx.requests.add(w))
+    if (job.ctx.requests.add(index_run_wish(job, u, T, W)))
       set_null(job.cache, "index_bits", "the run that tests index bits " + std::to_string(lb) + "-" +
                                             std::to_string(lb + nb - 1) + " is requested", s2.evidence);
     else
@@ -212,14 +258,14 @@ void index_bits_from_membership(CacheJob& job, const Stage2& s2) {
 
 }  // namespace
 
-void write_sets(CacheJob& job, const Stage2& s2, const LineResult& line) {
+void write_sets(CacheJob& job, const Stage2& s2) {
   const SetsResult& sr = s2.sets;
   if (!sr.complete) {
     const std::uint64_t max_j = std::min<std::uint64_t>(s2.use_fine ? 256 : 4096, s2.lines_c);
     const std::string why = s2.have == 0 ? "stage-2 runs (N = C + j*u, s = u) not measured yet (requested)"
                                          : "stage 2 up to j=" + std::to_string(s2.have) + " has not opened every set" +
                                                (s2.have >= max_j ? "" : " (more steps requested)");
-    for (auto k : {"line_bytes", "sets", "ways", "index_bits"}) set_null(job.cache, k, why, s2.evidence);
+    for (auto k : {"sets", "ways", "index_bits"}) set_null(job.cache, k, why, s2.evidence);
     return;
   }
   std::uint64_t total_ways = 0;
@@ -228,7 +274,6 @@ void write_sets(CacheJob& job, const Stage2& s2, const LineResult& line) {
   // 2x are the mark of members a non-LRU policy kept (real unequal sets, 000 Fig. 9, differ less).
   const auto [wmin, wmax] = std::minmax_element(sr.ways.begin(), sr.ways.end());
   const bool consistent = total_ways * s2.u == s2.C && !sr.ways.empty() && *wmin > 0 && *wmax <= 2 * *wmin;
-  set_value(job.cache, "line_bytes", s2.u, consistent ? 0.85 : 0.5, line.evidence, line.note);
   if (!consistent) {
     // A non-LRU set that overflows keeps some of its lines in a pass, so short traces miss members
     // and the ways do not add up to C / line (docs/methodology.md, inference: ambiguity classes).

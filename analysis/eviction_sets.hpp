@@ -44,7 +44,7 @@ struct Stage2 {
 };
 // Reads the measured steps and asks for the next ones until every set has opened.
 Stage2 measure_stage2(CacheJob& job, std::uint64_t C, std::uint64_t u);
-// Writes line_bytes, sets, ways and index_bits from stage 2 (or nulls them with the reason).
-void write_sets(CacheJob& job, const Stage2& s2, const LineResult& line);
+// Writes sets, ways and index_bits from stage 2 (or nulls them with the reason).
+void write_sets(CacheJob& job, const Stage2& s2);
 
 }  // namespace memhier::analysis

@@ -38,6 +38,9 @@ struct Requests {
   bool add(ChaseWish w);
   bool add(TlbWish w);
   bool empty() const { return pchase.empty() && tlb.empty(); }
+  // This round's requests within the refinement budget (analysis/refinement.hpp; set by
+  // build_topology): what --next-requests writes. Null until then.
+  nlohmann::json selected;
   // Sorted, duplicates removed.
   nlohmann::json to_json() const;
 };

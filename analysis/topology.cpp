@@ -38,7 +38,7 @@ void finish_cache(nlohmann::json& c, const std::string& name) {
 }
 }  // namespace
 
-nlohmann::json build_topology(const Dataset& data, Requests& requests) {
+nlohmann::json build_topology(const Dataset& data, Requests& requests, const RefinementBudget& budget) {
   nlohmann::json t;
   t["schema"] = kTopologySchema;
   t["device"] = data.context();
@@ -68,10 +68,12 @@ nlohmann::json build_topology(const Dataset& data, Requests& requests) {
   t["outstanding_requests_reason"] = "outstanding_requests family not evaluated by this analyzer version";
   add_throughput_sections(data.runs(), t);
   nlohmann::json pending = nlohmann::json::object();
-  const auto rq = requests.to_json();
-  pending["pchase"] = rq["pchase"].size();
-  pending["tlb"] = rq["tlb"].size();
+  const RefinementRound round = plan_round(data, requests, budget);
+  requests.selected = round.requests;
+  pending["pchase"] = round.requests["pchase"].size();
+  pending["tlb"] = round.requests["tlb"].size();
   t["refinement_pending"] = pending;
+  t["refinement"] = round.summary;
   return t;
 }
 
@@ -135,6 +137,16 @@ std::string render_report(const nlohmann::json& t, const std::string& plot_dir) 
     const auto& m = t["measurement"];
     for (const char* k : {"clock_overhead_pair_cycles", "clock_overhead_fine_cycles"})
       if (m.contains(k)) o << "- " << k << ": " << cell(m, k) << "\n";
+    if (t.contains("refinement") && t["refinement"].is_object()) {
+      const auto& r = t["refinement"];
+      o << "- refinement: " << r.value("refinement_rounds_done", 0) << " round(s), "
+        << r.value("measured_seconds_so_far", 0.0) << " s measured (budget " << r["budget"].value("total_seconds", 0.0)
+        << " s in at most " << r["budget"].value("max_rounds", 0) << " rounds, " << r["budget"].value("round_seconds", 0.0)
+        << " s and " << r["budget"].value("round_benchmarks", 0) << " chases per round); next round "
+        << r.value("next_round_chases", 0) << " chases, ~" << r.value("next_round_estimated_seconds", 0.0) << " s; "
+        << r.value("deferred_chases", 0) << " deferred" << (r.contains("stopped") ? " (" + r["stopped"].get<std::string>() + ")" : "")
+        << "\n";
+    }
     if (m.contains("skipped_benchmarks") && m["skipped_benchmarks"].is_array() && !m["skipped_benchmarks"].empty())
       o << "- skipped benchmarks (could not run on this device; listed in topology.json): "
         << m["skipped_benchmarks"].size() << "\n";

@@ -1,0 +1,115 @@
+#include "analysis/line_stride.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <vector>
+
+namespace memhier::analysis {
+
+namespace {
+
+double unit_ratio(std::uint64_t s, std::uint64_t b) { return std::max(1.0, static_cast<double>(s) / static_cast<double>(b)); }
+
+// The edge shift line b predicts at stride s against the sweep stride s0: exact while s <= 3 b (the
+// lines touched spread over every set); beyond, only "at least the shift at 3 b" (a bit index may
+// leave sets unused).
+struct Prediction {
+  double ratio;
+  bool exact;
+};
+Prediction predict(std::uint64_t s, std::uint64_t s0, std::uint64_t b) {
+  if (s <= 3 * b) return {unit_ratio(s, b) / unit_ratio(s0, b), true};
+  return {unit_ratio(3 * b, b) / unit_ratio(s0, b), false};
+}
+
+// The footprint multipliers to measure at stride s: geometric midpoints between the distinct
+// predicted shifts of the candidates.
+std::vector<double> midpoints(std::uint64_t s, std::uint64_t s0, std::uint64_t g) {
+  std::set<double> r;
+  for (int j = 0; j < kShiftCandidates; ++j) r.insert(predict(s, s0, g << j).ratio);
+  r.insert(predict(s, s0, g << kShiftCandidates).ratio);  // lines above the candidates
+  std::vector<double> v(r.begin(), r.end()), m;
+  for (std::size_t i = 1; i < v.size(); ++i) m.push_back(std::sqrt(v[i - 1] * v[i]));
+  return m;
+}
+
+struct Probe {
+  std::uint64_t stride = 0, bytes = 0;
+  double mult = 0;
+  const Chase* run = nullptr;
+  bool above = false;  // the edge lies above the footprint (miss rate below half the plateau)
+};
+
+}  // namespace
+
+LineResult line_from_stride_shift(CacheJob& job, const Capacity& cap, std::uint64_t g) {
+  LineResult out;
+  const HalfPoint& h = cap.half_plan;  // the plan's: the footprints stay the same round after round
+  const std::uint64_t s0 = cap.onset.stride;
+  if (h.state != HalfPoint::State::found || g == 0 || s0 == 0) {
+    out.note = "edge shift: needs the 50 % point at the sweep stride and the fill granularity";
+    return out;
+  }
+  std::vector<Probe> probes;
+  for (int k = 0; k < kShiftStrides; ++k) {
+    const std::uint64_t s = 3 * (g << k) / 2 / 4 * 4;
+    for (double m : midpoints(s, s0, g)) {
+      Probe p;
+      p.stride = s;
+      p.mult = m;
+      p.bytes = std::max<std::uint64_t>(s, static_cast<std::uint64_t>(static_cast<double>(h.bytes) * m) / s * s);
+      p.run = job.count_run(s, p.bytes);
+      probes.push_back(p);
+    }
+  }
+  bool missing = false;
+  for (auto& p : probes) {
+    if (p.run) continue;
+    ChaseWish w{job.path, "count", p.bytes, p.stride, std::min<std::uint64_t>((p.bytes + p.stride - 1) / p.stride, 1u << 16),
+                true, job.primary, job.cl.name + " line: edge shift with stride"};
+    missing = job.ctx.requests.add(w) || missing;
+  }
+  if (missing) {
+    out.pending = true;
+    out.note = "edge shift: runs at strides 1.5 g 2^k requested";
+    return out;
+  }
+  // Plateau at stride s: the sweep's, scaled by the fill units an access touches (s / g below g).
+  auto plateau = [&](std::uint64_t s) {
+    return h.plateau * std::min(1.0, static_cast<double>(s) / g) / std::min(1.0, static_cast<double>(s0) / g);
+  };
+  std::string table;
+  for (auto& p : probes) {
+    if (!p.run) continue;
+    p.above = job.miss_fraction(*p.run) < plateau(p.stride) / 2;
+    out.evidence.add(p.run->name());
+    table += " s=" + std::to_string(p.stride) + " x" + std::to_string(p.mult).substr(0, 4) + (p.above ? ":<half" : ":>half");
+  }
+  std::vector<std::uint64_t> fits;
+  for (int j = 0; j <= kShiftCandidates; ++j) {
+    const std::uint64_t b = g << j;
+    bool ok = true;
+    for (const auto& p : probes) {
+      if (!p.run) continue;
+      const Prediction pr = predict(p.stride, s0, b);
+      if (pr.exact || p.mult < pr.ratio) ok = ok && (pr.ratio > p.mult) == p.above;
+    }
+    if (ok) fits.push_back(b);
+  }
+  const std::string what = "edge shift with stride (the 50 % point of stride-s chases against " +
+                           std::to_string(h.bytes) + " bytes at s=" + std::to_string(s0) + "; runs at 1.5 g 2^k:" + table + ")";
+  if (fits.size() == 1 && fits.front() < (g << kShiftCandidates)) {
+    out.line = fits.front();
+    out.note = what + ": only lines of " + std::to_string(out.line) + " bytes predict every run";
+  } else if (fits.size() == 1) {
+    out.note = what + ": lines above " + std::to_string(g << (kShiftCandidates - 1)) + " bytes (beyond the strides measured)";
+  } else {
+    out.note = what + ": " + (fits.empty() ? std::string("no candidate line predicts every run")
+                                           : std::to_string(fits.size()) + " candidate lines predict every run");
+  }
+  return out;
+}
+
+}  // namespace memhier::analysis

@@ -1,0 +1,177 @@
+#include "analysis/refinement.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+#include <vector>
+
+namespace memhier::analysis {
+
+int wish_priority(const std::string& why) {
+  auto has = [&](const char* s) { return why.find(s) != std::string::npos; };
+  if (has("stage 2 (sets)") || has("index bits") || has("prefetch")) return 3;
+  if (has("50 %") || has("probe") || has("sector or line") || has("entries")) return 2;
+  return 1;
+}
+
+namespace {
+
+// A chase by its parameters: (family, path, mode, bytes, stride, iters, warm, carveout).
+using Key = std::tuple<std::string, std::string, std::string, std::uint64_t, std::uint64_t, std::uint64_t, int, int>;
+
+Key key_of(const ChaseWish& w) {
+  const std::uint64_t chain = w.stride ? (w.bytes + w.stride - 1) / w.stride : 0;
+  return {"pchase", w.path, w.mode, w.bytes, w.stride, w.iters ? w.iters : chain, w.warm ? 1 : 0, w.carveout};
+}
+Key key_of(const TlbWish& w) { return {"tlb", "", "", w.bytes, w.stride, 0, 0, -1}; }
+
+// Every chase the data holds, failed ones included (a failure is not retried).
+std::set<Key> measured_keys(const Dataset& data) {
+  std::set<Key> k;
+  for (const auto& run : data.runs())
+    for (const auto& e : run.entries) {
+      const BenchName& p = e.params;
+      const std::string fam = p.family();
+      const auto bytes = static_cast<std::uint64_t>(p.get_int_or("bytes", 0));
+      const auto stride = static_cast<std::uint64_t>(p.get_int_or("stride", 0));
+      if (fam == "tlb") k.insert({"tlb", "", "", bytes, stride, 0, 0, -1});
+      if (fam != "pchase") continue;
+      k.insert({"pchase", p.get_or("path", ""), p.get_or("mode", ""), bytes, stride,
+                static_cast<std::uint64_t>(p.get_int_or("iters", 0)), static_cast<int>(p.get_int_or("warm", 1) != 0),
+                static_cast<int>(p.get_int_or("carveout", -1))});
+    }
+  return k;
+}
+
+double seconds_of(const BenchEntry& e) {
+  const double unit = e.time_unit == "s" ? 1 : e.time_unit == "ms" ? 1e-3 : e.time_unit == "us" ? 1e-6 : 1e-9;
+  return e.real_time * unit;
+}
+
+// What measuring costs on this device, from the data: seconds per access of each path (the
+// slowest seen: the miss level) and per benchmark beyond its accesses (refinement files: their
+// wall time minus the timed accesses, over their benchmarks).
+struct CostModel {
+  std::map<std::string, double> per_access;
+  double per_benchmark = 0.005;
+  double spent = 0;  // wall seconds of the refinement rounds so far
+  int rounds = 0;
+  double estimate(const std::string& path, std::uint64_t accesses) const {
+    auto it = per_access.find(path);
+    const double pa = it != per_access.end() ? it->second : 1e-6;
+    return per_benchmark + pa * static_cast<double>(accesses);
+  }
+};
+
+CostModel cost_model(const Dataset& data) {
+  CostModel m;
+  for (const auto& c : data.chases())
+    if (c.entry && c.entry->has("accesses") && c.entry->counter("accesses") > 0) {
+      const double pa = seconds_of(*c.entry) / c.entry->counter("accesses");
+      double& cur = m.per_access[c.path];
+      cur = std::max(cur, pa);
+    }
+  std::vector<double> over;
+  for (std::size_t r = 1; r < data.runs().size(); ++r) {
+    const BenchRun& run = data.runs()[r];
+    const double wall = std::atof(run.context_or("plan_wall_seconds", "0").c_str());
+    double timed = 0;
+    for (const auto& e : run.entries) timed += seconds_of(e) * std::max<std::int64_t>(1, e.iterations);
+    m.spent += wall;
+    ++m.rounds;
+    if (!run.entries.empty() && wall > timed) over.push_back((wall - timed) / run.entries.size());
+  }
+  if (!over.empty()) {
+    std::sort(over.begin(), over.end());
+    m.per_benchmark = over[over.size() / 2];
+  }
+  return m;
+}
+
+struct Candidate {
+  int priority;
+  Key key;
+  double seconds;
+  nlohmann::json entry;
+  bool tlb;
+};
+
+std::vector<Candidate> candidates(const Requests& wishes, const std::set<Key>& measured, const CostModel& cost,
+                                  std::size_t* dropped) {
+  std::map<Key, Candidate> c;  // sorted, duplicates merged
+  for (const auto& w : wishes.pchase) {
+    const Key k = key_of(w);
+    if (measured.count(k)) {
+      ++*dropped;
+      continue;
+    }
+    const std::uint64_t acc = (w.warm ? (w.bytes + w.stride - 1) / w.stride : 0) + std::get<5>(k);
+    nlohmann::json e = {{"path", w.path}, {"mode", w.mode}, {"bytes", w.bytes}, {"stride", w.stride},
+                        {"iters", w.iters}, {"warm", w.warm ? 1 : 0}, {"carveout", w.carveout}};
+    if (w.max_records) e["max_records"] = w.max_records;
+    Candidate cand{wish_priority(w.why), k, cost.estimate(w.path, acc), e, false};
+    auto it = c.find(k);
+    if (it == c.end() || cand.priority < it->second.priority) c[k] = cand;
+  }
+  for (const auto& w : wishes.tlb) {
+    const Key k = key_of(w);
+    if (measured.count(k)) {
+      ++*dropped;
+      continue;
+    }
+    Candidate cand{wish_priority(w.why), k, cost.estimate("global_cg", w.stride ? 2 * (w.bytes / w.stride) : 0),
+                   {{"bytes", w.bytes}, {"stride", w.stride}}, true};
+    auto it = c.find(k);
+    if (it == c.end() || cand.priority < it->second.priority) c[k] = cand;
+  }
+  std::vector<Candidate> v;
+  for (auto& [k, x] : c) v.push_back(x);
+  std::stable_sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.priority < b.priority; });
+  return v;
+}
+
+}  // namespace
+
+RefinementRound plan_round(const Dataset& data, const Requests& wishes, const RefinementBudget& b) {
+  const CostModel cost = cost_model(data);
+  std::size_t dropped = 0;
+  const auto cand = candidates(wishes, measured_keys(data), cost, &dropped);
+  RefinementRound out;
+  out.requests = {{"format", "memhier-requests/1"}, {"pchase", nlohmann::json::array()}, {"tlb", nlohmann::json::array()}};
+  const double left = std::max(0.0, std::min(b.round_seconds, b.total_seconds - cost.spent));
+  const bool rounds_left = cost.rounds < b.max_rounds;
+  double est = 0;
+  std::size_t taken = 0, deferred = 0;
+  for (const auto& c : cand) {
+    // The first chase of a round is taken while rounds and seconds are left, even when its estimate
+    // alone exceeds the round's seconds: a round that cannot hold one chase would decide nothing.
+    if (!rounds_left || left <= 0 || taken >= b.round_benchmarks || (taken > 0 && est + c.seconds > left)) {
+      ++deferred;
+      continue;
+    }
+    est += c.seconds;
+    ++taken;
+    out.requests[c.tlb ? "tlb" : "pchase"].push_back(c.entry);
+  }
+  out.summary = {{"refinement_rounds_done", cost.rounds},
+                 {"measured_seconds_so_far", std::round(cost.spent * 1000) / 1000},
+                 {"next_round_chases", taken},
+                 {"next_round_estimated_seconds", std::round(est * 1000) / 1000},
+                 {"deferred_chases", deferred},
+                 {"dropped_already_measured", dropped},
+                 {"seconds_per_benchmark_overhead", std::round(cost.per_benchmark * 1e4) / 1e4},
+                 {"budget",
+                  {{"round_benchmarks", b.round_benchmarks},
+                   {"round_seconds", b.round_seconds},
+                   {"total_seconds", b.total_seconds},
+                   {"max_rounds", b.max_rounds}}}};
+  if (!rounds_left && !cand.empty())
+    out.summary["stopped"] = "the budget's " + std::to_string(b.max_rounds) + " refinement rounds are spent";
+  else if (deferred > 0 && taken == 0)
+    out.summary["stopped"] = "no estimated seconds left in the budget";
+  return out;
+}
+
+}  // namespace memhier::analysis
