@@ -56,6 +56,16 @@ std::vector<ChaseResult> Backend::run_chase_batch(const std::vector<ChaseRequest
   return out;
 }
 
+static_assert(static_cast<int>(Path::global_ca) == 0 && static_cast<int>(Path::global_cg) == 1 &&
+                  static_cast<int>(Path::ldg) == 2 && static_cast<int>(Path::texture) == 3,
+              "sequence path codes (common/sequence.hpp) are the first four Path values");
+
+SequenceResult Backend::run_sequence(const SequenceRequest&) {
+  SequenceResult r;
+  r.error = "the " + name() + " backend does not run access sequences";
+  return r;
+}
+
 double Backend::hit_baseline(Path p) {
   auto it = baselines_.find(p);
   if (it != baselines_.end()) return it->second;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/chase.hpp"
+#include "common/sequence.hpp"
 #include "common/trace.hpp"
 
 namespace memhier {
@@ -71,6 +72,31 @@ struct ClockOverhead {
   double classic_cycles = 0;      // per-iteration loop overhead of the classic chase
 };
 
+// An access sequence (common/sequence.hpp; docs/methodology.md, section sequence): one thread
+// walks the runs in order, each access complete before the next starts; timed accesses are
+// recorded into slots. Sequence path codes are the Path values global_ca, global_cg, ldg, texture.
+struct SequenceRequest {
+  AccessSequence seq;
+  std::uint64_t array_bytes = 0;  // every access lies inside one array of this size
+  int carveout = -1;              // shared-memory carveout (percent) when an L1-side path is used; -1: 0
+};
+
+struct SequenceResult {
+  std::string error;                   // non-empty: the sequence could not run (and why)
+  std::vector<std::uint32_t> records;  // per slot (RecordMode); latencies have the overhead removed
+  std::uint64_t accesses = 0;
+  int launches = 0;
+  double seconds = 0;                  // device time of the launches (manual time)
+  double clock_overhead_cycles = 0;    // removed from every timed latency
+  int carveout = -1;                   // in effect, when an L1-side path was used
+  int sm_id = -1;                      // the SM that ran every launch
+  std::uint64_t smem_bytes = 0;        // shared memory the kernel held (taken from the L1 array)
+  // How the caches stand when the sequence starts: "empty" (the simulated device empties every
+  // level) or "as_left" (a GPU: what earlier work left; a launch may invalidate the L1, which the
+  // cache_sequences family measures).
+  std::string start_state;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -91,6 +117,10 @@ class Backend {
   virtual int parallel_chases(Path) const { return 1; }
   // Largest array the backend can chase on path p (bytes).
   virtual std::uint64_t max_array_bytes(Path p) const = 0;
+  // Runs an access sequence; the default says the backend cannot.
+  virtual SequenceResult run_sequence(const SequenceRequest& r);
+  // Most runs one launch can hold (0: no limit).
+  virtual std::size_t max_sequence_runs() const { return 0; }
   // The path's first-level hit latency: median of a warm chase over 1 KiB at a 32-byte stride,
   // measured once per path. The reference that tells whether a one-level distribution is hits.
   double hit_baseline(Path p);

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "bench/backend_cuda.hpp"
+#include "bench/backend_cuda_sequence.hpp"
 #include "kernels/pchase.cuh"
 #include "runtime/buffers.hpp"
 #include "runtime/clock_check.hpp"
@@ -124,6 +125,15 @@ class CudaBackend final : public Backend {
     auto res = run_launch({&r}, /*batch=*/false);
     return res[0];
   }
+
+  // Access sequences: kernels/sequence.cuh in its own translation unit (bench/backend_cuda_sequence.cu).
+  SequenceResult run_sequence(const SequenceRequest& r) override {
+    if (!sequences_)
+      sequences_ = std::make_unique<CudaSequenceRunner>(CudaSequenceRunner::Device{
+          desc_.sm_count, desc_.smem_per_block_optin_bytes, static_cast<std::uint64_t>(max_tex_width_)});
+    return sequences_->run(r, static_cast<std::uint32_t>(std::lround(clock_overhead().fine_cycles)));
+  }
+  std::size_t max_sequence_runs() const override { return CudaSequenceRunner::max_runs_per_launch(); }
 
   std::vector<ChaseResult> run_chase_batch(const std::vector<ChaseRequest>& rs) override {
     std::vector<ChaseResult> out(rs.size());
@@ -365,6 +375,7 @@ class CudaBackend final : public Backend {
   int flush_byte_ = 0;
   ClockOverhead overhead_;
   bool have_overhead_ = false;
+  std::unique_ptr<CudaSequenceRunner> sequences_;
 };
 
 }  // namespace

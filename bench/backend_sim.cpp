@@ -8,6 +8,7 @@
 
 #include "sim/config.hpp"
 #include "sim/device.hpp"
+#include "sim/sequence.hpp"
 
 namespace memhier {
 namespace {
@@ -135,6 +136,36 @@ class SimBackend final : public Backend {
       o.hist.bin_width = s.hist_bin_width;
       o.hist.counts = std::move(out.hist);
     }
+    return o;
+  }
+
+  SequenceResult run_sequence(const SequenceRequest& r) override {
+    SequenceResult o;
+    o.error = check_sequence(r.seq, r.array_bytes);
+    std::array<int, kSeqPathCount> ids;
+    bool l1_side = false;
+    for (std::uint8_t c = 0; c < kSeqPathCount; ++c) ids[c] = dev_.path_id(seq_path_name(c));
+    for (const AccessRun& run : r.seq.runs) {
+      if (run.is_repeat() || !o.error.empty()) continue;
+      const Path p = static_cast<Path>(run.path);
+      l1_side = l1_side || path_uses_carveout(p);
+      if (ids[run.path] < 0) o.error = std::string("the simulated device '") + dev_.config().name +
+                                       "' does not map the " + path_name(p) + " path";
+      else if (r.array_bytes > max_array_bytes(p))
+        o.error = "array of " + std::to_string(r.array_bytes) + " bytes exceeds the " + path_name(p) +
+                  " limit of " + std::to_string(max_array_bytes(p)) + " bytes on this device";
+    }
+    if (!o.error.empty()) return o;
+    sim::SequenceOutcome out = sim::run_sequence(dev_, r.seq, ids);
+    const double overhead = std::lround(clock_overhead().fine_cycles);
+    o.records = std::move(out.records);
+    o.accesses = out.accesses;
+    o.launches = out.launches;
+    o.clock_overhead_cycles = overhead;
+    o.seconds = (static_cast<double>(out.total_cycles) + overhead * static_cast<double>(out.accesses)) /
+                (static_cast<double>(dev_.config().device.sm_clock_khz) * 1e3);
+    o.carveout = l1_side ? (r.carveout < 0 ? 0 : r.carveout) : -1;
+    o.start_state = "empty";
     return o;
   }
 

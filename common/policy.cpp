@@ -91,7 +91,8 @@ class BitPlru final : public SetPolicy {
   void on_hit(std::uint32_t way) override { use(way, full()); }
   std::uint32_t victim() override {
     if (!full()) return empty_way();
-    return static_cast<std::uint32_t>(std::find(used_.begin(), used_.end(), 0) - used_.begin());
+    auto it = std::find(used_.begin(), used_.end(), 0);
+    return it == used_.end() ? 0 : static_cast<std::uint32_t>(it - used_.begin());  // one way: always set
   }
   void on_fill(std::uint32_t way) override {
     const bool was_full = full();

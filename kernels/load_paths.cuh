@@ -3,6 +3,8 @@
 #pragma once
 #include <cstdint>
 
+#include "kernels/load_ops.cuh"
+
 namespace memhier::kern {
 
 enum class LoadPath : int { global_ca = 0, global_cg = 1, ldg = 2, texture = 3, constant = 4, shared = 5 };
@@ -20,24 +22,12 @@ struct LoadSource {
 
 template <LoadPath P>
 __device__ __forceinline__ std::uint32_t load_next(const LoadSource& s, std::uint32_t j) {
-  std::uint32_t v;
-  if constexpr (P == LoadPath::global_ca) {
-    asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v) : "l"(s.global + j) : "memory");
-  } else if constexpr (P == LoadPath::global_cg) {
-    asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(s.global + j) : "memory");
-  } else if constexpr (P == LoadPath::ldg) {
-    asm volatile("ld.global.nc.u32 %0, [%1];" : "=r"(v) : "l"(s.global + j) : "memory");
-  } else if constexpr (P == LoadPath::texture) {
-    v = tex1Dfetch<std::uint32_t>(s.tex, static_cast<int>(j));
-  } else if constexpr (P == LoadPath::constant) {
-    v = c_chase[j];  // LDC: the compiler emits ld.const for a __constant__ array
-  } else {
-    asm volatile("ld.shared.u32 %0, [%1];"
-                 : "=r"(v)
-                 : "r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(s.shared + j)))
-                 : "memory");
-  }
-  return v;
+  if constexpr (P == LoadPath::global_ca) return load_ca(s.global + j);
+  else if constexpr (P == LoadPath::global_cg) return load_cg(s.global + j);
+  else if constexpr (P == LoadPath::ldg) return load_nc(s.global + j);
+  else if constexpr (P == LoadPath::texture) return load_tex(s.tex, j);
+  else if constexpr (P == LoadPath::constant) return c_chase[j];  // LDC: ld.const of a __constant__ array
+  else return load_shared(s.shared + j);
 }
 
 }  // namespace memhier::kern

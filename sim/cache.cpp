@@ -30,13 +30,21 @@ CacheModel::CacheModel(const LevelSpec& spec) : spec_(spec) {
   tag_.assign(total, 0);
   sectors_.assign(total, 0);
   slot_evictions_.assign(total, 0);
-  plru_.assign(sets, 0);
   filled_.assign(sets, 0);
-  use_list_ = spec_.replacement.policy == Policy::lru || spec_.replacement.policy == Policy::fifo;
+  use_list_ = spec_.replacement.policy == "lru" || spec_.replacement.policy == "fifo";
+  list_is_lru_ = spec_.replacement.policy == "lru";
   if (use_list_) {
     prev_.assign(total, 0);
     next_.assign(total, 0);
     head_.assign(sets, 0);
+  } else {
+    policy::RandomParams rnd;
+    rnd.weights = spec_.replacement.weights;
+    rnd.seed = spec_.replacement.seed;
+    rnd.shared_rng = &rng_;
+    policy_.reserve(sets);
+    for (std::size_t s = 0; s < sets; ++s) policy_.push_back(policy::make_policy(spec_.replacement.policy, nways_[s], rnd));
+    repeat_shortcut_ = policy_[0]->repeat_hit_is_noop();
   }
   use_map_ = max_ways > 8;
   if (use_map_) {
@@ -45,24 +53,16 @@ CacheModel::CacheModel(const LevelSpec& spec) : spec_(spec) {
     map_keys_.assign(1ull << map_bits_, 0);
     map_vals_.assign(1ull << map_bits_, 0);
   }
-  if (spec_.replacement.policy == Policy::random) {
-    cum_weights_.resize(max_ways);
-    double acc = 0;
-    for (std::uint32_t w = 0; w < max_ways; ++w) {
-      acc += spec_.replacement.weights.empty() ? 1.0 : spec_.replacement.weights[w];
-      cum_weights_[w] = acc;
-    }
-  }
   reset();
 }
 
 void CacheModel::reset() {
   std::fill(tag_.begin(), tag_.end(), 0);
   std::fill(sectors_.begin(), sectors_.end(), 0);
-  std::fill(plru_.begin(), plru_.end(), 0);
   std::fill(filled_.begin(), filled_.end(), 0);
   std::fill(map_keys_.begin(), map_keys_.end(), 0);
-  rng_ = spec_.replacement.seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
+  for (std::size_t s = 0; s < policy_.size(); ++s) policy_[s]->reset(nways_[s]);
+  rng_.reseed(spec_.replacement.seed);
   last_key_ = 0;
   reset_stats();
 }
@@ -91,65 +91,26 @@ std::size_t CacheModel::set_of(std::uint64_t addr) const {
     }
     case IndexKind::table:
       return ix.table[(addr >> ix.shift) % ix.table.size()];
+    case IndexKind::gf2: {
+      std::size_t s = 0;
+      for (std::size_t j = 0; j < ix.rows.size(); ++j)
+        s |= static_cast<std::size_t>(__builtin_parityll(addr & ix.rows[j])) << j;
+      return s;
+    }
   }
   return 0;
-}
-
-std::uint64_t CacheModel::next_random() {
-  // splitmix64: small, fast, and the same sequence on every platform.
-  std::uint64_t z = (rng_ += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
 }
 
 void CacheModel::touch(std::size_t set, std::uint32_t way) {
-  switch (spec_.replacement.policy) {
-    case Policy::lru: list_move_front(set, off_[set] + way); break;
-    case Policy::plru: {
-      // Heap-ordered tree over the ways: a node's bit says which half holds the next victim
-      // (0 left, 1 right); a use points every node on its path away from it.
-      std::uint64_t bits = plru_[set];
-      std::uint32_t node = 1, lo = 0, size = nways_[set];
-      while (size > 1) {
-        size >>= 1;
-        if (way >= lo + size) {
-          bits &= ~(1ull << node);
-          lo += size;
-          node = 2 * node + 1;
-        } else {
-          bits |= 1ull << node;
-          node = 2 * node;
-        }
-      }
-      plru_[set] = bits;
-      break;
-    }
-    case Policy::fifo:
-    case Policy::random: break;
-  }
+  if (!use_list_) policy_[set]->on_hit(way);
+  else if (list_is_lru_) list_move_front(set, off_[set] + way);
+  // fifo: a hit changes nothing
 }
 
 std::uint32_t CacheModel::victim(std::size_t set) {
-  const std::uint32_t n = nways_[set];
-  if (filled_[set] < n) return filled_[set]++;  // empty ways fill first, lowest way first
-  switch (spec_.replacement.policy) {
-    case Policy::lru:
-    case Policy::fifo: return prev_[head_[set]] - off_[set];  // the list's tail
-    case Policy::plru: {
-      std::uint32_t node = 1;
-      while (node < n) node = 2 * node + static_cast<std::uint32_t>((plru_[set] >> node) & 1u);
-      return node - n;
-    }
-    case Policy::random: {
-      const double total = cum_weights_[n - 1];
-      const double u = static_cast<double>(next_random() >> 11) * (1.0 / 9007199254740992.0) * total;
-      for (std::uint32_t w = 0; w < n; ++w)
-        if (u < cum_weights_[w]) return w;
-      return n - 1;
-    }
-  }
-  return 0;
+  if (!use_list_) return policy_[set]->victim();
+  if (filled_[set] < nways_[set]) return filled_[set]++;  // empty ways fill first, lowest way first
+  return prev_[head_[set]] - off_[set];                   // the list's tail
 }
 
 void CacheModel::list_push_front(std::size_t set, std::uint32_t slot) {
@@ -223,7 +184,7 @@ bool CacheModel::access(std::uint64_t addr) {
   const std::uint64_t key = (addr >> line_shift_) + 1;
   const std::uint64_t bit = 1ull << ((addr >> sector_shift_) & sector_mask_);
   std::uint32_t slot;
-  if (key == last_key_) {
+  if (key == last_key_ && repeat_shortcut_) {
     slot = last_slot_;
   } else {
     const std::size_t set = set_of(addr);
@@ -251,7 +212,7 @@ bool CacheModel::access(std::uint64_t addr) {
         if (evicted) list_move_front(set, slot);
         else list_push_front(set, slot);
       } else {
-        touch(set, w);
+        policy_[set]->on_fill(w);
       }
       last_key_ = key;
       last_slot_ = slot;

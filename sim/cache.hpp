@@ -1,10 +1,13 @@
 // One set-associative level of the simulated device: a data cache or a TLB (a TLB is a cache of
-// pages: line = page, one sector). Unequal sets, sectors, four index functions and four
-// replacement policies (docs/methodology.md, section sim).
+// pages: line = page, one sector). Unequal sets, sectors, five index functions and every
+// replacement policy of common/policy.hpp (docs/methodology.md, sections sim and policy). LRU and
+// FIFO keep their own fast path (recency lists); every other policy runs the common model.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "common/policy.hpp"
 #include "sim/config.hpp"
 
 namespace memhier::sim {
@@ -20,6 +23,9 @@ struct LevelStats {
 class CacheModel {
  public:
   explicit CacheModel(const LevelSpec& spec);
+  // The per-set policies point at rng_: a CacheModel stays where it was built.
+  CacheModel(const CacheModel&) = delete;
+  CacheModel& operator=(const CacheModel&) = delete;
 
   // Looks the address up; on a miss installs its line (or sector). Returns true on a hit.
   bool access(std::uint64_t addr);
@@ -43,7 +49,6 @@ class CacheModel {
  private:
   std::uint32_t victim(std::size_t set);
   void touch(std::size_t set, std::uint32_t way);
-  std::uint64_t next_random();
   // Level-wide line -> slot map for wide sets (a line lives in one set only): open addressing,
   // linear probing, backward-shift deletion.
   std::uint32_t map_find(std::uint64_t key) const;
@@ -66,16 +71,18 @@ class CacheModel {
   std::vector<std::uint32_t> filled_;   // ways in use per set (ways fill in order, lowest first)
   std::vector<std::uint32_t> prev_, next_, head_;  // lru / fifo recency lists
   bool use_list_ = false;
+  bool list_is_lru_ = false;  // lru: hits move to the head; fifo: hits change nothing
   bool use_map_ = false;
   std::vector<std::uint64_t> map_keys_;
   std::vector<std::uint32_t> map_vals_;
   unsigned map_bits_ = 0;
-  std::vector<std::uint64_t> plru_;     // tree bits per set
-  std::vector<double> cum_weights_;     // random: cumulative weights per way number
+  std::vector<std::unique_ptr<policy::SetPolicy>> policy_;  // per set (every policy but lru/fifo)
   std::vector<std::uint64_t> slot_evictions_;
-  std::uint64_t rng_ = 0;
+  policy::SplitMix64 rng_;  // random: one generator per level, re-seeded by reset()
   // The line last accessed is still resident and most recently used in its set (only access()
-  // changes the state), so a repeat access to it needs no lookup and no policy update.
+  // changes the state), so a repeat access to it needs no lookup and — when the policy's repeated
+  // hits change nothing — no policy update.
+  bool repeat_shortcut_ = true;
   std::uint64_t last_key_ = 0;
   std::uint32_t last_slot_ = 0;
   LevelStats stats_;

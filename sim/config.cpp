@@ -1,5 +1,7 @@
 #include "sim/config.hpp"
 
+#include "common/policy.hpp"
+
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -11,22 +13,13 @@ namespace memhier::sim {
 
 using nlohmann::json;
 
-const char* policy_name(Policy p) {
-  switch (p) {
-    case Policy::lru: return "lru";
-    case Policy::fifo: return "fifo";
-    case Policy::plru: return "plru";
-    case Policy::random: return "random";
-  }
-  return "?";
-}
-
 const char* index_kind_name(IndexKind k) {
   switch (k) {
     case IndexKind::modulo: return "modulo";
     case IndexKind::bits: return "bits";
     case IndexKind::xor_fold: return "xor";
     case IndexKind::table: return "table";
+    case IndexKind::gf2: return "gf2";
   }
   return "?";
 }
@@ -108,14 +101,14 @@ ReplacementSpec parse_replacement(const json& j, const std::string& where) {
     name = get_str(j, "policy", where, true);
     obj = &j;
   }
-  if (name == "lru") r.policy = Policy::lru;
-  else if (name == "fifo") r.policy = Policy::fifo;
-  else if (name == "plru" || name == "tree-plru" || name == "tree_plru") r.policy = Policy::plru;
-  else if (name == "random") r.policy = Policy::random;
-  else fail(where, "unknown replacement policy '" + name + "' (use lru, fifo, plru or random)");
+  r.policy = policy::canonical_policy_name(name);
+  if (r.policy.empty())
+    fail(where, "unknown replacement policy '" + name +
+                    "' (use lru, fifo, plru, plru_tree, bit_plru, bit_plru_n, nru, srrip, qlru_hXY_mZ_rR_uU[_umo] "
+                    "or random; docs/methodology.md, section policy)");
   if (obj) {
     if (obj->contains("weights") || obj->contains("seed")) {
-      if (r.policy != Policy::random) fail(where, "'weights' and 'seed' apply to the random policy only");
+      if (r.policy != "random") fail(where, "'weights' and 'seed' apply to the random policy only");
     }
     if (obj->contains("weights")) {
       const json& w = (*obj)["weights"];
@@ -130,9 +123,51 @@ ReplacementSpec parse_replacement(const json& j, const std::string& where) {
   return r;
 }
 
+// gf2 rows: numbers or strings ("0x1f80", decimal) so that 64-bit masks survive any JSON writer.
+std::vector<std::uint64_t> parse_gf2_rows(const json& j, const std::string& where) {
+  if (!j.contains("rows") || !j["rows"].is_array() || j["rows"].empty() || j["rows"].size() > 24)
+    fail(where, "function 'gf2' needs 'rows': 1 to 24 address masks (set bit j = parity(addr & rows[j]))");
+  std::vector<std::uint64_t> rows;
+  for (const auto& r : j["rows"]) {
+    std::uint64_t v = 0;
+    if (r.is_number_unsigned()) {
+      v = r.get<std::uint64_t>();
+    } else if (r.is_string()) {
+      const std::string t = r.get<std::string>();
+      std::size_t used = 0;
+      try {
+        v = std::stoull(t, &used, 0);
+      } catch (...) {
+        used = 0;
+      }
+      if (used == 0 || used != t.size()) fail(where, "gf2 row '" + t + "' is not a number (e.g. \"0x3f80\")");
+    } else {
+      fail(where, "gf2 rows must be non-negative integers or strings like \"0x3f80\"");
+    }
+    if (v == 0) fail(where, "a gf2 row is 0 (that set bit would never be set)");
+    rows.push_back(v);
+  }
+  return rows;
+}
+
+// Rank of the rows over GF(2) (Gaussian elimination on 64-bit masks).
+unsigned gf2_rank(std::vector<std::uint64_t> rows) {
+  unsigned rank = 0;
+  for (int bit = 63; bit >= 0; --bit) {
+    const std::uint64_t m = 1ull << bit;
+    auto pivot = std::find_if(rows.begin() + rank, rows.end(), [m](std::uint64_t r) { return r & m; });
+    if (pivot == rows.end()) continue;
+    std::swap(rows[rank], *pivot);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if (i != rank && (rows[i] & m)) rows[i] ^= rows[rank];
+    ++rank;
+  }
+  return rank;
+}
+
 IndexSpec parse_index(const json& j, const std::string& where) {
   IndexSpec ix;
-  check_keys(j, where, {"function", "shift", "bits", "groups", "table"});
+  check_keys(j, where, {"function", "shift", "bits", "groups", "table", "rows"});
   const std::string f = get_str(j, "function", where, true);
   if (j.contains("shift")) {
     ix.shift = static_cast<unsigned>(get_u64(j, "shift", where, true));
@@ -171,8 +206,11 @@ IndexSpec parse_index(const json& j, const std::string& where) {
       if (!t.is_number_unsigned()) fail(where, "'table' must hold set numbers");
       ix.table.push_back(t.get<std::uint32_t>());
     }
+  } else if (f == "gf2") {
+    ix.kind = IndexKind::gf2;
+    ix.rows = parse_gf2_rows(j, where);
   } else {
-    fail(where, "unknown index function '" + f + "' (use modulo, bits, xor or table)");
+    fail(where, "unknown index function '" + f + "' (use modulo, bits, xor, table or gf2)");
   }
   return ix;
 }
@@ -186,7 +224,7 @@ LevelSpec parse_level(const json& j, const std::string& where0, bool tlb) {
     check_keys(j, where, {"name", "page_bytes", "entries", "sets", "ways", "index", "replacement", "miss_penalty_cycles"});
   else
     check_keys(j, where, {"name", "kind", "size_bytes", "line_bytes", "sector_bytes", "sets", "ways", "index",
-                          "replacement", "hit_latency_cycles"});
+                          "replacement", "hit_latency_cycles", "launch_invalidates"});
   const std::string kind = tlb ? "cache" : get_str(j, "kind", where, false, "cache");
   if (kind == "scratchpad") {
     L.scratchpad = true;
@@ -256,13 +294,26 @@ LevelSpec parse_level(const json& j, const std::string& where0, bool tlb) {
       for (auto t : L.index.table)
         if (t >= sets) fail(iw, "table entry " + std::to_string(t) + " is not a set (the level has " + std::to_string(sets) + ")");
       break;
+    case IndexKind::gf2:
+      if ((1ull << L.index.rows.size()) != sets)
+        fail(iw, std::to_string(L.index.rows.size()) + " gf2 rows choose among " +
+                     std::to_string(1ull << L.index.rows.size()) + " sets, but the level has " + std::to_string(sets));
+      for (auto r : L.index.rows)
+        if (r & (L.line_bytes - 1))
+          fail(iw, "a gf2 row uses address bits below the line (bit < " + std::to_string(log2u(L.line_bytes)) +
+                       "): one line would span several sets");
+      if (gf2_rank(L.index.rows) != L.index.rows.size())
+        fail(iw, "the gf2 rows are linearly dependent: only " + std::to_string(1ull << gf2_rank(L.index.rows)) +
+                     " of the " + std::to_string(sets) + " sets could be reached");
+      break;
   }
 
   L.replacement = j.contains("replacement") ? parse_replacement(j["replacement"], where + ": replacement") : ReplacementSpec{};
   const std::uint32_t max_ways = *std::max_element(L.ways.begin(), L.ways.end());
-  if (L.replacement.policy == Policy::plru)
-    for (auto wy : L.ways)
-      if (!pow2(wy) || wy > 64) fail(where, "tree-PLRU needs power-of-two ways (at most 64) in every set");
+  for (auto wy : L.ways) {
+    const std::string problem = policy::policy_ways_problem(L.replacement.policy, wy);
+    if (!problem.empty()) fail(where, problem);
+  }
   if (!L.replacement.weights.empty() && L.replacement.weights.size() < max_ways)
     fail(where, "random replacement lists " + std::to_string(L.replacement.weights.size()) +
                     " weights for sets of up to " + std::to_string(max_ways) + " ways");
@@ -270,6 +321,10 @@ LevelSpec parse_level(const json& j, const std::string& where0, bool tlb) {
     L.miss_penalty_cycles = static_cast<std::uint32_t>(get_u64(j, "miss_penalty_cycles", where, true));
   else
     L.hit_latency_cycles = static_cast<std::uint32_t>(get_u64(j, "hit_latency_cycles", where, true));
+  if (j.contains("launch_invalidates")) {
+    if (!j["launch_invalidates"].is_boolean()) fail(where, "'launch_invalidates' must be true or false");
+    L.launch_invalidates = j["launch_invalidates"].get<bool>();
+  }
   return L;
 }
 

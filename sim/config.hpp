@@ -13,10 +13,8 @@ namespace memhier::sim {
 
 constexpr const char* kConfigFormat = "memhier-sim-config/1";
 
-enum class Policy { lru, fifo, plru, random };
-enum class IndexKind { modulo, bits, xor_fold, table };
+enum class IndexKind { modulo, bits, xor_fold, table, gf2 };
 
-const char* policy_name(Policy p);
 const char* index_kind_name(IndexKind k);
 
 // How an address picks a set.
@@ -32,10 +30,11 @@ struct IndexSpec {
   };
   std::vector<Group> groups;   // xor: set = XOR over groups of (addr >> lo) & (2^width - 1)
   std::vector<std::uint32_t> table;
+  std::vector<std::uint64_t> rows;  // gf2: set bit j = parity(addr & rows[j])
 };
 
 struct ReplacementSpec {
-  Policy policy = Policy::lru;
+  std::string policy = "lru";   // canonical name of a common/policy.hpp model
   std::vector<double> weights;  // random: per-way weights (empty: uniform)
   std::uint64_t seed = 1;       // random: generator seed (re-seeded at every reset)
 };
@@ -52,6 +51,7 @@ struct LevelSpec {
   ReplacementSpec replacement;
   std::uint32_t hit_latency_cycles = 0;   // caches
   std::uint32_t miss_penalty_cycles = 0;  // TLBs
+  bool launch_invalidates = false;  // emptied when a new kernel launch begins (access sequences)
   std::uint64_t capacity_bytes() const;
   std::size_t sets() const { return ways.size(); }
 };

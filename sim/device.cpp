@@ -53,6 +53,11 @@ void SimDevice::reset() {
   for (auto& t : tlbs_) t->reset();
 }
 
+void SimDevice::new_launch() {
+  for (std::size_t i = 0; i < levels_.size(); ++i)
+    if (levels_[i] && cfg_.levels[i].launch_invalidates) levels_[i]->reset();
+}
+
 void SimDevice::reset_stats() {
   for (auto& l : levels_)
     if (l) l->reset_stats();

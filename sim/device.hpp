@@ -25,6 +25,8 @@ class SimDevice {
   // Empties every level and TLB (caches start cold, random generators re-seeded).
   void reset();
   void reset_stats();
+  // A new kernel launch begins: levels marked launch_invalidates are emptied.
+  void new_launch();
 
   // nullptr when no cache level / TLB has that name (or the level is a scratchpad).
   const CacheModel* level(const std::string& name) const;

@@ -1,0 +1,238 @@
+// cache_sequences: eviction sets, congruence and replacement policy by access sequences (issue 10,
+// methods 3-4; docs/methodology.md, section cache_sequences). Per cache - L1 (global_ca), texture,
+// read-only (ldg), L2 as one SM sees it (global_cg) - one benchmark runs the adaptive search of
+// bench/seqsearch and writes every sequence with its outcome to a sequence trace
+// (<trace_dir>/<benchmark>.seqtrace); `check:launch` benchmarks measure whether a kernel launch
+// empties the cache. Counters are the family's own reading; memhier-infer decides from the traces.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+
+#include "bench/registry.hpp"
+#include "bench/seqsearch/search.hpp"
+#include "common/bench_name.hpp"
+#include "common/levels.hpp"
+
+namespace memhier {
+namespace {
+
+using seqsearch::Budget;
+using seqsearch::Session;
+
+struct CacheArgs {
+  std::string cache;
+  Path path = Path::global_ca;
+  int carveout = -1;
+  std::uint64_t stride = 0, capacity = 0, seed = 1;
+  Budget budget;
+};
+
+std::uint64_t floor_pow2(std::uint64_t x) {
+  std::uint64_t p = 1;
+  while (p * 2 <= x) p *= 2;
+  return p;
+}
+
+// The search array: up to 4 GiB (flips of address bits up to 31), within what the path can reach.
+std::uint64_t array_bytes_for(Backend& be, Path p) {
+  return floor_pow2(std::min<std::uint64_t>(be.max_array_bytes(p), 4ull << 30));
+}
+
+std::uint32_t threshold_for(Path p) {
+  return static_cast<std::uint32_t>(kLevelRatio * backend().hit_baseline(p) + 0.5);
+}
+
+void write_seq_trace_file(const std::string& name, const SeqTrace& t) {
+  if (trace_dir().empty()) return;
+  write_seq_trace(trace_dir() + "/" + sanitize_for_file(name) + ".seqtrace", t);
+}
+
+// check:launch — line x read, then read again in the same launch (timed), line y read, then read
+// again in the next launch on the same SM (timed). Returns true when y was still cached.
+struct LaunchCheck {
+  bool ran = false, kept = false;
+  std::uint32_t same = 0, next = 0;
+  std::string error;
+};
+
+LaunchCheck check_launch(Session& s, std::uint64_t x, std::uint64_t y) {
+  SequenceBuilder b;
+  const std::uint8_t p = s.path_code();
+  b.access(x, p);
+  b.mark();
+  b.access(x, p, true);
+  b.access(y, p);
+  b.launch_break();
+  b.access(y, p, true);
+  LaunchCheck c;
+  auto rec = s.run(b.take(), {{"step", "launch"}});
+  if (!rec) {
+    c.error = s.first_error().empty() ? "budget" : s.first_error();
+    return c;
+  }
+  c.ran = true;
+  c.same = (*rec)[0];
+  c.next = (*rec)[1];
+  c.kept = c.next < s.threshold();
+  return c;
+}
+
+std::uint64_t fresh_line(std::uint64_t array_bytes, std::uint64_t salt) {
+  return array_bytes / 2 + (salt * 0x9E3779B97F4A7C15ull % (array_bytes / 2 / 65536)) * 65536;
+}
+
+void run_check(benchmark::State& state, Path p, const std::string& name) {
+  Session s(backend(), p, path_uses_carveout(p) ? 0 : -1, array_bytes_for(backend(), p), threshold_for(p), Budget{});
+  const std::uint64_t a = s.array_bytes();
+  LaunchCheck c = check_launch(s, fresh_line(a, 11), fresh_line(a, 12));
+  SeqTrace& t = s.trace();
+  t.benchmark = name;
+  t.meta["path"] = path_name(p);
+  t.meta["hit_threshold_cycles"] = std::to_string(s.threshold());
+  t.meta["start_state"] = s.start_state();
+  write_seq_trace_file(name, t);
+  if (!c.ran) return state.SkipWithError(c.error.c_str());
+  state.SetIterationTime(std::max(s.seconds(), 1e-9));
+  state.counters["same_launch_cycles"] = c.same;
+  state.counters["next_launch_cycles"] = c.next;
+  state.counters["kept_across_launch"] = c.kept ? 1 : 0;
+  state.counters["hit_threshold_cycles"] = s.threshold();
+  state.counters["sm_id"] = s.sm_id();
+}
+
+void set_counters(benchmark::State& state, const Session& s, const seqsearch::SearchResult& r, bool kept) {
+  auto& c = state.counters;
+  c["launches"] = s.launches();
+  c["device_seconds"] = s.seconds();
+  c["accesses"] = static_cast<double>(s.accesses());
+  c["hit_threshold_cycles"] = s.threshold();
+  c["kept_across_launch"] = kept ? 1 : 0;
+  c["granularity_bytes"] = static_cast<double>(r.granularity);
+  c["stride_bytes"] = static_cast<double>(r.stride);
+  c["pool_bytes"] = static_cast<double>(r.pool.bytes);
+  c["ways_found"] = static_cast<double>(r.eviction_set.size());
+  c["minimal"] = r.minimal ? 1 : 0;
+  c["congruent_bits"] = r.congruence ? static_cast<double>(r.congruence->congruent_bits.size()) : 0;
+  c["congruent_pairs"] = r.congruence ? static_cast<double>(r.congruence->congruent_pairs.size()) : 0;
+  c["line_bytes_seen"] = r.congruence ? static_cast<double>(1ull << r.congruence->line_bit) : 0;
+  c["fresh_lines"] = static_cast<double>(r.fresh_lines);
+  c["policy_sequences"] = r.policy.experiments;
+  c["candidates_consistent"] = static_cast<double>(r.policy.consistent.size());
+  c["budget_exhausted"] = s.exhausted() ? 1 : 0;
+  c["search_complete"] = r.stopped.empty() ? 1 : 0;
+  c["smem_bytes"] = static_cast<double>(s.smem_bytes());
+  if (s.sm_id() >= 0) c["sm_id"] = s.sm_id();
+}
+
+void describe(SeqTrace& t, const CacheArgs& a, const Session& s, const LaunchCheck& lc,
+              const seqsearch::SearchResult& r) {
+  t.meta["cache"] = a.cache;
+  t.meta["path"] = path_name(a.path);
+  t.meta["array_bytes"] = std::to_string(s.array_bytes());
+  if (a.carveout >= 0) t.meta["carveout"] = std::to_string(a.carveout);
+  t.meta["hit_threshold_cycles"] = std::to_string(s.threshold());
+  t.meta["start_state"] = s.start_state();
+  if (lc.ran) t.meta["kept_across_launch"] = lc.kept ? "1" : "0";
+  t.meta["seed"] = std::to_string(a.seed);
+  t.meta["stride"] = std::to_string(r.stride);
+  t.meta["budget_launches"] = std::to_string(a.budget.launches);
+  t.meta["budget_seconds"] = std::to_string(a.budget.seconds);
+  t.meta["stopped"] = r.stopped.empty() ? "no" : "'" + r.stopped + "'";
+}
+
+void run_cache(benchmark::State& state, const CacheArgs& a, const std::string& name) {
+  Session s(backend(), a.path, a.carveout, array_bytes_for(backend(), a.path), threshold_for(a.path), a.budget);
+  const LaunchCheck lc = check_launch(s, fresh_line(s.array_bytes(), a.seed * 2 + 1), fresh_line(s.array_bytes(), a.seed * 2 + 2));
+  seqsearch::SearchConfig cfg;
+  cfg.stride = a.stride;
+  cfg.capacity = a.capacity;
+  cfg.seed = a.seed;
+  cfg.start_empty = s.start_state() == "empty" || (lc.ran && !lc.kept);
+  const seqsearch::SearchResult r = seqsearch::run_search(s, cfg);
+  SeqTrace& t = s.trace();
+  t.benchmark = name;
+  describe(t, a, s, lc, r);
+  write_seq_trace_file(name, t);
+  if (s.failed()) return state.SkipWithError(s.first_error().c_str());
+  state.SetIterationTime(std::max(s.seconds(), 1e-9));
+  set_counters(state, s, r, lc.kept);
+}
+
+std::string cache_name(const CacheArgs& a) {
+  BenchName n("cache_sequences");
+  n.add("cache", a.cache).add("path", path_name(a.path));
+  if (a.carveout >= 0) n.add("carveout", a.carveout);
+  n.add("stride", static_cast<std::int64_t>(a.stride)).add("seed", static_cast<std::int64_t>(a.seed));
+  if (a.capacity) n.add("capacity", static_cast<std::int64_t>(a.capacity));
+  return n.str();
+}
+
+void register_cache(const CacheArgs& a) {
+  const std::string name = cache_name(a);
+  benchmark::RegisterBenchmark(name.c_str(), [a, name](benchmark::State& state) {
+    for (auto _ : state) run_cache(state, a, name);
+  })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+}
+
+void register_check(Path p) {
+  BenchName n("cache_sequences");
+  n.add("check", "launch").add("path", path_name(p));
+  const std::string name = n.str();
+  benchmark::RegisterBenchmark(name.c_str(), [p, name](benchmark::State& state) {
+    for (auto _ : state) run_check(state, p, name);
+  })->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
+}
+
+const char* cache_of(Path p) {
+  switch (p) {
+    case Path::global_ca: return "l1";
+    case Path::texture: return "texture";
+    case Path::ldg: return "readonly";
+    default: return "l2";
+  }
+}
+
+// Requests (--memhier_extra, "cache_sequences": [{"path": "global_cg", "stride": 128, ...}]):
+// path, and optional cache, stride, capacity (bytes), carveout, seed, budget_launches, budget_ms.
+void register_extras(Backend& be) {
+  for (const ExtraRequest& x : extra_requests("cache_sequences")) {
+    CacheArgs a;
+    const std::string ps = x.str.count("path") ? x.str.at("path") : "";
+    if (!parse_path(ps, &a.path) || static_cast<int>(a.path) >= kSeqPathCount)
+      throw std::runtime_error("extra cache_sequences request with path '" + ps + "' (use global_ca, global_cg, ldg or texture)");
+    if (!be.supports(a.path)) continue;
+    a.cache = x.str.count("cache") ? x.str.at("cache") : cache_of(a.path);
+    a.carveout = static_cast<int>(x.get("carveout", path_uses_carveout(a.path) ? 0 : -1));
+    a.stride = static_cast<std::uint64_t>(x.get("stride", 0));
+    a.capacity = static_cast<std::uint64_t>(x.get("capacity", 0));
+    a.seed = static_cast<std::uint64_t>(x.get("seed", 1));
+    if ((a.stride && (a.stride % 4 || a.stride > 65536)) || x.get("budget_launches", 1) < 1 || x.get("budget_ms", 1) < 1)
+      throw std::runtime_error("extra cache_sequences request needs a stride that is a multiple of 4 up to 64 KiB and positive budgets");
+    a.budget.launches = static_cast<std::uint32_t>(x.get("budget_launches", a.budget.launches));
+    a.budget.seconds = static_cast<double>(x.get("budget_ms", static_cast<std::int64_t>(a.budget.seconds * 1000))) / 1000;
+    register_cache(a);
+  }
+}
+
+void register_cache_sequences(Backend& be) {
+  register_extras(be);
+  if (plan() == Plan::none) return;
+  const bool quick = plan() == Plan::quick;
+  for (Path p : {Path::global_ca, Path::texture, Path::ldg, Path::global_cg}) {
+    if (!be.supports(p)) continue;
+    register_check(p);
+    CacheArgs a;
+    a.cache = cache_of(p);
+    a.path = p;
+    a.carveout = path_uses_carveout(p) ? 0 : -1;
+    if (quick) a.budget = Budget{200, 1.0};
+    register_cache(a);
+  }
+}
+
+FamilyRegistrar reg("cache_sequences", false, register_cache_sequences);
+
+}  // namespace
+}  // namespace memhier

@@ -1,0 +1,185 @@
+#include "bench/seqsearch/eviction.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace memhier::seqsearch {
+
+std::uint32_t measured_rounds(std::size_t set_size) {
+  if (set_size > 256) return 16;
+  return static_cast<std::uint32_t>(std::clamp<std::size_t>(8 * set_size, 32, 1024));
+}
+
+std::uint32_t warm_rounds(std::size_t set_size) {
+  if (set_size > 256) return 2;
+  return static_cast<std::uint32_t>(std::clamp<std::size_t>(3 * set_size, 2, 192));
+}
+
+std::uint64_t measure_granularity(Session& s, policy::SplitMix64& rng) {
+  std::vector<std::uint64_t> ds;
+  for (std::uint64_t d = 4; d <= 1024; d *= 2) ds.push_back(d);
+  const std::uint64_t half = s.array_bytes() / 2, blocks = std::max<std::uint64_t>(1, half / 65536 - 1);
+  Lines fresh;
+  for (std::size_t k = 0; k < ds.size(); ++k) fresh.push_back(half + (rng.next() % blocks) * 65536);
+  auto rec = s.run(granularity_probe(fresh, ds, s.path_code()), {{"step", "granularity"}});
+  if (!rec) return 0;
+  for (std::size_t k = 0; k < ds.size(); ++k)
+    if ((*rec)[k] >= s.threshold()) return ds[k];
+  return ds.back();
+}
+
+namespace {
+// nullopt: stopped; else whether the pool of n lines holds without misses (beyond n/1000).
+std::optional<bool> pool_clean(Session& s, std::uint64_t n, std::uint64_t stride) {
+  auto rec = s.run(pool_probe(n, stride, s.path_code(), s.threshold()),
+                   {{"step", "capacity"}, {"lines", std::to_string(n)}, {"stride", std::to_string(stride)}});
+  if (!rec) return std::nullopt;
+  return (*rec)[0] <= n / 10000;  // a real GPU's odd slow access, not an overflowing set
+}
+}  // namespace
+
+std::uint64_t size_pool(Session& s, std::uint64_t stride, std::uint64_t hint_lines) {
+  const std::uint64_t max_lines = std::min<std::uint64_t>(s.array_bytes() / 16 / stride, 0xFFFFFFFFull);
+  std::uint64_t n = std::clamp<std::uint64_t>(hint_lines, 64, std::max<std::uint64_t>(64, max_lines));
+  auto c = pool_clean(s, n, stride);
+  if (!c) return 0;
+  std::uint64_t lo = 0, hi = 0;
+  if (*c) {  // double until a pool misses
+    for (lo = n, hi = 2 * n; hi <= max_lines; lo = hi, hi *= 2) {
+      auto d = pool_clean(s, hi, stride);
+      if (!d) return 0;
+      if (!*d) break;
+    }
+    if (hi > max_lines) return lo;
+  } else {  // halve until one holds
+    for (hi = n, lo = n / 2; lo >= 1; hi = lo, lo /= 2) {
+      auto d = pool_clean(s, lo, stride);
+      if (!d) return 0;
+      if (*d) break;
+    }
+    if (lo == 0) return 0;
+  }
+  // Bisection to 1/64 (1/32 above 65536 lines): a pool within 1/(2W) of the capacity leaves
+  // some sets of W ways full for W up to 32 (64).
+  const std::uint64_t precision = lo > 65536 ? 32 : 64;
+  while (hi - lo > std::max<std::uint64_t>(1, lo / precision)) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    auto d = pool_clean(s, mid, stride);
+    if (!d) return 0;
+    (*d ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+Lines discover(Session& s, const PrimeProbe& p, std::uint64_t pool_base) {
+  PrimeProbe q = p;
+  // The pool sits at pool_base: the builders place it at 0, so shift the target and the result.
+  q.target = p.target - pool_base;
+  AccessSequence seq = prime_probe(q, s.path_code(), s.threshold());
+  for (AccessRun& r : seq.runs)
+    if (!r.is_repeat()) r.offset += pool_base;
+  auto rec = s.run(std::move(seq), {{"step", "discover"},
+                                    {"target", hex(p.target)},
+                                    {"pool_base", hex(pool_base)},
+                                    {"insertions", std::to_string(p.insertions)}});
+  Lines found;
+  if (!rec) return found;
+  for (std::uint64_t i = 0; i < p.n; ++i)
+    if ((*rec)[p.n + i] && !(*rec)[i]) found.push_back(pool_base + i * p.stride);
+  return found;
+}
+
+bool evicts(Session& s, std::uint64_t target, const Lines& set, bool confirm) {
+  std::uint32_t rounds = measured_rounds(set.size()) * (confirm ? 3 : 1);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto rec = s.run(eviction_tests({target}, set, warm_rounds(set.size()), rounds, s.path_code(), s.threshold()),
+                     {{"step", confirm ? "minimal" : "evict"}, {"target", hex(target)},
+                      {"set_size", std::to_string(set.size())}});
+    if (!rec) return false;
+    if ((*rec)[0] != 1) return (*rec)[0] >= 2;
+    rounds *= 3;  // one miss: chance or noise; ask again with more rounds
+  }
+  return false;
+}
+
+Lines affine_closure(const Lines& lines, std::size_t max_size, std::uint64_t array_bytes) {
+  if (lines.empty()) return {};
+  std::vector<std::uint64_t> basis;  // reduced echelon form: distinct leading bits
+  for (std::uint64_t x : lines) {
+    std::uint64_t v = x ^ lines[0];
+    for (std::uint64_t b : basis) v = std::min(v, v ^ b);
+    if (v == 0) continue;
+    if ((std::size_t{1} << std::min<std::size_t>(basis.size() + 1, 63)) > max_size) return {};
+    basis.push_back(v);
+    std::sort(basis.rbegin(), basis.rend());
+  }
+  Lines out;
+  for (std::uint64_t mask = 0; mask < (1ull << basis.size()); ++mask) {
+    std::uint64_t v = lines[0];
+    for (std::size_t i = 0; i < basis.size(); ++i)
+      if (mask >> i & 1) v ^= basis[i];
+    if (v + 4 > array_bytes) return {};
+    out.push_back(v);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+namespace {
+// Halving by address bits: for each bit on which the lines differ, keep only the lines with it
+// clear (or set) when they still evict. Fill units of one line (the search stride below the line)
+// and lines outside the target's set go in a few tests each.
+Lines halve_by_bits(Session& s, std::uint64_t target, Lines set) {
+  for (unsigned b = 0; b < 64 && set.size() > 1 && !stopped(s); ++b) {
+    Lines half[2];
+    for (std::uint64_t x : set) half[x >> b & 1].push_back(x);
+    if (half[0].empty() || half[1].empty()) continue;
+    for (Lines& h : half)
+      if (evicts(s, target, h)) {
+        set = std::move(h);
+        break;
+      }
+  }
+  return set;
+}
+}  // namespace
+
+Lines reduce(Session& s, std::uint64_t target, Lines set) {
+  set = halve_by_bits(s, target, std::move(set));
+  // Group testing: one pass over groups of ⌈|set|/8⌉ lines, then passes with finer groups, down to
+  // single lines. A removed group's successors slide into its place, so each pass is linear.
+  std::size_t groups = 8;
+  for (;;) {
+    const std::size_t gsize = (set.size() + groups - 1) / groups;
+    for (std::size_t first = 0; first < set.size() && set.size() > 1;) {
+      const std::size_t last = std::min(set.size(), first + gsize);
+      Lines rest(set.begin(), set.begin() + static_cast<std::ptrdiff_t>(first));
+      rest.insert(rest.end(), set.begin() + static_cast<std::ptrdiff_t>(last), set.end());
+      if (!rest.empty() && evicts(s, target, rest)) set = std::move(rest);
+      else first = last;
+      if (stopped(s)) return set;
+    }
+    if (gsize <= 1) return set;
+    groups *= 2;
+  }
+}
+
+bool confirm_minimal(Session& s, std::uint64_t target, Lines& set) {
+  for (std::size_t pass = 0; pass <= set.size(); ++pass) {
+    if (!evicts(s, target, set, true)) return false;
+    bool dropped = false;
+    for (std::size_t i = 0; i < set.size() && !dropped; ++i) {
+      Lines rest = set;
+      rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
+      if (evicts(s, target, rest, true)) {
+        set = std::move(rest);
+        dropped = true;
+      }
+      if (stopped(s)) return false;
+    }
+    if (!dropped) return true;
+  }
+  return false;
+}
+
+}  // namespace memhier::seqsearch

@@ -1,0 +1,41 @@
+// The cache_sequences search for one cache (docs/methodology.md, section cache_sequences): fill
+// granularity, pool, eviction set of a target (discovery, reduction, minimality), congruence of
+// flipped addresses, further lines of the set, replacement-policy experiments. Every sequence it
+// runs is in the session's trace; the result is the family's own reading (counters and log).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "bench/seqsearch/congruence.hpp"
+#include "bench/seqsearch/policy_probe.hpp"
+
+namespace memhier::seqsearch {
+
+struct SearchConfig {
+  std::uint64_t stride = 0;    // search stride in bytes (e.g. the line the analyzer found); 0: measure g
+  std::uint64_t capacity = 0;  // bytes: where the pool search starts (0: 64 lines)
+  std::uint64_t seed = 1;
+  unsigned max_targets = 8;
+  unsigned policy_repeats = 8;
+  std::uint64_t column_probe_max_lines = 16384;
+  bool start_empty = false;    // a launch begins with the cache empty (sim, or an invalidated L1)
+};
+
+struct SearchResult {
+  std::uint64_t granularity = 0;  // measured (0: the stride was given)
+  std::uint64_t stride = 0, pool_lines = 0;
+  Pool pool;
+  std::uint64_t target = 0;
+  Lines eviction_set;
+  bool minimal = false;
+  std::optional<Congruence> congruence;
+  bool columns_probed = false;
+  std::size_t fresh_lines = 0;
+  PolicyProbe policy;
+  std::string stopped;  // why the search ended before its last step ("" when it did not)
+};
+
+SearchResult run_search(Session& s, const SearchConfig& c);
+
+}  // namespace memhier::seqsearch

@@ -1,0 +1,70 @@
+// One cache's search session (cache_sequences family; docs/methodology.md, section
+// cache_sequences): runs access sequences through the backend, keeps the budget in launches and
+// device seconds, and records every sequence with its outcome in a sequence trace.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/backend.hpp"
+#include "common/seqtrace.hpp"
+
+namespace memhier::seqsearch {
+
+struct Budget {
+  std::uint32_t launches = 600;
+  double seconds = 2.5;  // device time
+};
+
+using Tags = std::map<std::string, std::string>;
+
+// "0x1f80": offsets in tags.
+std::string hex(std::uint64_t x);
+
+class Session {
+ public:
+  Session(Backend& be, Path path, int carveout, std::uint64_t array_bytes, std::uint32_t miss_threshold, Budget b);
+
+  // Runs `seq` and records it (and its tags) in the trace. nullopt when it could not run (the
+  // error is recorded) or when the budget was already spent (nothing runs then).
+  std::optional<std::vector<std::uint32_t>> run(AccessSequence seq, Tags tags);
+
+  bool exhausted() const;
+  // True once a sequence failed to run (the search stops: the trace says why).
+  bool failed() const { return !first_error_.empty(); }
+  const std::string& first_error() const { return first_error_; }
+
+  Path path() const { return path_; }
+  std::uint8_t path_code() const { return static_cast<std::uint8_t>(path_); }
+  std::uint64_t array_bytes() const { return array_bytes_; }
+  std::uint32_t threshold() const { return threshold_; }
+  std::size_t max_runs() const { return max_runs_; }
+
+  SeqTrace& trace() { return trace_; }
+  std::uint32_t launches() const { return launches_; }
+  double seconds() const { return seconds_; }
+  std::uint64_t accesses() const { return accesses_; }
+  const std::string& start_state() const { return start_state_; }
+  int sm_id() const { return sm_id_; }
+  std::uint64_t smem_bytes() const { return smem_bytes_; }
+
+ private:
+  Backend& be_;
+  Path path_;
+  int carveout_;
+  std::uint64_t array_bytes_;
+  std::uint32_t threshold_;
+  Budget budget_;
+  std::size_t max_runs_;
+  SeqTrace trace_;
+  std::uint32_t launches_ = 0;
+  double seconds_ = 0;
+  std::uint64_t accesses_ = 0;
+  std::string first_error_, start_state_;
+  int sm_id_ = -1;
+  std::uint64_t smem_bytes_ = 0;
+};
+
+}  // namespace memhier::seqsearch
