@@ -1,6 +1,7 @@
 #include "analysis/cache_infer.hpp"
 
 #include "analysis/line_stride.hpp"
+#include "analysis/seq_infer.hpp"
 
 #include <cmath>
 #include <cstdlib>
@@ -28,6 +29,20 @@ void write_latency(CacheJob& job) {
 
 // What the structure steps reached: every value, runs requested that may decide it, or an end.
 enum class Structure { decided, pending, undetermined };
+
+// The capacity the structure gives: the ways of every set times the line.
+void capacity_from_structure(CacheJob& job) {
+  const nlohmann::json& c = job.cache;
+  std::uint64_t ways = 0;
+  for (const auto& w : c["ways"]) ways += w.get<std::uint64_t>();
+  const std::uint64_t line = c["line_bytes"].get<std::uint64_t>();
+  Evidence ev;
+  for (const auto& e : c["provenance"]["ways"]["evidence"]) ev.add(e.get<std::string>());
+  write_structure_capacity(job, ways * line,
+                           std::to_string(c["sets"].get<std::uint64_t>()) + " sets holding " + std::to_string(ways) +
+                               " lines of " + std::to_string(line) + " bytes",
+                           ev);
+}
 
 // The line: from the edge's shift with stride (works on soft edges), else from the stage-2 probes at
 // the fill granularity (000 §4.2, needs an exact onset). Writes line_bytes or nulls it.
@@ -57,6 +72,14 @@ Structure infer_structure(CacheJob& job, const Capacity& cap) {
     return Structure::pending;
   }
   const LineResult line = infer_line(job, cap, g);
+  // Access sequences decide sets, ways and the index directly where they exist (any index, any
+  // policy): stage 2 of the P-chase is then not needed.
+  const auto seq = line.line ? analyze_sequences(job) : nullptr;
+  if (infer_from_sequences(job, cap, seq, false)) {
+    if (cache.value("replacement", nlohmann::json()) == "random" && onset.state == SizeResult::State::exact)
+      per_way_probabilities(job, C, line.line);
+    return Structure::decided;
+  }
   if (onset.state != SizeResult::State::exact) {
     const std::string why =
         onset.soft ? "needs an exact onset of misses: the edge is soft, misses begin in [" + std::to_string(C) + ", " +
@@ -73,22 +96,13 @@ Structure infer_structure(CacheJob& job, const Capacity& cap) {
   const Stage2 s2 = measure_stage2(job, C, line.line);
   write_sets(job, s2);
   write_replacement(job, s2);
-  if (has_value(cache, "sets") && has_value(cache, "ways")) return Structure::decided;
+  if (has_value(cache, "sets") && has_value(cache, "ways")) {
+    capacity_from_structure(job);
+    infer_from_sequences(job, cap, seq, true);  // a finer replacement
+    return Structure::decided;
+  }
+  if (seq && !has_value(cache, "replacement")) infer_from_sequences(job, cap, seq, true);
   return s2.sets.complete ? Structure::undetermined : Structure::pending;
-}
-
-// The capacity the structure gives: the ways of every set times the line.
-void capacity_from_structure(CacheJob& job) {
-  const nlohmann::json& c = job.cache;
-  std::uint64_t ways = 0;
-  for (const auto& w : c["ways"]) ways += w.get<std::uint64_t>();
-  const std::uint64_t line = c["line_bytes"].get<std::uint64_t>();
-  Evidence ev;
-  for (const auto& e : c["provenance"]["ways"]["evidence"]) ev.add(e.get<std::string>());
-  write_structure_capacity(job, ways * line,
-                           std::to_string(c["sets"].get<std::uint64_t>()) + " sets holding " + std::to_string(ways) +
-                               " lines of " + std::to_string(line) + " bytes",
-                           ev);
 }
 
 // One cache: latency, where misses begin and the capacity, then its structure. The capacity is the
@@ -105,11 +119,10 @@ void infer_one(CacheJob& job) {
               "needs where misses begin first");
     return;
   }
-  const Structure st = infer_structure(job, sizes.at(job.primary));
-  if (st == Structure::decided) {
-    capacity_from_structure(job);
-  } else if (st == Structure::undetermined && !fit_capacity_to_policy(job, sizes.at(job.primary))) {
-    for (const auto& [co, cap] : sizes) request_half_point(job, co, cap);
+  const Capacity& cap = sizes.at(job.primary);
+  const Structure st = infer_structure(job, cap);
+  if (st == Structure::undetermined && !fit_capacity_to_policy(job, cap)) {
+    for (const auto& [co, c] : sizes) request_half_point(job, co, c);
   }
 }
 

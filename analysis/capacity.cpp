@@ -441,7 +441,7 @@ std::vector<SetModel> policy_models(const nlohmann::json& c, std::uint64_t line,
 
 }  // namespace
 
-bool fit_capacity_to_policy(CacheJob& job, const Capacity& cap) {
+bool fit_capacity_to_policy(CacheJob& job, const Capacity& cap, std::vector<SetModel> models) {
   nlohmann::json& c = job.cache;
   if (!has_value(c, "line_bytes") || cap.sizes.size() < 4) return false;
   SweepShape shape;
@@ -451,7 +451,7 @@ bool fit_capacity_to_policy(CacheJob& job, const Capacity& cap) {
   shape.timed_passes = cap.timed_passes;
   const std::uint64_t lo = std::max<std::uint64_t>(shape.line, cap.onset.lo / 2);
   const std::uint64_t hi = std::max<std::uint64_t>(2 * std::max(cap.half.hi, cap.onset.hi), lo);
-  const auto models = policy_models(c, shape.line, hi);
+  if (models.empty()) models = policy_models(c, shape.line, hi);
   if (models.empty()) return false;
   // The footprints up to the fit's upper end (beyond it every model misses everywhere).
   std::vector<std::uint64_t> sz;
@@ -467,7 +467,7 @@ bool fit_capacity_to_policy(CacheJob& job, const Capacity& cap) {
   set_value(c, "size_bytes", f.bytes, 0.8, cap.onset.evidence, "capacity: " + f.note);
   set_value(c, "size_bracket_bytes", nlohmann::json::array({f.lo, f.hi}), 0.9, cap.onset.evidence,
             "capacities whose model curve fits the measured one as well as the best");
-  if (!half.is_null())
+  if (!half.is_null() && !c.contains("half_point_bytes"))
     set_value(c, "half_point_bytes", half, 0.6, cap.onset.evidence, "the 50 % point of the miss-rate curve (for comparison)");
   return true;
 }
@@ -477,7 +477,7 @@ void write_structure_capacity(CacheJob& job, std::uint64_t bytes, const std::str
   set_value(job.cache, "size_bytes", bytes, 0.9, ev, "capacity from the structure: " + how);
   set_value(job.cache, "size_bracket_bytes", nlohmann::json::array({bytes, bytes}), 0.9, ev,
             "exact: sets x ways x line");
-  if (!half.is_null())
+  if (!half.is_null() && !job.cache.contains("half_point_bytes"))
     set_value(job.cache, "half_point_bytes", half, 0.6, ev, "the 50 % point of the miss-rate curve (for comparison)");
 }
 

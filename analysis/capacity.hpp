@@ -74,7 +74,8 @@ void request_half_point(CacheJob& job, int carveout, const Capacity& cap);
 // The capacity fitted to the primary sweep with the policy (and the ways, when known) the cache
 // showed, replacing the 50 % point when the fit describes the curve; false when it does not or the
 // policy or line is not known.
-bool fit_capacity_to_policy(CacheJob& job, const Capacity& cap);
+// models: the set models to try (empty: from the cache's replacement and ways values).
+bool fit_capacity_to_policy(CacheJob& job, const Capacity& cap, std::vector<SetModel> models = {});
 // The capacity from the structure: sets x ways x line, replacing the 50 % point (size_bytes).
 void write_structure_capacity(CacheJob& job, std::uint64_t bytes, const std::string& how, const Evidence& ev);
 

@@ -110,9 +110,20 @@ CapacityFit fit_capacity(const std::vector<std::uint64_t>& sizes, const std::vec
     fit.note = "no model capacity in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
     return fit;
   }
-  const Trial best = *std::min_element(trials.begin(), trials.end(), [](auto& a, auto& b) {
-    return a.sse < b.sse || (a.sse == b.sse && a.C < b.C);
-  });
+  auto better = [](auto& a, auto& b) { return a.sse < b.sse || (a.sse == b.sse && a.C < b.C); };
+  Trial best = *std::min_element(trials.begin(), trials.end(), better);
+  // A coarse grid: every whole set around the best of it, for every model.
+  for (std::size_t k = 0; k < models.size(); ++k) {
+    CurveModel m(models[k], shape);
+    const std::uint64_t unit = static_cast<std::uint64_t>(models[k].ways) * shape.line;
+    const std::uint64_t t0 = std::max<std::uint64_t>(1, lo / unit), t1 = hi / unit;
+    const std::uint64_t dt = std::max<std::uint64_t>(1, (t1 >= t0 ? t1 - t0 : 0) / kMaxTrials + 1);
+    if (dt == 1) continue;
+    const std::uint64_t c = best.C / unit;
+    for (std::uint64_t t = c > 2 * dt ? c - 2 * dt : 1; t <= c + 2 * dt; ++t)
+      trials.push_back({sse_of(m, t * unit, sizes, miss), t * unit, k});
+  }
+  best = *std::min_element(trials.begin(), trials.end(), better);
   const double cut = 1.5 * best.sse + var;
   fit.lo = fit.hi = best.C;
   for (const auto& t : trials)

@@ -14,22 +14,26 @@ double unit_ratio(std::uint64_t s, std::uint64_t b) { return std::max(1.0, stati
 
 // The edge shift line b predicts at stride s against the sweep stride s0: exact while s <= 3 b (the
 // lines touched spread over every set); beyond, only "at least the shift at 3 b" (a bit index may
-// leave sets unused).
+// leave sets unused). A sweep stride above the line by a power of two (the L2's 128 B against
+// 64-byte lines) touches every (s0/b)-th line: an index that spreads them fills at C s0/b, a bit
+// index uses 1/(s0/b) of its sets and fills at C; both hypotheses are predictions of b.
 struct Prediction {
   double ratio;
   bool exact;
 };
-Prediction predict(std::uint64_t s, std::uint64_t s0, std::uint64_t b) {
-  if (s <= 3 * b) return {unit_ratio(s, b) / unit_ratio(s0, b), true};
-  return {unit_ratio(3 * b, b) / unit_ratio(s0, b), false};
+std::vector<Prediction> predict(std::uint64_t s, std::uint64_t s0, std::uint64_t b) {
+  const Prediction p = s <= 3 * b ? Prediction{unit_ratio(s, b), true} : Prediction{unit_ratio(3 * b, b), false};
+  std::vector<Prediction> out = {{p.ratio / unit_ratio(s0, b), p.exact}};
+  if (s0 > b && s0 % b == 0 && ((s0 / b) & (s0 / b - 1)) == 0) out.push_back({p.ratio, p.exact});
+  return out;
 }
 
 // The footprint multipliers to measure at stride s: geometric midpoints between the distinct
 // predicted shifts of the candidates.
 std::vector<double> midpoints(std::uint64_t s, std::uint64_t s0, std::uint64_t g) {
   std::set<double> r;
-  for (int j = 0; j < kShiftCandidates; ++j) r.insert(predict(s, s0, g << j).ratio);
-  r.insert(predict(s, s0, g << kShiftCandidates).ratio);  // lines above the candidates
+  for (int j = 0; j <= kShiftCandidates; ++j)  // j = kShiftCandidates: lines above the candidates
+    for (const auto& p : predict(s, s0, g << j)) r.insert(p.ratio);
   std::vector<double> v(r.begin(), r.end()), m;
   for (std::size_t i = 1; i < v.size(); ++i) m.push_back(std::sqrt(v[i - 1] * v[i]));
   return m;
@@ -90,13 +94,18 @@ LineResult line_from_stride_shift(CacheJob& job, const Capacity& cap, std::uint6
   std::vector<std::uint64_t> fits;
   for (int j = 0; j <= kShiftCandidates; ++j) {
     const std::uint64_t b = g << j;
-    bool ok = true;
-    for (const auto& p : probes) {
-      if (!p.run) continue;
-      const Prediction pr = predict(p.stride, s0, b);
-      if (pr.exact || p.mult < pr.ratio) ok = ok && (pr.ratio > p.mult) == p.above;
+    bool any = false;
+    for (std::size_t h = 0; h < predict(s0, s0, b).size(); ++h) {  // each hypothesis of the sweep stride
+      bool ok = true;
+      for (const auto& p : probes) {
+        if (!p.run) continue;
+        const auto prs = predict(p.stride, s0, b);
+        const Prediction pr = prs[std::min(h, prs.size() - 1)];
+        if (pr.exact || p.mult < pr.ratio) ok = ok && (pr.ratio > p.mult) == p.above;
+      }
+      any = any || ok;
     }
-    if (ok) fits.push_back(b);
+    if (any) fits.push_back(b);
   }
   const std::string what = "edge shift with stride (the 50 % point of stride-s chases against " +
                            std::to_string(h.bytes) + " bytes at s=" + std::to_string(s0) + "; runs at 1.5 g 2^k:" + table + ")";

@@ -12,7 +12,7 @@ namespace memhier::analysis {
 int wish_priority(const std::string& why) {
   auto has = [&](const char* s) { return why.find(s) != std::string::npos; };
   if (has("stage 2 (sets)") || has("index bits") || has("prefetch")) return 3;
-  if (has("50 %") || has("probe") || has("sector or line") || has("entries")) return 2;
+  if (has("50 %") || has("probe") || has("sector or line") || has("entries") || has("per-way")) return 2;
   return 1;
 }
 

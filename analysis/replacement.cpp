@@ -122,6 +122,31 @@ void replacement_from_counts(CacheJob& job, const Stage2& s2) {
 
 }  // namespace
 
+void per_way_probabilities(CacheJob& job, std::uint64_t C, std::uint64_t u) {
+  Stage2 s2;
+  s2.C = C;
+  s2.u = u;
+  s2.lines_c = C / u;
+  if (u == 0 || s2.lines_c + 256 > 4000) return;
+  for (auto* c : job.pd.all)
+    if (c->mode == "fine" && c->stride == u && c->bytes == C + u && c->warm && job.at_primary(*c) && job.data().trace(*c))
+      s2.first_step = c;
+  if (!s2.first_step) {
+    const std::uint32_t n = static_cast<std::uint32_t>(3 * (s2.lines_c + 1));
+    ChaseWish w{job.path, "fine", C + u, u, std::max<std::uint64_t>(n, 4096), true, job.primary,
+                job.cl.name + " replacement: per-way probabilities"};
+    w.max_records = std::max<std::uint32_t>(n, 4096);
+    job.ctx.requests.add(w);
+    return;
+  }
+  const nlohmann::json seq = job.cache["replacement"], prov = job.cache["provenance"]["replacement"];
+  replacement_from_trace(job, s2);
+  if (job.cache.value("replacement", nlohmann::json()) != "non-lru") {  // uniform: the sequences' word stands
+    job.cache["replacement"] = seq;
+    job.cache["provenance"]["replacement"] = prov;
+  }
+}
+
 void write_replacement(CacheJob& job, const Stage2& s2) {
   if (s2.first_step && s2.use_fine)
     replacement_from_trace(job, s2);

@@ -23,5 +23,8 @@ PolicyResult replacement_of(const std::vector<std::uint64_t>& line, const std::v
 
 // Writes replacement (and the per-way probabilities) from the stage-2 runs.
 void write_replacement(CacheJob& job, const Stage2& s2);
+// Where the access sequences found a random policy: the per-way probabilities from the N = C + u
+// fine run (000 Fig. 11; requested when missing, only when C/u lines fit a trace of several passes).
+void per_way_probabilities(CacheJob& job, std::uint64_t C, std::uint64_t u);
 
 }  // namespace memhier::analysis

@@ -1,0 +1,50 @@
+// Ways, sets and the index function from the cache_sequences traces (docs/methodology.md, inference
+// "Eviction sets and index"): ways = the size of a minimal eviction set (every test without one of
+// its lines did not evict); lines known to share the target's set (evicted by that set, or by an
+// insertion) and known not to; their address differences span the kernel of the index matrix H
+// (set(x) = H x over GF(2)); H's rows are a basis of the kernel's annihilator over the address bits
+// the tests could flip; sets = capacity / (ways x line), checked against 2^rank(H).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/field.hpp"
+#include "analysis/gf2.hpp"
+#include "analysis/seq_evidence.hpp"
+
+namespace memhier::analysis {
+
+struct SeqStructure {
+  bool has_set = false;             // an evicting set was seen
+  bool minimal = false;             // confirmed minimal: every test without one of its lines did not evict
+  std::uint64_t target = 0;
+  std::vector<std::uint64_t> eviction_set;
+  std::vector<std::uint64_t> same_set;   // line addresses known in the target's set (incl. E and t)
+  std::size_t other_lines = 0;           // lines known outside it
+  // Index: over line-address bits line_bit .. top_bit (byte-address bits).
+  unsigned line_bit = 0, top_bit = 0;
+  gf2::Basis kernel;                     // line-address differences that keep a line in its set
+  std::vector<std::uint64_t> rows;       // H's rows as byte-address masks, reduced row echelon form
+  std::size_t contradictions = 0;        // differences known to leave the set that lie in the kernel
+  std::vector<unsigned> leaving_bits;    // byte-address bits whose single flip is known to leave the set
+  std::string benchmark, note;
+  const SeqEvidence* evidence = nullptr;
+  int ways() const { return minimal ? static_cast<int>(eviction_set.size()) : 0; }
+  int rank() const { return static_cast<int>(rows.size()); }
+};
+// line_bytes: the cache's line (the analyzer's); 0: the lowest bit whose flip leaves the set.
+SeqStructure analyze_sets(const std::vector<SeqEvidence>& traces, std::uint64_t line_bytes);
+
+// Where a chase from offset 0 at `stride` over an array starts to miss in a cache of H's sets with
+// `ways` ways each (the largest footprint whose lines fit every set), or 0 when that is beyond
+// `max_lines` lines: what the index predicts for the capacity sweep's onset.
+std::uint64_t predicted_onset(const SeqStructure& s, std::uint64_t ways, std::uint64_t line, std::uint64_t stride,
+                              std::uint64_t max_lines);
+
+// The index as topology values: [lo, hi] when H selects consecutive bits, else "hashed".
+nlohmann::json index_of(const SeqStructure& s);
+// H's rows as hex strings (byte-address masks).
+nlohmann::json matrix_json(const SeqStructure& s);
+
+}  // namespace memhier::analysis
