@@ -6,6 +6,7 @@
 #include <optional>
 #include <sstream>
 
+#include "analysis/seq_evidence.hpp"
 #include "common/policy.hpp"
 
 namespace memhier::analysis {
@@ -247,10 +248,13 @@ void request_sizes(CacheJob& job, int co, const SizeResult& r) {
   } else if (r.state == SizeResult::State::below && r.hi / 2 >= s0) {
     want(round_to(r.hi / 2, s0), name + " size: halving");
   } else if (r.state == SizeResult::State::bracket && !r.soft) {
+    // Access sequences decide the sets of a cache that has them: an exact onset (for stage 2 of the
+    // P-chase) is then wanted last.
+    const std::string why = has_sequence_runs(job.data(), name) ? " size: narrowing (after the sequences)" : " size: narrowing";
     const std::uint64_t gap = r.hi - r.lo;
     for (int k = 1; k < 32; ++k) {
       std::uint64_t b = round_to(r.lo + gap * k / 32, s0);
-      if (b > r.lo && b < r.hi) want(b, name + " size: narrowing");
+      if (b > r.lo && b < r.hi) want(b, name + why);
     }
   }
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <tuple>
@@ -11,8 +12,9 @@ namespace memhier::analysis {
 
 int wish_priority(const std::string& why) {
   auto has = [&](const char* s) { return why.find(s) != std::string::npos; };
-  if (has("stage 2 (sets)") || has("index bits") || has("prefetch")) return 3;
+  if (has("stage 2 (sets)") || has("index bits") || has("prefetch") || has("after the sequences")) return 3;
   if (has("50 %") || has("probe") || has("sector or line") || has("entries") || has("per-way")) return 2;
+  if (has("fill granularity") || has("edge shift") || has("doubling") || has("halving")) return 0;
   return 1;
 }
 
@@ -56,23 +58,28 @@ double seconds_of(const BenchEntry& e) {
 struct CostModel {
   std::map<std::string, double> per_access;
   double per_benchmark = 0.005;
+  double parallel = 1;  // count chases of per-SM paths run one per SM in a launch: this many at once
   double spent = 0;  // wall seconds of the refinement rounds so far
   int rounds = 0;
-  double estimate(const std::string& path, std::uint64_t accesses) const {
+  double estimate(const std::string& path, const std::string& mode, std::uint64_t accesses) const {
     auto it = per_access.find(path);
     const double pa = it != per_access.end() ? it->second : 1e-6;
-    return per_benchmark + pa * static_cast<double>(accesses);
+    const bool batched = mode == "count" && (path == "global_ca" || path == "ldg" || path == "texture");
+    return per_benchmark + pa * static_cast<double>(accesses) / (batched ? parallel : 1);
   }
 };
 
 CostModel cost_model(const Dataset& data) {
   CostModel m;
-  for (const auto& c : data.chases())
-    if (c.entry && c.entry->has("accesses") && c.entry->counter("accesses") > 0) {
-      const double pa = seconds_of(*c.entry) / c.entry->counter("accesses");
-      double& cur = m.per_access[c.path];
-      cur = std::max(cur, pa);
-    }
+  // Half the SMs: batches are also bounded by the L2 (jobs whose arrays fit in half of it).
+  m.parallel = std::max(1.0, std::atof(data.context().count("sm_count") ? data.context().at("sm_count").c_str() : "1") / 2);
+  // A chase's manual time covers its warm pass and its timed accesses.
+  for (const auto& c : data.chases()) {
+    const double n = static_cast<double>((c.warm ? c.chain() : 0) + c.iters);
+    if (!c.entry || n <= 0 || c.mode == "classic") continue;
+    double& cur = m.per_access[c.path];
+    cur = std::max(cur, seconds_of(*c.entry) / n);
+  }
   std::vector<double> over;
   for (std::size_t r = 1; r < data.runs().size(); ++r) {
     const BenchRun& run = data.runs()[r];
@@ -111,7 +118,7 @@ std::vector<Candidate> candidates(const Requests& wishes, const std::set<Key>& m
     nlohmann::json e = {{"path", w.path}, {"mode", w.mode}, {"bytes", w.bytes}, {"stride", w.stride},
                         {"iters", w.iters}, {"warm", w.warm ? 1 : 0}, {"carveout", w.carveout}};
     if (w.max_records) e["max_records"] = w.max_records;
-    Candidate cand{wish_priority(w.why), k, cost.estimate(w.path, acc), e, false};
+    Candidate cand{wish_priority(w.why), k, cost.estimate(w.path, w.mode, acc), e, false};
     auto it = c.find(k);
     if (it == c.end() || cand.priority < it->second.priority) c[k] = cand;
   }
@@ -121,15 +128,28 @@ std::vector<Candidate> candidates(const Requests& wishes, const std::set<Key>& m
       ++*dropped;
       continue;
     }
-    Candidate cand{wish_priority(w.why), k, cost.estimate("global_cg", w.stride ? 2 * (w.bytes / w.stride) : 0),
+    Candidate cand{wish_priority(w.why), k, cost.estimate("global_cg", "count", w.stride ? 2 * (w.bytes / w.stride) : 0),
                    {{"bytes", w.bytes}, {"stride", w.stride}}, true};
     auto it = c.find(k);
     if (it == c.end() || cand.priority < it->second.priority) c[k] = cand;
   }
+  // Within a priority, round robin over the caches (path and carveout): every cache's first wish
+  // before any cache's second, so that one cache's many wishes cannot take a round's budget alone.
   std::vector<Candidate> v;
-  for (auto& [k, x] : c) v.push_back(x);
-  std::stable_sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.priority < b.priority; });
-  return v;
+  std::map<std::tuple<int, std::string, int>, int> nth;
+  std::vector<int> order;
+  for (auto& [k, x] : c) {
+    v.push_back(x);
+    order.push_back(nth[{x.priority, std::get<1>(k), std::get<7>(k)}]++);
+  }
+  std::vector<std::size_t> idx(v.size());
+  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::stable_sort(idx.begin(), idx.end(), [&](auto a, auto b) {
+    return std::tie(v[a].priority, order[a]) < std::tie(v[b].priority, order[b]);
+  });
+  std::vector<Candidate> out;
+  for (auto i : idx) out.push_back(v[i]);
+  return out;
 }
 
 }  // namespace

@@ -20,8 +20,10 @@ struct RefinementBudget {
   int max_rounds = 4;                  // refinement rounds (refine-N files) at most
 };
 
-// Priority of a wish by the step that made it (1 first): sizes, fill granularity, the edge shift and
-// TLB reach 1; the 50 % point, line probes and TLB entries 2; stage 2, index bits, prefetch 3.
+// Priority of a wish by the step that made it (0 first): fill granularity, the edge shift, doubling
+// and halving 0; narrowing a bracket (incl. TLB reach) 1; the 50 % point, line probes, per-way
+// probabilities and TLB entries 2; stage 2, index bits, prefetch, and narrowing an onset the access
+// sequences make unnecessary 3.
 int wish_priority(const std::string& why);
 
 // The requests of this round (memhier-requests/1) and what was decided about the rest.

@@ -179,6 +179,13 @@ SeqEvidence read_evidence(const SeqTrace& t) {
   return ev;
 }
 
+bool has_sequence_runs(const Dataset& data, const std::string& name) {
+  for (const auto& run : data.runs())
+    for (const auto* e : run.family("cache_sequences"))
+      if (e->params.get_or("cache", "") == name && e->counter("minimal", 0) > 0) return true;
+  return false;
+}
+
 std::vector<SeqEvidence> load_sequence_evidence(const Dataset& data, const std::string& name) {
   std::vector<SeqEvidence> out;
   for (const auto& run : data.runs()) {

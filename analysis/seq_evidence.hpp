@@ -56,6 +56,10 @@ struct SeqEvidence {
 
 // Reads one trace (sequences that could not run are skipped).
 SeqEvidence read_evidence(const SeqTrace& t);
+// Whether the data holds a cache_sequences benchmark of cache `name` whose search reached a minimal
+// eviction set by its own reading (the `minimal` counter; for scheduling requests only: conclusions
+// come from the trace).
+bool has_sequence_runs(const Dataset& data, const std::string& name);
 // The cache_sequences traces of cache `name` (header cache = name) in the data; empty when none.
 std::vector<SeqEvidence> load_sequence_evidence(const Dataset& data, const std::string& name);
 
