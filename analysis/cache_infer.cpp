@@ -75,7 +75,7 @@ Structure infer_structure(CacheJob& job, const Capacity& cap) {
   // Access sequences decide sets, ways and the index directly where they exist (any index, any
   // policy): stage 2 of the P-chase is then not needed.
   const auto seq = line.line ? analyze_sequences(job) : nullptr;
-  if (infer_from_sequences(job, cap, seq, false)) {
+  if (infer_from_sequences(job, cap, seq, SeqUse::exact)) {
     if (cache.value("replacement", nlohmann::json()) == "random" && onset.state == SizeResult::State::exact)
       per_way_probabilities(job, C, line.line);
     return Structure::decided;
@@ -87,6 +87,7 @@ Structure infer_structure(CacheJob& job, const Capacity& cap) {
                    : "needs the exact onset of misses first: in [" + std::to_string(C) + ", " +
                          std::to_string(onset.hi) + ") (sizes in between requested; stage-2 runs at N = C + j*b)";
     null_keys(cache, {"sets", "ways", "index_bits", "replacement"}, why);
+    if (infer_from_sequences(job, cap, seq, SeqUse::partial)) return Structure::decided;
     return onset.soft && !line.pending ? Structure::undetermined : Structure::pending;
   }
   if (line.line == 0) {
@@ -98,10 +99,11 @@ Structure infer_structure(CacheJob& job, const Capacity& cap) {
   write_replacement(job, s2);
   if (has_value(cache, "sets") && has_value(cache, "ways")) {
     capacity_from_structure(job);
-    infer_from_sequences(job, cap, seq, true);  // a finer replacement
+    infer_from_sequences(job, cap, seq, SeqUse::replacement);  // a named policy replaces the P-chase's reading
     return Structure::decided;
   }
-  if (seq && !has_value(cache, "replacement")) infer_from_sequences(job, cap, seq, true);
+  // Stage 2 could not (yet) decide: the sequences' sets from the capacity, where they have them.
+  if (infer_from_sequences(job, cap, seq, SeqUse::partial)) return Structure::decided;
   return s2.sets.complete ? Structure::undetermined : Structure::pending;
 }
 

@@ -133,7 +133,7 @@ CapacityFit fit_capacity(const std::vector<std::uint64_t>& sizes, const std::vec
   fit.set = models[best.model];
   fit.rms = std::sqrt(best.sse / m);
   fit.noise_rms = std::sqrt(var / m);
-  fit.found = fit.rms <= kFitTolerance * fit.noise_rms + 0.02;
+  fit.found = fit.rms <= kFitTolerance * fit.noise_rms + kFitSlack;
   fit.note = "fit of the whole miss-rate curve (" + std::to_string(sizes.size()) + " footprints) with " +
              fit.set.policy + ", " + std::to_string(fit.set.ways) + " ways of " + std::to_string(shape.line) +
              "-byte lines and an index that spreads consecutive lines evenly: best " + std::to_string(best.C) +

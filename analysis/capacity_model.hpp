@@ -54,7 +54,8 @@ struct CapacityFit {
 CapacityFit fit_capacity(const std::vector<std::uint64_t>& sizes, const std::vector<double>& miss,
                          const std::vector<double>& n, const SweepShape& shape, const std::vector<SetModel>& models,
                          std::uint64_t lo, std::uint64_t hi);
-// A fit is accepted when its residual is within this many times the sampling residual plus 0.02.
-constexpr double kFitTolerance = 3;
+// A fit is accepted when its residual is within kFitTolerance times the sampling residual plus
+// kFitSlack (the random model's own simulation noise).
+constexpr double kFitTolerance = 2, kFitSlack = 0.01;
 
 }  // namespace memhier::analysis

@@ -39,6 +39,21 @@ std::vector<double> midpoints(std::uint64_t s, std::uint64_t s0, std::uint64_t g
   return m;
 }
 
+// A run measured for an earlier estimate of the edge still serves when its footprint is within
+// kReuse of the one wanted now (the 50 % point moves a little as the sweep is refined); its own
+// footprint then decides.
+constexpr double kReuse = 0.05, kEdgeMargin = 0.07;
+const Chase* nearest_run(const CacheJob& job, std::uint64_t stride, std::uint64_t bytes) {
+  const Chase* best = nullptr;
+  for (auto* c : job.pd.all)
+    if (c->stride == stride && c->warm && c->mode == "count" && job.at_primary(*c) && job.data().trace(*c) &&
+        std::fabs(static_cast<double>(c->bytes) / static_cast<double>(bytes) - 1) <= kReuse &&
+        (!best || std::llabs(static_cast<long long>(c->bytes) - static_cast<long long>(bytes)) <
+                      std::llabs(static_cast<long long>(best->bytes) - static_cast<long long>(bytes))))
+      best = c;
+  return best;
+}
+
 struct Probe {
   std::uint64_t stride = 0, bytes = 0;
   double mult = 0;
@@ -50,7 +65,7 @@ struct Probe {
 
 LineResult line_from_stride_shift(CacheJob& job, const Capacity& cap, std::uint64_t g) {
   LineResult out;
-  const HalfPoint& h = cap.half_plan;  // the plan's: the footprints stay the same round after round
+  const HalfPoint& h = cap.half;
   const std::uint64_t s0 = cap.onset.stride;
   if (h.state != HalfPoint::State::found || g == 0 || s0 == 0) {
     out.note = "edge shift: needs the 50 % point at the sweep stride and the fill granularity";
@@ -64,7 +79,8 @@ LineResult line_from_stride_shift(CacheJob& job, const Capacity& cap, std::uint6
       p.stride = s;
       p.mult = m;
       p.bytes = std::max<std::uint64_t>(s, static_cast<std::uint64_t>(static_cast<double>(h.bytes) * m) / s * s);
-      p.run = job.count_run(s, p.bytes);
+      p.run = nearest_run(job, s, p.bytes);
+      if (p.run) p.bytes = p.run->bytes, p.mult = static_cast<double>(p.bytes) / static_cast<double>(h.bytes);
       probes.push_back(p);
     }
   }
@@ -101,6 +117,8 @@ LineResult line_from_stride_shift(CacheJob& job, const Capacity& cap, std::uint6
         if (!p.run) continue;
         const auto prs = predict(p.stride, s0, b);
         const Prediction pr = prs[std::min(h, prs.size() - 1)];
+        // A run too close to a predicted edge tells nothing about that candidate.
+        if (std::fabs(std::log(p.mult / pr.ratio)) < kEdgeMargin) continue;
         if (pr.exact || p.mult < pr.ratio) ok = ok && (pr.ratio > p.mult) == p.above;
       }
       any = any || ok;

@@ -28,6 +28,7 @@ Key key_of(const ChaseWish& w) {
   return {"pchase", w.path, w.mode, w.bytes, w.stride, w.iters ? w.iters : chain, w.warm ? 1 : 0, w.carveout};
 }
 Key key_of(const TlbWish& w) { return {"tlb", "", "", w.bytes, w.stride, 0, 0, -1}; }
+Key key_of(const SequenceWish& w) { return {"cache_sequences", w.path, w.cache, w.capacity, w.stride, 0, 0, w.carveout}; }
 
 // Every chase the data holds, failed ones included (a failure is not retried).
 std::set<Key> measured_keys(const Dataset& data) {
@@ -39,6 +40,10 @@ std::set<Key> measured_keys(const Dataset& data) {
       const auto bytes = static_cast<std::uint64_t>(p.get_int_or("bytes", 0));
       const auto stride = static_cast<std::uint64_t>(p.get_int_or("stride", 0));
       if (fam == "tlb") k.insert({"tlb", "", "", bytes, stride, 0, 0, -1});
+      if (fam == "cache_sequences" && p.get_or("cache", "") != "")
+        k.insert({"cache_sequences", p.get_or("path", ""), p.get_or("cache", ""),
+                  static_cast<std::uint64_t>(p.get_int_or("capacity", 0)), stride, 0, 0,
+                  static_cast<int>(p.get_int_or("carveout", -1))});
       if (fam != "pchase") continue;
       k.insert({"pchase", p.get_or("path", ""), p.get_or("mode", ""), bytes, stride,
                 static_cast<std::uint64_t>(p.get_int_or("iters", 0)), static_cast<int>(p.get_int_or("warm", 1) != 0),
@@ -102,7 +107,7 @@ struct Candidate {
   Key key;
   double seconds;
   nlohmann::json entry;
-  bool tlb;
+  const char* list;  // "pchase", "tlb" or "cache_sequences"
 };
 
 std::vector<Candidate> candidates(const Requests& wishes, const std::set<Key>& measured, const CostModel& cost,
@@ -118,7 +123,7 @@ std::vector<Candidate> candidates(const Requests& wishes, const std::set<Key>& m
     nlohmann::json e = {{"path", w.path}, {"mode", w.mode}, {"bytes", w.bytes}, {"stride", w.stride},
                         {"iters", w.iters}, {"warm", w.warm ? 1 : 0}, {"carveout", w.carveout}};
     if (w.max_records) e["max_records"] = w.max_records;
-    Candidate cand{wish_priority(w.why), k, cost.estimate(w.path, w.mode, acc), e, false};
+    Candidate cand{wish_priority(w.why), k, cost.estimate(w.path, w.mode, acc), e, "pchase"};
     auto it = c.find(k);
     if (it == c.end() || cand.priority < it->second.priority) c[k] = cand;
   }
@@ -129,12 +134,22 @@ std::vector<Candidate> candidates(const Requests& wishes, const std::set<Key>& m
       continue;
     }
     Candidate cand{wish_priority(w.why), k, cost.estimate("global_cg", "count", w.stride ? 2 * (w.bytes / w.stride) : 0),
-                   {{"bytes", w.bytes}, {"stride", w.stride}}, true};
+                   {{"bytes", w.bytes}, {"stride", w.stride}}, "tlb"};
     auto it = c.find(k);
     if (it == c.end() || cand.priority < it->second.priority) c[k] = cand;
   }
   // Within a priority, round robin over the caches (path and carveout): every cache's first wish
   // before any cache's second, so that one cache's many wishes cannot take a round's budget alone.
+  for (const auto& w : wishes.sequences) {
+    const Key k = key_of(w);
+    if (measured.count(k)) {
+      ++*dropped;
+      continue;
+    }
+    nlohmann::json e = {{"path", w.path}, {"cache", w.cache}, {"stride", w.stride}, {"capacity", w.capacity}};
+    if (w.carveout >= 0) e["carveout"] = w.carveout;
+    c[k] = Candidate{2, k, w.seconds, e, "cache_sequences"};
+  }
   std::vector<Candidate> v;
   std::map<std::tuple<int, std::string, int>, int> nth;
   std::vector<int> order;
@@ -173,7 +188,7 @@ RefinementRound plan_round(const Dataset& data, const Requests& wishes, const Re
     }
     est += c.seconds;
     ++taken;
-    out.requests[c.tlb ? "tlb" : "pchase"].push_back(c.entry);
+    out.requests[c.list].push_back(c.entry);
   }
   out.summary = {{"refinement_rounds_done", cost.rounds},
                  {"measured_seconds_so_far", std::round(cost.spent * 1000) / 1000},

@@ -165,6 +165,11 @@ SeqEvidence read_evidence(const SeqTrace& t) {
   ev.cache = meta("cache");
   ev.path = meta("path");
   ev.start_state = meta("start_state");
+  ev.stopped = meta("stopped");
+  {
+    const auto pos = t.benchmark.find("/stride:");
+    if (pos != std::string::npos) ev.stride = std::strtoull(t.benchmark.c_str() + pos + 8, nullptr, 10);
+  }
   ev.array_bytes = std::strtoull(meta("array_bytes").c_str(), nullptr, 10);
   ev.threshold = to_u32(t.meta, "hit_threshold_cycles");
   std::map<std::pair<std::uint64_t, std::vector<std::uint64_t>>, EvictionTest> tests;

@@ -47,6 +47,8 @@ struct RanSequence {
 
 struct SeqEvidence {
   std::string benchmark, cache, path, start_state;
+  std::string stopped;               // the search's own word on why it ended early ("no": it did not)
+  std::uint64_t stride = 0;          // the benchmark's stride argument (0: the search measured its own)
   std::uint64_t array_bytes = 0;
   std::uint32_t threshold = 0;
   std::vector<EvictionTest> tests;   // identical (victim, set) tests merged

@@ -66,6 +66,22 @@ void write_seq_replacement(CacheJob& job, const SeqStructure& s, const SeqPolicy
               "distinct lines of the set accessed since the line's previous access");
 }
 
+// Every footprint of the sweep up to four times the onset: no overflowing set where it has no
+// misses, one where at least half its plateau misses.
+bool matrix_explains_sweep(const SeqStructure& s, std::uint64_t W, std::uint64_t line, const Capacity& cap) {
+  if (s.rows.size() > 40 || cap.sizes.empty()) return false;
+  bool tested_miss = false;
+  for (std::size_t i = 0; i < cap.sizes.size(); ++i) {
+    const std::uint64_t n = cap.sizes[i];
+    if (n > 4 * std::max(cap.onset.hi, cap.onset.lo) || n / line > (1u << 21)) break;
+    const bool clean = n <= cap.onset.lo, missing = cap.miss[i] >= 0.5 * cap.half.plateau && cap.half.plateau > 0;
+    if (!clean && !missing) continue;
+    if (predicts_overflow(s, W, line, cap.onset.stride, n) != missing) return false;
+    tested_miss = tested_miss || missing;
+  }
+  return tested_miss;
+}
+
 // The powers of two T whose T x ways x line lies in the capacity's interval or the onset's.
 std::vector<std::uint64_t> set_counts(const CacheJob& job, const Capacity& cap, std::uint64_t unit) {
   const auto br = job.cache.value("size_bracket_bytes", nlohmann::json());
@@ -90,7 +106,7 @@ nlohmann::json index_without_matrix(const SeqStructure& s, std::uint64_t T) {
 }
 
 // sets = capacity / (ways x line), checked against 2^rank(H). True when the sets are decided.
-bool write_seq_sets(CacheJob& job, const Capacity& cap, const SeqStructure& s, std::uint64_t line) {
+bool write_seq_sets(CacheJob& job, const Capacity& cap, const SeqStructure& s, std::uint64_t line, bool partial) {
   nlohmann::json& c = job.cache;
   const Evidence ev = evidence_of(s);
   const std::uint64_t W = s.eviction_set.size();
@@ -102,15 +118,16 @@ bool write_seq_sets(CacheJob& job, const Capacity& cap, const SeqStructure& s, s
                           " independent congruent differences" +
                           (s.contradictions ? " (" + std::to_string(s.contradictions) + " contradicting tests)" : "");
   set_value(c, "ways_one_set", W, 0.85, ev, "size of the minimal eviction set (the ways of the target's set)");
-  // The matrix holds when 2^rank fits the capacity, or when it predicts where the capacity sweep
-  // starts to miss (an index that does not spread consecutive lines, e.g. non-adjacent bits, fills
-  // part of its sets first: the curve then under-reads the capacity, the matrix does not).
-  const std::uint64_t on = Tr ? predicted_onset(s, W, line, cap.onset.stride, 4 * Tr * W + 1024) : 0;
-  const bool explains = on && on >= cap.onset.lo && on <= std::max(cap.onset.hi, cap.onset.lo);
+  // The matrix holds when 2^rank fits the capacity, or when it predicts the capacity sweep itself:
+  // no overflowing set where the sweep has no misses, one where it misses (an index that does not
+  // spread consecutive lines, e.g. non-adjacent bits, fills part of its sets first: the curve then
+  // under-reads the capacity, the matrix does not).
+  const bool explains = Tr && s.every_bit_decided() && matrix_explains_sweep(s, W, line, cap);
   const bool exact = std::find(Ts.begin(), Ts.end(), Tr) != Ts.end() || explains;
   std::vector<std::uint64_t> below;
   for (auto T : Ts)
     if (T < Tr) below.push_back(T);
+  if (!exact && !partial) return false;
   if (!exact && below.size() != 1) {
     const std::string why = "no power-of-two set count fits both: 2^rank = " + std::to_string(Tr) + ", capacity / (ways x line) " +
                             (Ts.empty() ? "none" : "candidates " + std::to_string(Ts.size())) + ": " + how;
@@ -119,8 +136,8 @@ bool write_seq_sets(CacheJob& job, const Capacity& cap, const SeqStructure& s, s
   }
   const std::uint64_t T = exact ? Tr : below.front();
   const std::string check = explains && std::find(Ts.begin(), Ts.end(), Tr) == Ts.end()
-                                ? "; the matrix predicts the capacity sweep's onset at " + std::to_string(on) +
-                                      " bytes, as measured: the curve under-reads the capacity (lines do not spread evenly)"
+                                ? "; the matrix predicts which footprints of the capacity sweep miss: the curve "
+                                  "under-reads the capacity (consecutive lines do not spread evenly over the sets)"
                                 : "";
   if (exact) {
     set_value(c, "index_matrix", matrix_json(s), 0.8, ev,
@@ -149,6 +166,7 @@ bool write_seq_sets(CacheJob& job, const Capacity& cap, const SeqStructure& s, s
 
 struct SeqFindings {
   std::vector<SeqEvidence> traces;
+  std::vector<std::string> stopped;  // the searches' own word on why they ended early
   SeqStructure sets;
   SeqPolicy policy;
   std::uint64_t line = 0;
@@ -165,9 +183,27 @@ std::shared_ptr<SeqFindings> analyze_sequences(CacheJob& job) {
   return f;
 }
 
-bool infer_from_sequences(CacheJob& job, const Capacity& cap, const std::shared_ptr<SeqFindings>& f,
-                          bool pchase_decided) {
+namespace {
+
+// A second search for a cache whose first one ended early or left address bits undecided: with the
+// line as its stride and a pool starting near where misses begin (fewer lines, so a cheaper search).
+// Once per cache: not when a search at that stride exists already.
+void request_rerun(CacheJob& job, const SeqFindings& f, const Capacity& cap) {
+  const SeqStructure& s = f.sets;
+  if (f.line == 0 || (s.minimal && s.every_bit_decided() && (!s.evidence || s.evidence->stopped == "no"))) return;
+  for (const auto& ev : f.traces)
+    if (ev.stride == f.line) return;
+  std::uint64_t pool = 1;
+  while (pool * 2 <= cap.onset.lo) pool *= 2;
+  job.ctx.requests.add(SequenceWish{job.path, job.cl.name, f.line, pool, job.primary, 2.5,
+                                    job.cl.name + " eviction sets: a second search at the line"});
+}
+
+}  // namespace
+
+bool infer_from_sequences(CacheJob& job, const Capacity& cap, const std::shared_ptr<SeqFindings>& f, SeqUse use) {
   if (!f) return false;
+  if (use != SeqUse::replacement) request_rerun(job, *f, cap);
   nlohmann::json& c = job.cache;
   const SeqStructure& s = f->sets;
   const std::uint64_t line = f->line;
@@ -179,12 +215,12 @@ bool infer_from_sequences(CacheJob& job, const Capacity& cap, const std::shared_
   if (!s.minimal || line == 0) return false;
   const SeqPolicy& p = f->policy;
   write_seq_replacement(job, s, p);
-  if (pchase_decided) return false;
+  if (use == SeqUse::replacement) return false;
   // The capacity with the ways and policy found (a fit of the whole miss-rate curve), then the sets.
   std::vector<SetModel> models;
   for (const auto& n : p.consistent) models.push_back({n, static_cast<std::uint32_t>(s.eviction_set.size()), {}});
   if (!models.empty()) fit_capacity_to_policy(job, cap, models);
-  return write_seq_sets(job, cap, s, line);
+  return write_seq_sets(job, cap, s, line, use == SeqUse::partial);
 }
 
 }  // namespace memhier::analysis

@@ -12,9 +12,11 @@ namespace memhier::analysis {
 // What the traces of one cache show (loaded and analyzed once per cache).
 struct SeqFindings;
 std::shared_ptr<SeqFindings> analyze_sequences(CacheJob& job);
-// pchase_decided: stage 2 of the P-chase decided sets, ways and the index (they are kept; the
-// sequences then only refine the replacement). Returns true when the sequences decided the sets.
-bool infer_from_sequences(CacheJob& job, const Capacity& cap, const std::shared_ptr<SeqFindings>& f,
-                          bool pchase_decided);
+// What to take from the sequences: sets, ways and index only with a matrix that holds (`exact`);
+// also sets = capacity / (ways x line) where the matrix is incomplete (`partial`); only the
+// replacement (`replacement`: stage 2 of the P-chase decided the rest). Every use writes the eviction
+// set and the replacement. True when the sets were decided.
+enum class SeqUse { exact, partial, replacement };
+bool infer_from_sequences(CacheJob& job, const Capacity& cap, const std::shared_ptr<SeqFindings>& f, SeqUse use);
 
 }  // namespace memhier::analysis

@@ -117,27 +117,36 @@ SeqStructure analyze_sets(const std::vector<SeqEvidence>& traces, std::uint64_t 
     minimal_set(ev, s);
     if (!s.has_set) continue;
     if (s.minimal) index_matrix(ev, s, line_bit_of(line_bytes ? line_bytes : 1));
-    if (!best.has_set || (s.minimal && !best.minimal)) best = s;
+    // The trace that tells most: a minimal set, then the most address bits decided.
+    if (!best.has_set || (s.minimal && !best.minimal) ||
+        (s.minimal == best.minimal && s.decided_bits() > best.decided_bits()))
+      best = s;
   }
   if (!best.has_set) best.note = "no sequence shows a set of lines that evicts a line";
   return best;
 }
 
-std::uint64_t predicted_onset(const SeqStructure& s, std::uint64_t ways, std::uint64_t line, std::uint64_t stride,
-                              std::uint64_t max_lines) {
-  if (s.rows.size() > 24 || line == 0 || stride == 0) return 0;
-  std::vector<std::uint64_t> count(1ull << s.rows.size(), 0);
+bool predicts_overflow(const SeqStructure& s, std::uint64_t ways, std::uint64_t line, std::uint64_t stride,
+                       std::uint64_t footprint) {
+  std::map<std::uint64_t, std::uint64_t> count;
   std::uint64_t last_line = ~0ull;
-  for (std::uint64_t a = 0, n = 0; n < max_lines; a += stride) {
+  for (std::uint64_t a = 0; a < footprint; a += stride) {
     const std::uint64_t l = a / line;
     if (l == last_line) continue;
     last_line = l;
-    ++n;
     std::uint64_t set = 0;
     for (std::size_t j = 0; j < s.rows.size(); ++j) set |= static_cast<std::uint64_t>(gf2::parity(a & s.rows[j])) << j;
-    if (++count[set] > ways) return a;
+    if (++count[set] > ways) return true;
   }
-  return 0;
+  return false;
+}
+
+int SeqStructure::decided_bits() const {
+  int n = 0;
+  for (unsigned b = line_bit; b <= top_bit && b < 64 && top_bit >= line_bit; ++b)
+    n += (kernel.contains(1ull << (b - line_bit)) ||
+          std::find(leaving_bits.begin(), leaving_bits.end(), b) != leaving_bits.end()) ? 1 : 0;
+  return n;
 }
 
 nlohmann::json index_of(const SeqStructure& s) {

@@ -32,15 +32,17 @@ struct SeqStructure {
   const SeqEvidence* evidence = nullptr;
   int ways() const { return minimal ? static_cast<int>(eviction_set.size()) : 0; }
   int rank() const { return static_cast<int>(rows.size()); }
+  // Address bits line_bit..top_bit whose single flip is known to keep (kernel) or leave the set.
+  int decided_bits() const;
+  bool every_bit_decided() const { return top_bit >= line_bit && decided_bits() == static_cast<int>(top_bit - line_bit + 1); }
 };
 // line_bytes: the cache's line (the analyzer's); 0: the lowest bit whose flip leaves the set.
 SeqStructure analyze_sets(const std::vector<SeqEvidence>& traces, std::uint64_t line_bytes);
 
-// Where a chase from offset 0 at `stride` over an array starts to miss in a cache of H's sets with
-// `ways` ways each (the largest footprint whose lines fit every set), or 0 when that is beyond
-// `max_lines` lines: what the index predicts for the capacity sweep's onset.
-std::uint64_t predicted_onset(const SeqStructure& s, std::uint64_t ways, std::uint64_t line, std::uint64_t stride,
-                              std::uint64_t max_lines);
+// Whether a chase from offset 0 over `footprint` bytes at `stride` overflows a set (more than `ways`
+// of its lines in one of H's sets): what the index predicts for a footprint of a capacity sweep.
+bool predicts_overflow(const SeqStructure& s, std::uint64_t ways, std::uint64_t line, std::uint64_t stride,
+                       std::uint64_t footprint);
 
 // The index as topology values: [lo, hi] when H selects consecutive bits, else "hashed".
 nlohmann::json index_of(const SeqStructure& s);

@@ -72,6 +72,7 @@ nlohmann::json build_topology(const Dataset& data, Requests& requests, const Ref
   requests.selected = round.requests;
   pending["pchase"] = round.requests["pchase"].size();
   pending["tlb"] = round.requests["tlb"].size();
+  if (round.requests.contains("cache_sequences")) pending["cache_sequences"] = round.requests["cache_sequences"].size();
   t["refinement_pending"] = pending;
   t["refinement"] = round.summary;
   return t;
