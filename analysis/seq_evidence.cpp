@@ -108,7 +108,9 @@ void collect_tests(const RanSequence& r, std::map<std::pair<std::uint64_t, std::
   }
   for (std::uint32_t slot = 0; slot < slots.size(); ++slot) {
     const SlotTest& s = slots[slot];
-    if (!s.valid || !s.seen || s.set.empty()) continue;
+    // An eviction test repeats (v, S): one timed access is no test (under FIFO, say, fewer than W
+    // lines may evict a line that came in long before).
+    if (!s.valid || !s.seen || s.set.empty() || s.n < 2) continue;
     EvictionTest& t = out[{s.victim, s.set}];
     t.victim = s.victim;
     t.set = s.set;

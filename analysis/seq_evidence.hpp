@@ -1,8 +1,9 @@
 // What the cache_sequences traces of one cache show (docs/methodology.md, inference "Eviction sets
 // and index", "Replacement"), read from the runs and records of every sequence alone (the tags are
 // the family's hints and are not used):
-//   eviction tests  a timed slot all of whose accesses are to one line v with the same lines in
-//                   between since v's previous access (the set S): "S evicted v" k of n times
+//   eviction tests  a timed slot all of whose accesses (two or more) are to one line v with the
+//                   same lines in between since v's previous access (the set S): "S evicted v" k of
+//                   n times
 //   insertions      a sequence that touches one line x untimed among timed lines: a line whose
 //                   timed access hit before x came and missed after it shares x's set
 //   sequences       the expanded accesses and records of every sequence (for policy simulation)
