@@ -154,7 +154,12 @@ void write_slowest_level(InferContext& ctx, const std::string& path, const PathD
   const bool capped = lim != ctx.data.context().end() && std::strtoull(lim->second.c_str(), nullptr, 10) <= largest;
   const std::string bound = ">= " + std::to_string(largest) + " bytes: no access slower than this level up to the "
                             "largest footprint measured on path " + path +
-                            (capped ? " (" + lim_key + " = " + lim->second + ": no larger footprint can be chased)"
+                            (capped ? " (" + lim_key + " = " + lim->second + ": no larger footprint can be chased" +
+                                          (path == "constant" ? std::string("; a kernel's ld.const addresses one 64 KiB "
+                                                                            "constant bank, and a chase across banks or "
+                                                                            "kernel-parameter blocks is not built")
+                                                              : std::string()) +
+                                          ")"
                                     : " (larger footprints not measured)");
   null_all(cache, "no misses of this cache seen on path " + path + ": " + bound);
   set_value(cache, "hit_latency_cycles", std::round(pd.levels[j].mean * 10) / 10, 0.85, path_ev,

@@ -164,11 +164,7 @@ Hypothesis alike_hypothesis(CacheJob& job, Stage2& s2, const std::map<std::uint6
 }  // namespace
 
 Stage2 measure_stage2(CacheJob& job, std::uint64_t C, std::uint64_t u) {
-  Stage2 s2;
-  s2.C = C;
-  s2.u = u;
-  s2.lines_c = C / u;
-  s2.use_fine = s2.lines_c + 256 <= 4000;
+  Stage2 s2 = Stage2::at(C, u);
   const auto step = stage2_steps(job, s2);
   std::vector<std::vector<std::uint64_t>> missing;
   std::vector<double> counts;

@@ -41,6 +41,15 @@ struct Stage2 {
   std::uint64_t have = 0;              // steps j = 1..have measured
   const Chase* first_step = nullptr;   // the j = 1 run (the replacement's evidence)
   Evidence evidence;
+  // Fine traces while C/u lines and the 256 steps after them fit one trace of 4000 records.
+  static Stage2 at(std::uint64_t C, std::uint64_t u) {
+    Stage2 s;
+    s.C = C;
+    s.u = u;
+    s.lines_c = u ? C / u : 0;
+    s.use_fine = s.lines_c + 256 <= 4000;
+    return s;
+  }
 };
 // Reads the measured steps and asks for the next ones until every set has opened.
 Stage2 measure_stage2(CacheJob& job, std::uint64_t C, std::uint64_t u);

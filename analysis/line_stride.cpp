@@ -61,6 +61,30 @@ struct Probe {
   bool above = false;  // the edge lies above the footprint (miss rate below half the plateau)
 };
 
+// The candidate lines g 2^j (j = 0..kShiftCandidates, the last standing for "above") whose
+// predictions, under some hypothesis of the sweep stride, every run agrees with.
+std::vector<std::uint64_t> fitting_lines(const std::vector<Probe>& probes, std::uint64_t s0, std::uint64_t g) {
+  std::vector<std::uint64_t> fits;
+  for (int j = 0; j <= kShiftCandidates; ++j) {
+    const std::uint64_t b = g << j;
+    bool any = false;
+    for (std::size_t h = 0; h < predict(s0, s0, b).size(); ++h) {  // each hypothesis of the sweep stride
+      bool ok = true;
+      for (const auto& p : probes) {
+        if (!p.run) continue;
+        const auto prs = predict(p.stride, s0, b);
+        const Prediction pr = prs[std::min(h, prs.size() - 1)];
+        // A run too close to a predicted edge tells nothing about that candidate.
+        if (std::fabs(std::log(p.mult / pr.ratio)) < kEdgeMargin) continue;
+        if (pr.exact || p.mult < pr.ratio) ok = ok && (pr.ratio > p.mult) == p.above;
+      }
+      any = any || ok;
+    }
+    if (any) fits.push_back(b);
+  }
+  return fits;
+}
+
 }  // namespace
 
 LineResult line_from_stride_shift(CacheJob& job, const Capacity& cap, std::uint64_t g) {
@@ -107,24 +131,7 @@ LineResult line_from_stride_shift(CacheJob& job, const Capacity& cap, std::uint6
     out.evidence.add(p.run->name());
     table += " s=" + std::to_string(p.stride) + " x" + std::to_string(p.mult).substr(0, 4) + (p.above ? ":<half" : ":>half");
   }
-  std::vector<std::uint64_t> fits;
-  for (int j = 0; j <= kShiftCandidates; ++j) {
-    const std::uint64_t b = g << j;
-    bool any = false;
-    for (std::size_t h = 0; h < predict(s0, s0, b).size(); ++h) {  // each hypothesis of the sweep stride
-      bool ok = true;
-      for (const auto& p : probes) {
-        if (!p.run) continue;
-        const auto prs = predict(p.stride, s0, b);
-        const Prediction pr = prs[std::min(h, prs.size() - 1)];
-        // A run too close to a predicted edge tells nothing about that candidate.
-        if (std::fabs(std::log(p.mult / pr.ratio)) < kEdgeMargin) continue;
-        if (pr.exact || p.mult < pr.ratio) ok = ok && (pr.ratio > p.mult) == p.above;
-      }
-      any = any || ok;
-    }
-    if (any) fits.push_back(b);
-  }
+  const std::vector<std::uint64_t> fits = fitting_lines(probes, s0, g);
   const std::string what = "edge shift with stride (the 50 % point of stride-s chases against " +
                            std::to_string(h.bytes) + " bytes at s=" + std::to_string(s0) + "; runs at 1.5 g 2^k:" + table + ")";
   if (fits.size() == 1 && fits.front() < (g << kShiftCandidates)) {

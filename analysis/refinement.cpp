@@ -112,44 +112,33 @@ struct Candidate {
 
 std::vector<Candidate> candidates(const Requests& wishes, const std::set<Key>& measured, const CostModel& cost,
                                   std::size_t* dropped) {
-  std::map<Key, Candidate> c;  // sorted, duplicates merged
-  for (const auto& w : wishes.pchase) {
-    const Key k = key_of(w);
+  std::map<Key, Candidate> c;  // sorted, duplicates merged (the most urgent wins)
+  auto offer = [&](const Key& k, int priority, double seconds, nlohmann::json e, const char* list) {
     if (measured.count(k)) {
       ++*dropped;
-      continue;
+      return;
     }
+    auto it = c.find(k);
+    if (it == c.end() || priority < it->second.priority) c[k] = Candidate{priority, k, seconds, std::move(e), list};
+  };
+  for (const auto& w : wishes.pchase) {
+    const Key k = key_of(w);
     const std::uint64_t acc = (w.warm ? (w.bytes + w.stride - 1) / w.stride : 0) + std::get<5>(k);
     nlohmann::json e = {{"path", w.path}, {"mode", w.mode}, {"bytes", w.bytes}, {"stride", w.stride},
                         {"iters", w.iters}, {"warm", w.warm ? 1 : 0}, {"carveout", w.carveout}};
     if (w.max_records) e["max_records"] = w.max_records;
-    Candidate cand{wish_priority(w.why), k, cost.estimate(w.path, w.mode, acc), e, "pchase"};
-    auto it = c.find(k);
-    if (it == c.end() || cand.priority < it->second.priority) c[k] = cand;
+    offer(k, wish_priority(w.why), cost.estimate(w.path, w.mode, acc), e, "pchase");
   }
-  for (const auto& w : wishes.tlb) {
-    const Key k = key_of(w);
-    if (measured.count(k)) {
-      ++*dropped;
-      continue;
-    }
-    Candidate cand{wish_priority(w.why), k, cost.estimate("global_cg", "count", w.stride ? 2 * (w.bytes / w.stride) : 0),
-                   {{"bytes", w.bytes}, {"stride", w.stride}}, "tlb"};
-    auto it = c.find(k);
-    if (it == c.end() || cand.priority < it->second.priority) c[k] = cand;
+  for (const auto& w : wishes.tlb)
+    offer(key_of(w), wish_priority(w.why), cost.estimate("global_cg", "count", w.stride ? 2 * (w.bytes / w.stride) : 0),
+          {{"bytes", w.bytes}, {"stride", w.stride}}, "tlb");
+  for (const auto& w : wishes.sequences) {
+    nlohmann::json e = {{"path", w.path}, {"cache", w.cache}, {"stride", w.stride}, {"capacity", w.capacity}};
+    if (w.carveout >= 0) e["carveout"] = w.carveout;
+    offer(key_of(w), 2, w.seconds, e, "cache_sequences");
   }
   // Within a priority, round robin over the caches (path and carveout): every cache's first wish
   // before any cache's second, so that one cache's many wishes cannot take a round's budget alone.
-  for (const auto& w : wishes.sequences) {
-    const Key k = key_of(w);
-    if (measured.count(k)) {
-      ++*dropped;
-      continue;
-    }
-    nlohmann::json e = {{"path", w.path}, {"cache", w.cache}, {"stride", w.stride}, {"capacity", w.capacity}};
-    if (w.carveout >= 0) e["carveout"] = w.carveout;
-    c[k] = Candidate{2, k, w.seconds, e, "cache_sequences"};
-  }
   std::vector<Candidate> v;
   std::map<std::tuple<int, std::string, int>, int> nth;
   std::vector<int> order;

@@ -123,11 +123,8 @@ void replacement_from_counts(CacheJob& job, const Stage2& s2) {
 }  // namespace
 
 void per_way_probabilities(CacheJob& job, std::uint64_t C, std::uint64_t u) {
-  Stage2 s2;
-  s2.C = C;
-  s2.u = u;
-  s2.lines_c = C / u;
-  if (u == 0 || s2.lines_c + 256 > 4000) return;
+  Stage2 s2 = Stage2::at(C, u);
+  if (u == 0 || !s2.use_fine) return;
   for (auto* c : job.pd.all)
     if (c->mode == "fine" && c->stride == u && c->bytes == C + u && c->warm && job.at_primary(*c) && job.data().trace(*c))
       s2.first_step = c;

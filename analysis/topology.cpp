@@ -153,12 +153,14 @@ std::string render_report(const nlohmann::json& t, const std::string& plot_dir) 
         << m["skipped_benchmarks"].size() << "\n";
   }
   o << "\n## Caches\n\n";
-  const char* rows[][2] = {{"size_bytes", "Size C (bytes)"},       {"line_bytes", "Line b (bytes)"},
+  const char* rows[][2] = {{"size_bytes", "Size C (bytes)"},       {"onset_size_bytes", "Misses begin at (bytes)"},
+                           {"line_bytes", "Line b (bytes)"},
                            {"sector_bytes", "Fill granularity (bytes)"}, {"page_bytes", "Page (bytes)"},
                            {"entries", "Entries"},                 {"sets", "Sets T"},
                            {"ways", "Ways per set"},               {"replacement", "Replacement"},
                            {"replacement_probabilities", "Per-way replacement probability"},
-                           {"index_bits", "Set-index address bits"}, {"hit_latency_cycles", "Hit latency (cycles)"},
+                           {"index_bits", "Set-index address bits"}, {"index_matrix", "Index matrix (GF(2) rows)"},
+                           {"ways_one_set", "Minimal eviction set (lines)"}, {"hit_latency_cycles", "Hit latency (cycles)"},
                            {"miss_penalty_cycles", "Miss penalty (cycles)"}, {"size_bytes_by_carveout", "Size by carveout"},
                            {"per_sm", "Per SM"},                   {"shared_with", "Shared with"}};
   for (const auto& [name, c] : t["caches"].items()) {
