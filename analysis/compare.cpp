@@ -70,7 +70,8 @@ const std::set<std::string> kStructuralLeaves = {
 const std::set<std::string> kBookkeepingParts = {
     "provenance", "evidence",  "inputs",   "refinement_pending", "measurement", "skipped", "skipped_benchmarks",
     "curve",      "plateaus",  "steps",    "inner_steps",        "configuration", "peak_configuration",
-    "departures", "device",    "notes",    "note",               "reason",      "reasons"};
+    "departures", "device",    "notes",    "note",               "reason",      "reasons",
+    "refinement", "eviction_set"};
 // Leaves that are bookkeeping wherever they are.
 const std::set<std::string> kBookkeepingLeaves = {
     "benchmark", "peak_benchmark", "confidence", "ambiguity", "accesses", "min", "max", "samples", "bytes",

@@ -17,10 +17,22 @@ namespace {
 // are passes over a pool, read as insertions).
 constexpr std::size_t kMaxInterval = 1024;
 
+// Sequences up to this many accesses are expanded whole (the policy simulation needs every
+// repetition); longer ones with each repeat block run at most kRepeatCap times: eviction tests and
+// insertions read the same intervals from two repetitions as from a thousand, and the records still
+// count every one.
+constexpr std::uint64_t kFullExpansion = 200000;
+constexpr std::uint32_t kRepeatCap = 3;
+
 RanSequence expand(const SeqTraceEntry& e, std::uint32_t header_threshold) {
   RanSequence r;
+  AccessSequence seq = e.seq;
+  r.complete = access_count(seq) <= kFullExpansion;
+  if (!r.complete)
+    for (auto& run : seq.runs)
+      if (run.is_repeat()) run.count = std::min(run.count, kRepeatCap);
   for_each_access(
-      e.seq,
+      seq,
       [&](std::uint64_t off, std::uint8_t, std::uint32_t slot) {
         r.offset.push_back(off);
         r.slot.push_back(slot);

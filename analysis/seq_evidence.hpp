@@ -44,6 +44,7 @@ struct RanSequence {
   std::vector<std::uint32_t> records;
   RecordMode mode = RecordMode::latency;
   std::uint32_t threshold = 0;
+  bool complete = true;  // every access expanded (false: long repeat blocks cut to a few repetitions)
 };
 
 struct SeqEvidence {

@@ -28,7 +28,7 @@ std::vector<SetSequence> set_sequences(const SeqStructure& s) {
   std::set<std::uint64_t> in(s.same_set.begin(), s.same_set.end());
   const std::size_t W = s.eviction_set.size();
   for (const auto& r : s.evidence->sequences) {
-    if (r.offset.empty() || r.offset.size() > 64 * (W + 2) * (W + 2)) continue;
+    if (!r.complete || r.offset.empty() || r.offset.size() > 64 * (W + 2) * (W + 2)) continue;
     SetSequence q;
     q.ran = &r;
     bool ok = true, timed = false;
