@@ -129,26 +129,55 @@ std::string check_for_gpu(const SequenceRequest& r, const CudaSequenceRunner::De
 
 }  // namespace
 
+// The array (grown on demand, zero-filled once) and the texture object over its first bytes.
+void CudaSequenceRunner::prepare_array(std::uint64_t bytes, bool texture) {
+  State& st = *st_;
+  if (st.array.bytes() < bytes) {
+    st.tex.reset();
+    st.tex_elements = 0;
+    st.array.reset();
+    st.array = DeviceBuffer<std::uint32_t>((bytes + (2ull << 20) - 1) / (2ull << 20) * (2ull << 20) / 4);
+    st.array.zero();
+  }
+  if (texture && st.tex_elements != bytes / 4) {
+    st.tex.reset();
+    st.tex = std::make_unique<TextureObject>(st.array.get(), bytes / 4);
+    st.tex_elements = bytes / 4;
+  }
+}
+
+// One launch of a pinned sequence: CTA 0 (target_sm < 0), or the first CTA on target_sm of
+// 2 x SM-count CTAs, launched again (at most 4 times) when none landed there. The SM it ran on,
+// or -1; adds the device time to *seconds.
+int CudaSequenceRunner::launch(void (*fn)(kern::SeqLaunch), kern::SeqLaunch L, std::uint64_t dyn, int* claim,
+                               int* smid, double* seconds) {
+  EventTimer timer;
+  const unsigned grid = L.target_sm < 0 ? 1u : static_cast<unsigned>(2 * st_->dev.sm_count);
+  L.claim = claim;
+  L.out_smid = smid;
+  int ran_on = -1;
+  for (int attempt = 0; attempt < 4 && ran_on < 0; ++attempt) {
+    MEMHIER_CUDA(cudaMemset(claim, 0, sizeof(int)));
+    MEMHIER_CUDA(cudaMemset(smid, 0xFF, sizeof(int)));
+    timer.start();
+    fn<<<grid, 32, dyn>>>(L);
+    MEMHIER_LAUNCH_CHECK();
+    timer.stop();
+    *seconds += timer.seconds();
+    MEMHIER_CUDA(cudaDeviceSynchronize());
+    MEMHIER_CUDA(cudaMemcpy(&ran_on, smid, sizeof(int), cudaMemcpyDeviceToHost));
+  }
+  return ran_on;
+}
+
 SequenceResult CudaSequenceRunner::run(const SequenceRequest& r, std::uint32_t overhead_cycles) {
   SequenceResult o;
   bool l1_side = false, texture = false;
   std::vector<std::pair<std::size_t, std::size_t>> ranges;
   o.error = check_for_gpu(r, st_->dev, &l1_side, &texture, &ranges);
   if (!o.error.empty()) return o;
-  State& st = *st_;
-  if (st.array.bytes() < r.array_bytes) {
-    st.tex.reset();
-    st.array.reset();
-    st.array = DeviceBuffer<std::uint32_t>((r.array_bytes + (2ull << 20) - 1) / (2ull << 20) * (2ull << 20) / 4);
-    st.array.zero();
-  }
-  if (texture && st.tex_elements != r.array_bytes / 4) {
-    st.tex.reset();
-    st.tex = std::make_unique<TextureObject>(st.array.get(), r.array_bytes / 4);
-    st.tex_elements = r.array_bytes / 4;
-  }
-  const SeqMode mode = seq_mode(r.seq.mode);
-  const std::uint32_t words = kern::seq_record_words(mode, r.seq.slots);
+  prepare_array(r.array_bytes, texture);
+  const std::uint32_t words = kern::seq_record_words(seq_mode(r.seq.mode), r.seq.slots);
   const std::uint64_t dyn = 4ull * words;
   DeviceBuffer<std::uint32_t> d_rec(std::max<std::uint32_t>(1, words)), d_sink(1);
   DeviceBuffer<int> d_smid(1), d_claim(1);
@@ -157,40 +186,23 @@ SequenceResult CudaSequenceRunner::run(const SequenceRequest& r, std::uint32_t o
   MEMHIER_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dyn)));
   o.carveout = l1_side ? (r.carveout < 0 ? 0 : r.carveout) : -1;
   if (l1_side) MEMHIER_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout, o.carveout));
-
-  EventTimer timer;
   std::vector<SeqRunDev> runs;
   for (std::size_t k = 0; k < ranges.size(); ++k) {
     o.error = to_device(r.seq, ranges[k].first, ranges[k].second, &runs);
     if (!o.error.empty()) return o;
     if (!runs.empty()) upload_constant(kern::c_seq_runs, runs.data(), runs.size());
     SeqLaunch L{};
-    L.array = st.array.get();
-    L.tex = st.tex && texture ? st.tex->get() : 0;
+    L.array = st_->array.get();
+    L.tex = st_->tex && texture ? st_->tex->get() : 0;
     L.runs = static_cast<unsigned>(runs.size());
     L.slots = r.seq.slots;
     L.threshold = r.seq.threshold_cycles;
     L.overhead = overhead_cycles;
     L.target_sm = k == 0 ? -1 : o.sm_id;
     L.carry = k > 0 ? 1 : 0;
-    L.claim = d_claim.get();
     L.out_records = d_rec.get();
-    L.out_smid = d_smid.get();
     L.out_sink = d_sink.get();
-    // A later launch must land on the first one's SM; if none of its CTAs did, launch it again.
-    int ran_on = -1;
-    for (int attempt = 0; attempt < 4 && ran_on < 0; ++attempt) {
-      d_claim.zero();
-      MEMHIER_CUDA(cudaMemset(d_smid.get(), 0xFF, sizeof(int)));
-      const unsigned grid = k == 0 ? 1u : static_cast<unsigned>(2 * st.dev.sm_count);
-      timer.start();
-      fn<<<grid, 32, dyn>>>(L);
-      MEMHIER_LAUNCH_CHECK();
-      timer.stop();
-      o.seconds += timer.seconds();
-      MEMHIER_CUDA(cudaDeviceSynchronize());
-      ran_on = d_smid.download()[0];
-    }
+    const int ran_on = launch(fn, L, dyn, d_claim.get(), d_smid.get(), &o.seconds);
     if (ran_on < 0) {
       o.error = "launch " + std::to_string(k) + " of the sequence found no CTA on SM " + std::to_string(o.sm_id);
       return o;

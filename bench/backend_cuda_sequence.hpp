@@ -8,6 +8,9 @@
 #include "bench/backend.hpp"
 
 namespace memhier {
+namespace kern {
+struct SeqLaunch;
+}
 
 class CudaSequenceRunner {
  public:
@@ -29,6 +32,9 @@ class CudaSequenceRunner {
 
  private:
   struct State;
+  void prepare_array(std::uint64_t bytes, bool texture);
+  int launch(void (*fn)(kern::SeqLaunch), kern::SeqLaunch L, std::uint64_t dyn, int* claim, int* smid,
+             double* seconds);
   std::unique_ptr<State> st_;
 };
 

@@ -160,11 +160,15 @@ class Qlru final : public SetPolicy {
   }
   std::uint32_t victim() override {
     if (!full()) return empty_way();
-    std::vector<std::uint8_t> a = age_;
-    if (p_.update_on_miss_only) update(a, kNoWay);
-    auto it = std::find(a.begin(), a.end(), 3);
+    const std::vector<std::uint8_t>* a = &age_;
+    if (p_.update_on_miss_only) {  // the ages the miss's update will leave (scratch_ avoids an allocation)
+      scratch_ = age_;
+      update(scratch_, kNoWay);
+      a = &scratch_;
+    }
+    auto it = std::find(a->begin(), a->end(), 3);
     // r0/r2 always find an age of 3 (the update rules they combine with guarantee one)
-    return it == a.end() ? 0 : static_cast<std::uint32_t>(it - a.begin());
+    return it == a->end() ? 0 : static_cast<std::uint32_t>(it - a->begin());
   }
   void on_fill(std::uint32_t way) override {
     note_fill(way);
@@ -196,7 +200,7 @@ class Qlru final : public SetPolicy {
       if (!(skip && w == way)) a[w] = static_cast<std::uint8_t>(a[w] + add);
   }
   QlruParams p_;
-  std::vector<std::uint8_t> age_;
+  std::vector<std::uint8_t> age_, scratch_;
 };
 
 class RandomPolicy final : public SetPolicy {

@@ -131,6 +131,8 @@ __device__ __forceinline__ void seq_touch_runs(const SeqLaunch& L, std::uint32_t
   seq_store_shared(sink + 1, acc);
 }
 
+// The walk mirrors for_each_access (common/sequence.hpp, the host's and the simulator's walk):
+// runs in order, a repeat marker sends the walk back over its block `count - 1` times.
 template <SeqMode M>
 __device__ void seq_walk(const SeqLaunch& L, std::uint32_t* rec, std::uint32_t* sink) {
   bool in_repeat = false;

@@ -53,6 +53,15 @@ CacheModel::CacheModel(const LevelSpec& spec) : spec_(spec) {
     map_keys_.assign(1ull << map_bits_, 0);
     map_vals_.assign(1ull << map_bits_, 0);
   }
+  if (spec_.index.kind == IndexKind::gf2) {
+    gf2_bytes_.assign(8 * 256, 0);
+    for (unsigned k = 0; k < 8; ++k)
+      for (unsigned v = 0; v < 256; ++v) {
+        const std::uint64_t part = static_cast<std::uint64_t>(v) << (8 * k);
+        for (std::size_t j = 0; j < spec_.index.rows.size(); ++j)
+          gf2_bytes_[k * 256 + v] |= static_cast<std::uint32_t>(__builtin_parityll(part & spec_.index.rows[j])) << j;
+      }
+  }
   reset();
 }
 
@@ -92,9 +101,10 @@ std::size_t CacheModel::set_of(std::uint64_t addr) const {
     case IndexKind::table:
       return ix.table[(addr >> ix.shift) % ix.table.size()];
     case IndexKind::gf2: {
+      // The matrix is linear: the set is the XOR of what each address byte contributes (tables
+      // built from the rows in the constructor).
       std::size_t s = 0;
-      for (std::size_t j = 0; j < ix.rows.size(); ++j)
-        s |= static_cast<std::size_t>(__builtin_parityll(addr & ix.rows[j])) << j;
+      for (unsigned k = 0; k < 8; ++k) s ^= gf2_bytes_[k * 256 + ((addr >> (8 * k)) & 0xFF)];
       return s;
     }
   }

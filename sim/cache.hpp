@@ -78,6 +78,7 @@ class CacheModel {
   unsigned map_bits_ = 0;
   std::vector<std::unique_ptr<policy::SetPolicy>> policy_;  // per set (every policy but lru/fifo)
   std::vector<std::uint64_t> slot_evictions_;
+  std::vector<std::uint32_t> gf2_bytes_;  // gf2 index: the set bits each address byte contributes
   policy::SplitMix64 rng_;  // random: one generator per level, re-seeded by reset()
   // The line last accessed is still resident and most recently used in its set (only access()
   // changes the state), so a repeat access to it needs no lookup and — when the policy's repeated

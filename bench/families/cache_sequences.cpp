@@ -102,10 +102,13 @@ void run_check(benchmark::State& state, Path p, const std::string& name) {
   state.counters["sm_id"] = s.sm_id();
 }
 
-void set_counters(benchmark::State& state, const Session& s, const seqsearch::SearchResult& r, bool kept) {
+void set_counters(benchmark::State& state, const Session& s, const seqsearch::SearchResult& r, bool kept,
+                  const Budget& budget) {
   auto& c = state.counters;
   c["launches"] = s.launches();
   c["device_seconds"] = s.seconds();
+  c["budget_launches"] = budget.launches;
+  c["budget_seconds"] = budget.seconds;
   c["accesses"] = static_cast<double>(s.accesses());
   c["hit_threshold_cycles"] = s.threshold();
   c["kept_across_launch"] = kept ? 1 : 0;
@@ -157,7 +160,7 @@ void run_cache(benchmark::State& state, const CacheArgs& a, const std::string& n
   write_seq_trace_file(name, t);
   if (s.failed()) return state.SkipWithError(s.first_error().c_str());
   state.SetIterationTime(std::max(s.seconds(), 1e-9));
-  set_counters(state, s, r, lc.kept);
+  set_counters(state, s, r, lc.kept, a.budget);
 }
 
 std::string cache_name(const CacheArgs& a) {
@@ -227,6 +230,8 @@ void register_cache_sequences(Backend& be) {
     a.cache = cache_of(p);
     a.path = p;
     a.carveout = path_uses_carveout(p) ? 0 : -1;
+    // Where the L2's pool search starts (a hint, not a result: it doubles or halves from there).
+    if (p == Path::global_cg) a.capacity = be.figures().l2_bytes / 4;
     if (quick) a.budget = Budget{200, 1.0};
     register_cache(a);
   }

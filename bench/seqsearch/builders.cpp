@@ -93,4 +93,21 @@ AccessSequence policy_experiment(const Lines& first_prefix, const Lines& prefix,
   return b.take();
 }
 
+AccessSequence policy_rounds(const Lines& first_prefix, const Lines& prefix,
+                             const std::vector<std::vector<BodyAccess>>& bodies, std::uint32_t slots,
+                             std::uint8_t path, std::uint32_t threshold) {
+  SequenceBuilder b(RecordMode::miss_count, threshold);
+  b.new_slots(slots);
+  for (std::size_t r = 0; r < bodies.size(); ++r) {
+    for (std::uint64_t x : r == 0 ? first_prefix : prefix) b.access(x, path);
+    b.mark();  // the body never extends a prefix run
+    for (const BodyAccess& a : bodies[r]) {
+      if (a.slot == kUntimed) b.access(a.line, path);
+      else b.pass_into(a.line, 0, 1, path, a.slot, 0);
+    }
+    b.mark();
+  }
+  return b.take();
+}
+
 }  // namespace memhier::seqsearch

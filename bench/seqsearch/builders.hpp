@@ -48,4 +48,14 @@ AccessSequence policy_experiment(const Lines& first_prefix, const Lines& prefix,
                                  const std::vector<bool>& timed, std::uint32_t repeats, std::uint8_t path,
                                  std::uint32_t threshold);
 
+// A policy experiment whose repetitions differ: `first_prefix` then bodies[0], then for every
+// further body `prefix` then that body. A body access with a slot is timed into it (miss_count).
+struct BodyAccess {
+  std::uint64_t line = 0;
+  std::uint32_t slot = kUntimed;
+};
+AccessSequence policy_rounds(const Lines& first_prefix, const Lines& prefix,
+                             const std::vector<std::vector<BodyAccess>>& bodies, std::uint32_t slots,
+                             std::uint8_t path, std::uint32_t threshold);
+
 }  // namespace memhier::seqsearch

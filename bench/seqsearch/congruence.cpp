@@ -38,7 +38,8 @@ std::vector<Lines> sets_for(const Lines& victims, const Lines& set, std::uint64_
 std::optional<std::vector<bool>> same_set(Session& s, const Lines& victims, const Lines& set, std::uint64_t target,
                                           const Tags& tags) {
   const std::size_t per_launch = std::max<std::size_t>(1, s.max_runs() / eviction_test_runs(set.size()));
-  const std::uint32_t rounds = measured_rounds(set.size());
+  // Regular evictors answer in a short test; random-like ones need the long one.
+  const std::uint32_t rounds = s.evicts_regularly() ? kShortRounds : measured_rounds(set.size());
   const std::vector<Lines> sets = sets_for(victims, set, target);
   std::vector<bool> out(victims.size(), false);
   std::vector<std::size_t> again;

@@ -3,29 +3,11 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <unordered_map>
 
 #include "common/policy.hpp"
+#include "common/sequence_policy.hpp"
 
 namespace memhier::seqsearch {
-
-std::vector<std::uint32_t> predict_misses(const std::string& policy, std::uint32_t ways, const AccessSequence& seq) {
-  std::unordered_map<std::uint64_t, std::int64_t> id;
-  std::vector<std::int64_t> lines;
-  std::vector<std::uint32_t> slots;
-  for_each_access(
-      seq,
-      [&](std::uint64_t offset, std::uint8_t, std::uint32_t slot) {
-        lines.push_back(id.emplace(offset, static_cast<std::int64_t>(id.size())).first->second);
-        slots.push_back(slot);
-      },
-      [] {});
-  const std::vector<bool> hits = policy::simulate_set(policy, ways, lines);
-  std::vector<std::uint32_t> misses(seq.slots, 0);
-  for (std::size_t k = 0; k < hits.size(); ++k)
-    if (slots[k] != kUntimed && !hits[k]) ++misses[slots[k]];
-  return misses;
-}
 
 namespace {
 
@@ -75,6 +57,44 @@ Lines best_body(const std::vector<std::string>& cands, const Design& d, const Li
   return best_split > 1 ? best : Lines{};
 }
 
+Tags base_tags(const Design& d) {
+  return {{"step", "policy"}, {"ways", std::to_string(d.l.set.size())}, {"lines", "distinct"},
+          {"target", hex(d.l.target)}};
+}
+
+// One age experiment: repetitions that fill the set, insert `inserted`, and probe one filled line.
+bool run_ages(Session& s, const Design& d, const Lines& inserted, PolicyProbe& out, std::size_t n) {
+  const std::uint32_t W = static_cast<std::uint32_t>(d.l.set.size());
+  const std::size_t runs_per_repeat = d.clear.size() + W + inserted.size() + 2;
+  const std::size_t reps = std::clamp<std::size_t>(s.max_runs() / runs_per_repeat, 1, std::min<std::size_t>(W, 16));
+  std::vector<std::vector<BodyAccess>> bodies(reps);
+  for (std::size_t r = 0; r < reps; ++r) {
+    for (std::uint64_t x : d.l.set) bodies[r].push_back({x, kUntimed});
+    for (std::uint64_t x : inserted) bodies[r].push_back({x, kUntimed});
+    bodies[r].push_back({d.l.set[r % W], static_cast<std::uint32_t>(r % W)});
+  }
+  const AccessSequence seq =
+      policy_rounds(d.start_empty ? Lines{} : d.clear, d.clear, bodies, W, d.path, d.threshold);
+  Tags tags = base_tags(d);
+  tags["kind"] = "age";
+  tags["fresh"] = std::to_string(n);
+  tags["repeats"] = std::to_string(reps);
+  auto rec = s.run(seq, tags);
+  if (!rec) return false;
+  ++out.experiments;
+  keep_consistent(&out.consistent, W, seq, *rec);
+  return !stopped(s);
+}
+
+// Numbers of fresh lines the age experiments insert: 0 … W + 1 for up to 16 ways, else 0-3,
+// every eighth of W, and W - 1 … W + 1.
+std::vector<std::size_t> age_points(std::size_t W) {
+  std::vector<std::size_t> n;
+  for (std::size_t k = 0; k <= W + 1; ++k)
+    if (W <= 16 || k <= 3 || k + 1 >= W || k % std::max<std::size_t>(1, W / 8) == 0) n.push_back(k);
+  return n;
+}
+
 }  // namespace
 
 PolicyProbe probe_policy(Session& s, const PolicyLines& l, unsigned repeats, std::uint64_t seed, bool start_empty) {
@@ -87,9 +107,9 @@ PolicyProbe probe_policy(Session& s, const PolicyLines& l, unsigned repeats, std
   const Lines fresh(l.fresh.begin(), l.fresh.end() - static_cast<std::ptrdiff_t>(n_clear));
   for (const auto& c : policy::candidate_policies(W))
     if (policy::policy_is_deterministic(c)) out.consistent.push_back(c);
-  const Tags base = {{"step", "policy"}, {"ways", std::to_string(W)}, {"lines", "distinct"},
-                     {"target", hex(l.target)}, {"repeats", std::to_string(d.repeats)}};
-  auto run = [&](const Lines& body, const std::vector<bool>& timed, Tags tags) {
+  Tags base = base_tags(d);
+  base["repeats"] = std::to_string(d.repeats);
+  auto run = [&](const Lines& body, const std::vector<bool>& timed, Tags tags) {  // same body each repetition
     const AccessSequence seq = experiment(d, body, timed);
     for (const auto& [k, v] : base) tags[k] = v;
     auto rec = s.run(seq, tags);
@@ -98,15 +118,15 @@ PolicyProbe probe_policy(Session& s, const PolicyLines& l, unsigned repeats, std
     keep_consistent(&out.consistent, W, seq, *rec);
     return true;
   };
-  // Ages: fill with the set's W lines, insert n fresh lines, probe the W lines.
-  for (std::size_t n = 0; n <= std::min<std::size_t>(W + 1, fresh.size()); ++n) {
-    Lines body = l.set;
-    body.insert(body.end(), fresh.begin(), fresh.begin() + static_cast<std::ptrdiff_t>(n));
-    std::vector<bool> timed(body.size(), false);
-    body.insert(body.end(), l.set.begin(), l.set.end());
-    timed.resize(body.size(), true);
-    if (!run(body, timed, {{"kind", "age"}, {"fresh", std::to_string(n)}}) || stopped(s)) return out;
+  // Ages (nanoBench): fill with the set's W lines, insert n fresh lines, probe one of the W lines
+  // (line r in repetition r, at most 16 of them; slot = the line).
+  for (std::size_t n : age_points(W)) {
+    if (n > fresh.size()) break;
+    const Lines inserted(fresh.begin(), fresh.begin() + static_cast<std::ptrdiff_t>(n));
+    if (!run_ages(s, d, inserted, out, n)) return out;
   }
+  // Splitting sequences (up to 64 ways: beyond, the candidates' simulation costs too much).
+  if (W > 64) return out;
   // Splitting sequences over W + 3 lines.
   Lines pool = l.set;
   pool.push_back(l.target);

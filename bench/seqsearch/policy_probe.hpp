@@ -29,8 +29,4 @@ struct PolicyProbe {
 // invalidates), so the first repetition needs no clearing prefix.
 PolicyProbe probe_policy(Session& s, const PolicyLines& lines, unsigned repeats, std::uint64_t seed, bool start_empty);
 
-// The miss count per slot that `policy` predicts for `seq` in one set of `ways` ways starting
-// empty; every distinct offset is a distinct line. Deterministic policies only.
-std::vector<std::uint32_t> predict_misses(const std::string& policy, std::uint32_t ways, const AccessSequence& seq);
-
 }  // namespace memhier::seqsearch

@@ -53,15 +53,21 @@ bool find_eviction_set(Session& s, const SearchConfig& c, SearchResult& r, polic
 // target and the congruent flips above the line (under an XOR index all lie in the set), else
 // prime and probe in further regions.
 Lines fresh_candidates(Session& s, const SearchResult& r, std::size_t wanted) {
-  Lines exclude = r.eviction_set, seeds = r.eviction_set;
+  Lines exclude = r.eviction_set, seeds = r.eviction_set, flips;
   exclude.push_back(r.target);
   seeds.push_back(r.target);
   for (unsigned b : r.congruence->congruent_bits)
-    if (b >= r.congruence->line_bit) seeds.push_back(r.target ^ (1ull << b));
-  for (auto [a, b] : r.congruence->congruent_pairs) seeds.push_back(r.target ^ (1ull << a) ^ (1ull << b));
+    if (b >= r.congruence->line_bit) flips.push_back(r.target ^ (1ull << b));
+  for (auto [a, b] : r.congruence->congruent_pairs) flips.push_back(r.target ^ (1ull << a) ^ (1ull << b));
   Lines fresh;
-  for (std::uint64_t x : affine_closure(seeds, 4096, s.array_bytes()))
-    if (std::find(exclude.begin(), exclude.end(), x) == exclude.end() && x >= r.pool.bytes) fresh.push_back(x);
+  for (std::size_t f = 0; f <= flips.size() && fresh.size() < wanted; ++f) {  // one more flip as a seed each time
+    if (f > 0) seeds.push_back(flips[f - 1]);
+    const Lines closure = affine_closure(seeds, 4096, s.array_bytes());
+    if (closure.empty()) break;
+    fresh.clear();
+    for (std::uint64_t x : closure)
+      if (std::find(exclude.begin(), exclude.end(), x) == exclude.end() && x >= r.pool.bytes) fresh.push_back(x);
+  }
   if (fresh.size() >= wanted) {
     fresh.resize(wanted + wanted / 2);  // a margin for lines the check drops
     return fresh;
@@ -87,7 +93,7 @@ Lines verified_fresh(Session& s, const SearchResult& r) {
 SearchResult run_search(Session& s, const SearchConfig& c) {
   SearchResult r;
   policy::SplitMix64 rng(c.seed);
-  r.granularity = c.stride ? 0 : measure_granularity(s, rng);
+  r.granularity = measure_granularity(s, rng);  // also calibrates the miss threshold
   r.stride = c.stride ? c.stride : r.granularity;
   if (r.stride == 0) return r.stopped = why_stopped(s, "no fill granularity"), r;
   r.pool_lines = size_pool(s, r.stride, c.capacity / r.stride);

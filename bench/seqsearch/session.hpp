@@ -36,6 +36,18 @@ class Session {
   bool failed() const { return !first_error_.empty(); }
   const std::string& first_error() const { return first_error_; }
 
+  // The miss threshold the search uses (set from the data once the granularity probe ran).
+  void set_threshold(std::uint32_t t) { threshold_ = t; }
+  // Eviction tests report the fraction of measured rounds in which the target missed when a set
+  // evicted it. While every such fraction is >= 0.9 the cache evicts regularly (LRU, FIFO,
+  // tree-PLRU ...) and a short test is decisive; one lower fraction (random-like) makes negative
+  // answers need long tests.
+  void note_eviction_fraction(double f) {
+    ++evictions_seen_;
+    regular_ = regular_ && f >= 0.9;
+  }
+  bool evicts_regularly() const { return evictions_seen_ > 0 && regular_; }
+
   Path path() const { return path_; }
   std::uint8_t path_code() const { return static_cast<std::uint8_t>(path_); }
   std::uint64_t array_bytes() const { return array_bytes_; }
@@ -65,6 +77,8 @@ class Session {
   std::string first_error_, start_state_;
   int sm_id_ = -1;
   std::uint64_t smem_bytes_ = 0;
+  std::uint32_t evictions_seen_ = 0;
+  bool regular_ = true;
 };
 
 }  // namespace memhier::seqsearch

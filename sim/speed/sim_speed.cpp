@@ -73,6 +73,8 @@ const Case kCases[] = {
     {"plain_lru", "global_ca", 65536, 32, "l1_overflow"},
     {"plain_lru", "global_cg", 2u << 20, 128, "l2_overflow"},
     {"tlb_000", "global_cg", 72ull << 21, 2u << 20, "tlb_2MiB_stride"},
+    {"hopper_like", "global_ca", 491520, 128, "l1_overflow_qlru_gf2"},
+    {"hopper_like", "global_cg", 16u << 20, 128, "l2_overflow_random_gf2"},
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "common/seqtrace.hpp"
+#include "common/sequence_policy.hpp"
 #include "common/sequence.hpp"
 
 using namespace memhier;
@@ -224,4 +225,32 @@ TEST(SeqTrace, RepeatedListsAreWrittenOnce) {
   std::string bad = text;
   bad.replace(bad.find("L 0 "), 4, "L 1 ");
   EXPECT_THROW(parse_seq_trace(bad, "mem"), std::runtime_error);
+}
+
+TEST(SequencePolicy, PredictedMissesFollowThePolicy) {
+  // Two ways: lines A B A C B; the last three are timed (A hit; C miss; B: LRU miss, FIFO hit).
+  SequenceBuilder b(RecordMode::miss_count, 10);
+  b.access(0x100, 0);
+  b.access(0x200, 0);
+  b.access(0x100, 0, true);
+  b.access(0x300, 0, true);
+  b.access(0x200, 0, true);
+  const AccessSequence s = b.take();
+  EXPECT_EQ(predict_misses("lru", 2, s), (std::vector<std::uint32_t>{0, 1, 1}));
+  EXPECT_EQ(predict_misses("fifo", 2, s), (std::vector<std::uint32_t>{0, 1, 0}));
+  // Random, two ways: C replaces A or B with probability 1/2 each; B then misses half the time.
+  const std::vector<double> e = expected_misses("random", 2, s, 2000, 3);
+  EXPECT_EQ(e[0], 0.0);
+  EXPECT_EQ(e[1], 1.0);
+  EXPECT_NEAR(e[2], 0.5, 0.04);
+  // Slots shared by repetitions add up.
+  SequenceBuilder r(RecordMode::miss_count, 10);
+  const std::uint32_t slot = r.new_slots(1);
+  const std::size_t m = r.mark();
+  r.access(0x100, 0);
+  r.access(0x200, 0);
+  r.pass_into(0x300, 0, 1, 0, slot, 0);
+  r.repeat_since(m, 5);
+  EXPECT_EQ(predict_misses("lru", 2, r.peek()), (std::vector<std::uint32_t>{5}));
+  EXPECT_EQ(predict_misses("lru", 3, r.peek()), (std::vector<std::uint32_t>{1}));
 }

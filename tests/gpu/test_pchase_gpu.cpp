@@ -8,23 +8,13 @@
 #include "bench/backend_cuda.hpp"
 #include "common/levels.hpp"
 #include "runtime/device_info.hpp"
+#include "gpu_backend.hpp"
 
 using namespace memhier;
 
 namespace {
 
-Backend* gpu() {
-  static std::unique_ptr<Backend> be = [] {
-    std::string why;
-    return cuda_device_count(&why) > 0 ? make_cuda_backend(0) : nullptr;
-  }();
-  return be.get();
-}
-
-#define REQUIRE_GPU()                                              \
-  do {                                                             \
-    if (!gpu()) GTEST_SKIP() << "no CUDA device on this machine"; \
-  } while (0)
+using memhier::gputest::gpu;
 
 ChaseRequest req(Path p, Mode m, std::uint64_t bytes, std::uint64_t stride, std::uint64_t iters, bool warm = true) {
   ChaseRequest r;

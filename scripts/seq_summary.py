@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Plain-text summary of a cache_sequences run (bench JSON + its sequence traces): per cache the
+family's own reading (eviction set size, tests, launches, device seconds, congruent bits, policy
+outcomes) and the launch checks. For device runs and quick looks; memhier-infer decides from the
+traces.   usage: seq_summary.py bench.json [trace_dir]"""
+import json
+import os
+import re
+import sys
+
+
+def params(name):
+    out = {}
+    for p in name.split("/")[1:]:
+        if ":" in p:
+            k, v = p.split(":", 1)
+            out[k] = v
+    return out
+
+
+def read_trace(path):
+    """Sequences of a .seqtrace as dicts: tags, mode, records (per slot)."""
+    seqs, cur = [], None
+    with open(path) as f:
+        for line in f:
+            t = line.split()
+            if not t:
+                continue
+            if t[0] == "seq":
+                cur = {"mode": t[2], "slots": int(t[4]),
+                       "tags": dict(x.split("=", 1) for x in t[7:] if "=" in x), "records": []}
+                seqs.append(cur)
+            elif t[0] == "o" and cur is not None:
+                rec = [0] * cur["slots"]
+                if t[1] == "d":
+                    rec = [int(x) for x in t[2:]]
+                elif t[1] == "s":
+                    for pair in t[3:]:
+                        s, v = pair.split(":")
+                        rec[int(s)] = int(v)
+                else:
+                    cur["error"] = " ".join(t[2:])
+                cur["records"] = rec
+    return seqs
+
+
+def policy_lines(seqs):
+    out = []
+    for s in seqs:
+        tg = s["tags"]
+        if tg.get("step") != "policy":
+            continue
+        rep = int(tg.get("repeats", "1"))
+        miss = sum(s["records"])
+        n = len(s["records"])
+        if tg.get("kind") == "age":  # one probe per repetition
+            out.append(f"age fresh={tg.get('fresh')}: {miss}/{rep} probes missed")
+        else:
+            out.append(f"split: {miss}/{n * rep} accesses missed")
+    return out
+
+
+def congruence_lines(seqs):
+    out = []
+    for s in seqs:
+        tg = s["tags"]
+        if tg.get("step") == "congruence":
+            hits = sum(1 for r in s["records"] if r >= 2)
+            out.append(f"{tg.get('flip')} flips: {hits} of {len(s['records'])} congruent")
+    return out
+
+
+def main(bench, trace_dir):
+    d = json.load(open(bench))
+    for b in d["benchmarks"]:
+        name = re.sub(r"/(iterations|repeats|threads|manual_time|real_time).*$", "", b.get("run_name", b["name"]))
+        if not name.startswith("cache_sequences/") or b.get("run_type") == "aggregate":
+            continue
+        p = params(name)
+        if b.get("error_occurred"):
+            print(f"{name}: ERROR {b.get('error_message')}")
+            continue
+        if p.get("check") == "launch":
+            print(f"launch check {p['path']:9s}: same launch {b['same_launch_cycles']:.0f} cycles, next launch "
+                  f"{b['next_launch_cycles']:.0f} (threshold {b['hit_threshold_cycles']:.0f}) -> "
+                  f"{'kept' if b['kept_across_launch'] else 'emptied'} across a launch")
+            continue
+        print(f"{p.get('cache', '?'):8s} {p.get('path', '?'):9s} ways {b['ways_found']:.0f} "
+              f"(minimal {b['minimal']:.0f}), {b['launches']:.0f} launches, {b['device_seconds']:.2f} s device, "
+              f"{b['accesses'] / 1e6:.1f} M accesses; g {b['granularity_bytes']:.0f} B, pool "
+              f"{b['pool_bytes'] / 1024:.0f} KiB, line seen {b['line_bytes_seen']:.0f} B; congruent bits "
+              f"{b['congruent_bits']:.0f}, pairs {b['congruent_pairs']:.0f}; fresh lines {b['fresh_lines']:.0f}; "
+              f"policy sequences {b['policy_sequences']:.0f}, deterministic candidates consistent "
+              f"{b['candidates_consistent']:.0f}; budget exhausted {b['budget_exhausted']:.0f}, complete "
+              f"{b['search_complete']:.0f}, smem {b['smem_bytes']:.0f} B")
+        tf = os.path.join(trace_dir, name.replace("/", "__").replace(":", "-") + ".seqtrace")
+        if os.path.exists(tf):
+            seqs = read_trace(tf)
+            errs = [s for s in seqs if "error" in s]
+            for s in errs[:3]:
+                print(f"    sequence error: {s['error']}")
+            for line in congruence_lines(seqs) + policy_lines(seqs)[:12]:
+                print("    " + line)
+        else:
+            print(f"    (no trace {tf})")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    bench = sys.argv[1]
+    main(bench, sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(bench), "traces"))

@@ -1,0 +1,31 @@
+// The CUDA backend of device 0 shared by the GPU test suites (one context for all), or nullptr
+// without a device; REQUIRE_GPU() skips a test, visibly, then.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "bench/backend_cuda.hpp"
+#include "runtime/device_info.hpp"
+
+namespace memhier::gputest {
+
+inline Backend* gpu() {
+  static std::unique_ptr<Backend> be = [] {
+    std::string why;
+    return cuda_device_count(&why) > 0 ? make_cuda_backend(0) : nullptr;
+  }();
+  return be.get();
+}
+
+}  // namespace memhier::gputest
+
+// (main's tests/gpu/gpu_skip.hpp defines the same check through cuda_device_count; whichever
+// comes first serves.)
+#ifndef REQUIRE_GPU
+#define REQUIRE_GPU()                                                              \
+  do {                                                                             \
+    if (!::memhier::gputest::gpu()) GTEST_SKIP() << "no CUDA device on this machine"; \
+  } while (0)
+#endif

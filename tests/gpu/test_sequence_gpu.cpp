@@ -1,0 +1,94 @@
+// GPU tests of access sequences (Backend::run_sequence, kernels/sequence.cuh; ctest label gpu).
+// Each test skips, visibly, without a device.
+#include <gtest/gtest.h>
+
+#include "bench/backend_cuda.hpp"
+#include "runtime/device_info.hpp"
+#include "gpu_backend.hpp"
+
+using namespace memhier;
+
+namespace {
+
+using memhier::gputest::gpu;
+
+constexpr std::uint8_t kCa = 0, kCg = 1, kLdg = 2, kTex = 3;
+
+// 256 MiB: zero-filled once when first allocated, so the L2 holds only its last ~50 MiB after that;
+// the lines the tests read as "never read" lie far below.
+SequenceResult run(const AccessSequence& s, std::uint64_t bytes = 256ull << 20) {
+  SequenceRequest r;
+  r.seq = s;
+  r.array_bytes = bytes;
+  r.carveout = 0;
+  return gpu()->run_sequence(r);
+}
+
+}  // namespace
+
+// A line read twice: the second read hits the first level of its path, and is faster than a line
+// read once (which misses it); on every path. Latencies near the fine chase's.
+TEST(SequenceGpu, SecondReadHitsOnEveryPath) {
+  REQUIRE_GPU();
+  for (std::uint8_t p : {kCa, kCg, kLdg, kTex}) {
+    SequenceBuilder b;
+    b.access(1 << 20, p);
+    b.access(1 << 20, p, true);        // slot 0: hit
+    b.access((8 << 20) + 4096, p, true);  // slot 1: a line never read: miss
+    SequenceResult r = run(b.take());
+    ASSERT_EQ(r.error, "") << seq_path_name(p);
+    ASSERT_EQ(r.records.size(), 2u);
+    RecordProperty(std::string(seq_path_name(p)) + "_hit_cycles", std::to_string(r.records[0]));
+    RecordProperty(std::string(seq_path_name(p)) + "_miss_cycles", std::to_string(r.records[1]));
+    EXPECT_GT(r.records[0], 0u) << seq_path_name(p);
+    EXPECT_LT(1.5 * r.records[0], r.records[1]) << seq_path_name(p);
+    EXPECT_GE(r.sm_id, 0);
+    EXPECT_EQ(r.start_state, "as_left");
+  }
+}
+
+// Repeats and miss modes on the device agree with what the records must be: a line timed in every
+// round of a repeat block counts one miss (the first) and hits after; miss_any sets its bit.
+TEST(SequenceGpu, RepeatsAndMissModes) {
+  REQUIRE_GPU();
+  const std::uint32_t threshold = static_cast<std::uint32_t>(1.5 * gpu()->hit_baseline(Path::global_cg));
+  SequenceBuilder b(RecordMode::miss_count, threshold);
+  const std::uint32_t slot = b.new_slots(1);
+  const std::size_t m = b.mark();
+  b.pass_into((16 << 20) + 128, 0, 1, kCg, slot, 0);
+  b.repeat_since(m, 10);
+  SequenceResult r = run(b.take());
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.records, std::vector<std::uint32_t>{1});
+  EXPECT_EQ(r.accesses, 10u);
+}
+
+// Two launches on one SM: the second sees what the first left in the L2 (the L1 result is recorded,
+// not asserted: the cache_sequences family measures it).
+TEST(SequenceGpu, LaunchBreakKeepsTheSmAndTheL2) {
+  REQUIRE_GPU();
+  SequenceBuilder b;
+  b.access(24 << 20, kCg);
+  b.access(28 << 20, kCa);
+  b.launch_break();
+  b.access(24 << 20, kCg, true);
+  b.access(28 << 20, kCa, true);
+  SequenceResult r = run(b.take());
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.launches, 2);
+  ASSERT_EQ(r.records.size(), 2u);
+  RecordProperty("l2_after_launch_cycles", std::to_string(r.records[0]));
+  RecordProperty("l1_after_launch_cycles", std::to_string(r.records[1]));
+  EXPECT_LT(r.records[0], 1.5 * gpu()->hit_baseline(Path::global_cg));
+}
+
+TEST(SequenceGpu, RefusesWhatItCannotRun) {
+  REQUIRE_GPU();
+  SequenceBuilder b;
+  b.access(512ull << 20, kCa, true);
+  EXPECT_NE(run(b.take()).error.find("outside the array"), std::string::npos);
+  SequenceBuilder big(RecordMode::latency);
+  big.new_slots(1u << 24);  // 32 MiB of latency records: more shared memory than a block has
+  big.access(0, kCa, true);
+  EXPECT_NE(run(big.take()).error.find("shared memory"), std::string::npos);
+}
