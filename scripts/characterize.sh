@@ -94,7 +94,9 @@ characterize_one() {
   local inputs=("$tmp/bench.json")
   if [ -x "$INFER" ]; then
     for r in $(seq 1 "$rounds"); do
-      "$INFER" --allow-errors "${inputs[@]}" --next-requests "$tmp/requests-$r.json" >/dev/null
+      # MEMHIER_INFER_FLAGS: e.g. "--max-rounds 3 --budget-total-seconds 5" (the refinement budget)
+      # shellcheck disable=SC2086
+      "$INFER" --allow-errors "${inputs[@]}" --next-requests "$tmp/requests-$r.json" ${MEMHIER_INFER_FLAGS:-} >/dev/null
       local asked
       asked=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(", ".join(f"{len(v)} {k}" for k, v in d.items() if k != "format" and v))' "$tmp/requests-$r.json")
       if [ -n "$asked" ]; then
