@@ -69,7 +69,9 @@ const std::set<std::string> kBookkeepingParts = {
     "curve",      "plateaus",  "steps",    "inner_steps",        "configuration", "peak_configuration",
     "departures", "device",    "notes",    "note",               "reason",      "reasons",
     // address_translation: the per-stride detail behind the TLB levels (caches.*_tlb compare them)
-    "rises",      "coverage",  "unconfirmed_rises", "smallest_step", "levels_vmm_gap", "levels_vmm"};
+    "rises",      "coverage",  "unconfirmed_rises", "smallest_step", "levels_vmm_gap", "levels_vmm",
+    // cache inference bookkeeping (issue 10)
+    "refinement", "eviction_set"};
 // Leaves that are bookkeeping wherever they are.
 const std::set<std::string> kBookkeepingLeaves = {
     "benchmark", "peak_benchmark", "confidence", "ambiguity", "accesses", "min", "max", "samples", "bytes",

@@ -19,10 +19,11 @@ namespace memhier::analysis {
 namespace {
 
 const std::vector<std::pair<std::string, std::string>> kFields = {
-    {"size_bytes", "size C"},      {"line_bytes", "line b"},         {"sector_bytes", "fill granularity"},
+    {"size_bytes", "size C"},      {"onset_size_bytes", "misses begin at"}, {"line_bytes", "line b"},         {"sector_bytes", "fill granularity"},
     {"page_bytes", "page"},        {"entries", "entries"},           {"sets", "sets T"},
     {"ways", "ways per set"},      {"replacement", "replacement"},   {"replacement_probabilities", "per-way replacement probability"},
-    {"index_bits", "set-index bits"}, {"hit_latency_cycles", "hit latency (cycles)"},
+    {"index_bits", "set-index bits"}, {"index_matrix", "index matrix (GF(2) rows)"},
+    {"ways_one_set", "minimal eviction set (lines)"}, {"hit_latency_cycles", "hit latency (cycles)"},
     {"miss_penalty_cycles", "miss penalty (cycles)"}, {"size_bytes_by_carveout", "size by carveout"},
     {"per_sm", "per SM"},          {"shared_with", "shared with"},   {"slices_per_sm", "slices per SM"}};
 
@@ -261,6 +262,20 @@ std::string cell(const nlohmann::json& c, const std::string& k) {
   return value_text(k, c[k]) + (conf.empty() ? "" : " (" + conf + ")");
 }
 
+// What the refinement loop spent and deferred (analysis/refinement), one line.
+void render_refinement_line(std::ostringstream& o, const nlohmann::json& t) {
+  if (!t.contains("refinement") || !t["refinement"].is_object()) return;
+  const auto& r = t["refinement"];
+  const nlohmann::json b = r.contains("budget") && r["budget"].is_object() ? r["budget"] : nlohmann::json::object();
+  o << "- refinement: " << r.value("refinement_rounds_done", 0) << " round(s), "
+    << r.value("measured_seconds_so_far", 0.0) << " s measured (budget " << b.value("total_seconds", 0.0)
+    << " s in at most " << b.value("max_rounds", 0) << " rounds, " << b.value("round_seconds", 0.0) << " s and "
+    << b.value("round_benchmarks", 0) << " chases per round); next round " << r.value("next_round_chases", 0)
+    << " chases, ~" << r.value("next_round_estimated_seconds", 0.0) << " s; " << r.value("deferred_chases", 0)
+    << " deferred" << (r.contains("stopped") && r["stopped"].is_string() ? " (" + r["stopped"].get<std::string>() + ")" : "")
+    << "\n";
+}
+
 void render_measurement(std::ostringstream& o, const nlohmann::json& t) {
   const auto& dev = t["device"];
   o << "## Measurement\n\n";
@@ -271,6 +286,7 @@ void render_measurement(std::ostringstream& o, const nlohmann::json& t) {
     const auto& m = t["measurement"];
     for (const char* k : {"clock_overhead_pair_cycles", "clock_overhead_fine_cycles"})
       if (m.contains(k)) o << "- " << k << ": " << cell(m, k) << "\n";
+    render_refinement_line(o, t);
     if (m.contains("skipped_benchmarks") && m["skipped_benchmarks"].is_array() && !m["skipped_benchmarks"].empty())
       o << "- skipped benchmarks (failed on the device, invalid, or measured with a throttled clock; each with "
            "its reason in topology.json, measurement.skipped_benchmarks): "

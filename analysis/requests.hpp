@@ -27,7 +27,18 @@ struct TlbWish {
   bool operator<(const TlbWish& o) const;
 };
 
+// A rerun of the cache_sequences search for one cache with what the analyzer found (the line as
+// the search stride, where misses begin as the pool's start), when the first search stopped early.
+struct SequenceWish {
+  std::string path, cache;
+  std::uint64_t stride = 0, capacity = 0;
+  int carveout = -1;
+  double seconds = 2.5;  // the family's default device-time budget per cache
+  std::string why;
+};
+
 struct Requests {
+  std::vector<SequenceWish> sequences;
   std::vector<ChaseWish> pchase;
   std::vector<TlbWish> tlb;
   // Limits the bench.json context names (chase_limit_bytes_<path>, tlb_limit_bytes); absent: none.
@@ -45,7 +56,11 @@ struct Requests {
   bool fits(const TlbWish& w) const;
   bool add(ChaseWish w);
   bool add(TlbWish w);
-  bool empty() const { return pchase.empty() && tlb.empty(); }
+  void add(SequenceWish w) { sequences.push_back(std::move(w)); }
+  bool empty() const { return pchase.empty() && tlb.empty() && sequences.empty(); }
+  // This round's requests within the refinement budget (analysis/refinement.hpp; set by
+  // build_topology): what --next-requests writes. Null until then.
+  nlohmann::json selected;
   // Sorted, duplicates removed.
   nlohmann::json to_json() const;
 };

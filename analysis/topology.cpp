@@ -41,7 +41,7 @@ void finish_cache(nlohmann::json& c, const std::string& name) {
 }
 }  // namespace
 
-nlohmann::json build_topology(const Dataset& data, Requests& requests) {
+nlohmann::json build_topology(const Dataset& data, Requests& requests, const RefinementBudget& budget) {
   nlohmann::json t;
   t["schema"] = kTopologySchema;
   t["device"] = data.context();
@@ -80,10 +80,13 @@ nlohmann::json build_topology(const Dataset& data, Requests& requests) {
   t["l2_partitions"] = l2_partitions_section(data);
   if (t["l2_partitions"].is_null()) t["l2_partitions_reason"] = "no l2_partitions entries in the input";
   nlohmann::json pending = nlohmann::json::object();
-  const auto rq = requests.to_json();
-  pending["pchase"] = rq["pchase"].size();
-  pending["tlb"] = rq["tlb"].size();
+  const RefinementRound round = plan_round(data, requests, budget);
+  requests.selected = round.requests;
+  pending["pchase"] = round.requests["pchase"].size();
+  pending["tlb"] = round.requests["tlb"].size();
+  if (round.requests.contains("cache_sequences")) pending["cache_sequences"] = round.requests["cache_sequences"].size();
   t["refinement_pending"] = pending;
+  t["refinement"] = round.summary;
   return t;
 }
 

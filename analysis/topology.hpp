@@ -5,14 +5,16 @@
 #include <string>
 
 #include "analysis/dataset.hpp"
+#include "analysis/refinement.hpp"
 #include "analysis/requests.hpp"
 
 namespace memhier::analysis {
 
 constexpr const char* kTopologySchema = "memhier-topology/1";
 
-// Infers everything; the chases still needed go to `requests`.
-nlohmann::json build_topology(const Dataset& data, Requests& requests);
+// Infers everything; the chases still needed go to `requests`, this round's (within `budget`) to
+// requests.selected.
+nlohmann::json build_topology(const Dataset& data, Requests& requests, const RefinementBudget& budget = {});
 
 // report.md; plot_dir: where plots/<name>.svg would be (linked only when the file exists).
 std::string render_report(const nlohmann::json& topology, const std::string& plot_dir = "");

@@ -205,9 +205,13 @@ characterize_one() {
   local inputs=("$tmp/bench.json")
   if [ -x "$INFER" ]; then
     for r in $(seq 1 "$rounds"); do
-      run "$INFER" --allow-errors "${inputs[@]}" --next-requests "$tmp/requests-$r.json" >/dev/null
-      if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if any(v for k,v in d.items() if k!="format") else 1)' "$tmp/requests-$r.json"; then
-        say "refinement round $r"
+      # MEMHIER_INFER_FLAGS: e.g. "--max-rounds 3 --budget-total-seconds 5" (the refinement budget)
+      # shellcheck disable=SC2086
+      run "$INFER" --allow-errors "${inputs[@]}" --next-requests "$tmp/requests-$r.json" ${MEMHIER_INFER_FLAGS:-} >/dev/null
+      local asked
+      asked=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(", ".join(f"{len(v)} {k}" for k, v in d.items() if k != "format" and v))' "$tmp/requests-$r.json")
+      if [ -n "$asked" ]; then
+        say "refinement round $r: $asked (memhier-infer's budget: docs/methodology.md, Refinement)"
         rc=0
         run "$BENCH" --device="$dev" --plan=none --memhier_extra="$tmp/requests-$r.json" --memhier_progress=0 \
           --memhier_trace_dir="$tmp/traces" --benchmark_out="$tmp/refine-$r.json" --benchmark_out_format=json || rc=$?

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -28,6 +29,9 @@ const char* kUsage =
     "                     memhier-bench --plan=none --memhier_extra=F\n"
     "  --allow-errors     analyze files that contain failed or invalid benchmarks (they are left out\n"
     "                     and listed in the topology and the report)\n"
+    "  --budget-round-seconds S, --budget-total-seconds S, --budget-round-chases N, --max-rounds N\n"
+    "                     the refinement budget (default 3 s and 400 chases per round, 8 s and 4 rounds in\n"
+    "                     all): --next-requests holds what fits, by priority (docs/methodology.md)\n"
     "Every input is checked first (docs/methodology.md, reliability); outputs are written whole or\n"
     "not at all. Exit status: 0 a topology was written; 1 bad input, or nothing could be determined\n";
 
@@ -78,6 +82,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> inputs;
   std::string out, report, next;
   bool allow_errors = false;
+  memhier::analysis::RefinementBudget budget;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&](std::string* dst) {
@@ -96,6 +101,17 @@ int main(int argc, char** argv) {
       if (!value(&next)) return fail(a + " needs a file name; see --help");
     } else if (a == "--allow-errors") {
       allow_errors = true;
+    } else if (a == "--budget-round-seconds" || a == "--budget-total-seconds" || a == "--budget-round-chases" ||
+               a == "--max-rounds") {
+      std::string v;
+      if (!value(&v)) return fail(a + " needs a number; see --help");
+      char* end = nullptr;
+      const double x = std::strtod(v.c_str(), &end);
+      if (end == v.c_str() || *end != 0 || !(x >= 0)) return fail("bad value '" + v + "' for " + a + "; see --help");
+      if (a == "--budget-round-seconds") budget.round_seconds = x;
+      if (a == "--budget-total-seconds") budget.total_seconds = x;
+      if (a == "--budget-round-chases") budget.round_benchmarks = static_cast<std::size_t>(x);
+      if (a == "--max-rounds") budget.max_rounds = static_cast<int>(x);
     } else if (a.size() > 1 && a[0] == '-') {
       return fail("unknown option '" + a + "'; see --help");
     } else {
@@ -107,7 +123,7 @@ int main(int argc, char** argv) {
   try {
     auto data = memhier::analysis::Dataset::load(memhier::expand_archive_inputs(inputs), allow_errors);
     memhier::analysis::Requests req;
-    nlohmann::json topo = memhier::analysis::build_topology(data, req);
+    nlohmann::json topo = memhier::analysis::build_topology(data, req, budget);
     // Never an all-null topology with exit 0 (a refinement step that asks for more is not a result)
     if (memhier::analysis::count_determined_values(topo) == 0 && (next.empty() || req.empty())) {
       std::string why = "nothing could be determined from " + std::to_string(inputs.size()) + " input file(s)";
@@ -122,7 +138,7 @@ int main(int argc, char** argv) {
       std::string dir = report.find('/') == std::string::npos ? "." : report.substr(0, report.find_last_of('/'));
       if (!write_file(report, memhier::analysis::render_report(topo, dir))) return fail(report + ": cannot write");
     }
-    if (!next.empty() && !write_file(next, req.to_json().dump(2) + "\n")) return fail(next + ": cannot write");
+    if (!next.empty() && !write_file(next, req.selected.dump(2) + "\n")) return fail(next + ": cannot write");
   } catch (const std::exception& e) {
     return fail(e.what());
   }

@@ -127,18 +127,32 @@ TEST(InferSynthetic, CoarseSweepAsksForSizesInBetween) {
   analysis::Requests req;
   auto d = dev.dataset();
   json t = analysis::build_topology(d, req);
-  // The largest footprint without misses, at a lower confidence, with the bracket it lies in.
+  // Where misses begin: the largest footprint without misses, at a lower confidence, with the bracket
+  // it lies in. The capacity until the structure is known: the 50 % point, between the same two sizes.
   const json& c = t["caches"]["texture"];
-  EXPECT_EQ(c["size_bytes"], 8192) << c.dump(1);
+  EXPECT_EQ(c["onset_size_bytes"], 8192) << c.dump(1);
+  EXPECT_EQ(c["onset_size_bracket_bytes"], json::array({8192, 16384}));
+  EXPECT_LT(c["provenance"]["onset_size_bytes"]["confidence"].get<double>(), 0.9);
+  EXPECT_GE(c["size_bytes"].get<int>(), 8192);
+  EXPECT_LT(c["size_bytes"].get<int>(), 16384);
   EXPECT_EQ(c["size_bracket_bytes"], json::array({8192, 16384}));
   EXPECT_LT(c["provenance"]["size_bytes"]["confidence"].get<double>(), 0.9);
   EXPECT_TRUE(c["line_bytes"].is_null());
+  // At the sweep stride: sizes in between (narrowing); at other strides: the edge-shift runs.
   auto j = req.to_json();
   ASSERT_FALSE(j["pchase"].empty());
+  int narrowing = 0, shift = 0;
   for (auto& p : j["pchase"]) {
+    if (p["stride"] != 32) {
+      ++shift;
+      continue;
+    }
+    ++narrowing;
     EXPECT_GT(p["bytes"].get<int>(), 8192);
     EXPECT_LT(p["bytes"].get<int>(), 16384);
   }
+  EXPECT_GT(narrowing, 0);
+  EXPECT_GT(shift, 0);
 }
 
 TEST(StageTwo, MembershipOpensSetsAndUnequalWays) {

@@ -45,6 +45,17 @@ def median(s):
             return v
 
 
+def half_bracket(sweep, base):
+    """Footprints around the 50 % point: the miss fraction (slower than 1.5 x the baseline) reaches
+    half its plateau (the largest footprint's) at hi and stays there; lo is the one before."""
+    frac = [(b, sum(n for v, n in s if v > 1.5 * base) / sum(n for _, n in s)) for b, s in sweep]
+    half = frac[-1][1] / 2
+    i = len(frac)
+    while i > 0 and frac[i - 1][1] >= half:
+        i -= 1
+    return frac[i - 1][0], frac[i][0]
+
+
 def main():
     bench, topo = sys.argv[1], sys.argv[2]
     d = json.load(open(bench))
@@ -83,9 +94,12 @@ def main():
     misses = [(b, sum(n for v, n in s if v > 1.5 * base)) for b, s in sweep]
     first_miss = next(b for b, m in misses if m > 1)
     last_hit = max(b for b, m in misses if m <= 1 and b < first_miss)
+    onset = c["l1"]["onset_size_bytes"]
+    check(onset is not None and last_hit <= onset < first_miss,
+          f"l1 onset of misses {onset} in [{last_hit}, {first_miss}) (last all-hit, first miss footprint)")
+    lo, hi = half_bracket(sweep, base)
     size = c["l1"]["size_bytes"]
-    check(size is not None and last_hit <= size < first_miss,
-          f"l1 size {size} in [{last_hit}, {first_miss}) (last all-hit, first miss footprint)")
+    check(size is not None and lo <= size <= hi, f"l1 capacity (50 % point) {size} in [{lo}, {hi}]")
     check(c["l1"]["size_carveout"] == 0, "l1 size stated for carveout 0")
     check(c["l1"]["miss_penalty_cycles"] is not None and c["l1"]["miss_penalty_cycles"] > 100,
           f"l1 miss penalty {c['l1']['miss_penalty_cycles']} (the L2 level lies far above the L1's)")
@@ -100,8 +114,11 @@ def main():
     misses = [(b, sum(n for v, n in s if v > 1.5 * base)) for b, s in cg]
     first_miss = next(b for b, m in misses if m > 1)
     last_hit = max(b for b, m in misses if m <= 1 and b < first_miss)
+    onset = c["l2"]["onset_size_bytes"]
+    check(onset is not None and last_hit <= onset < first_miss, f"l2 onset of misses {onset} in [{last_hit}, {first_miss})")
+    lo, hi = half_bracket(cg, base)
     size = c["l2"]["size_bytes"]
-    check(size is not None and last_hit <= size < first_miss, f"l2 size {size} in [{last_hit}, {first_miss})")
+    check(size is not None and lo <= size <= hi, f"l2 capacity (50 % point) {size} in [{lo}, {hi}]")
     big = cg[-1][1]
     dram = sum(v * n for v, n in big) / sum(n for _, n in big)
     pen = c["l2"]["miss_penalty_cycles"]

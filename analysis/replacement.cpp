@@ -1,0 +1,156 @@
+#include "analysis/replacement.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace memhier::analysis {
+
+PolicyResult replacement_of(const std::vector<std::uint64_t>& line, const std::vector<bool>& miss,
+                            std::uint64_t period) {
+  PolicyResult r;
+  const std::size_t n = line.size();
+  if (period == 0 || n < 2 * period) {
+    r.reason = "the N = C + b trace holds " + std::to_string(n) + " accesses, fewer than two passes of " +
+               std::to_string(period) + " (k >> N/s needed)";
+    return r;
+  }
+  std::set<std::uint64_t> members;
+  for (std::size_t k = 0; k < n; ++k)
+    if (miss[k]) members.insert(line[k]);
+  if (members.size() < 2) {
+    r.reason = "fewer than two lines miss at N = C + b";
+    return r;
+  }
+  bool periodic = true;
+  for (std::size_t k = 0; k + period < n && periodic; ++k) periodic = miss[k] == miss[k + period];
+  // Every member misses in every full pass?
+  bool all_each_pass = true;
+  for (std::size_t p = 0; (p + 1) * period <= n && all_each_pass; ++p) {
+    std::set<std::uint64_t> m;
+    for (std::size_t k = p * period; k < (p + 1) * period; ++k)
+      if (miss[k]) m.insert(line[k]);
+    all_each_pass = m.size() == members.size();
+  }
+  if (periodic && all_each_pass) {
+    r.policy = "lru_or_fifo";
+    return r;
+  }
+  // Fig. 11: with a+1 members and a ways, the line that misses next is the victim of the current
+  // miss; the missing line takes the victim's slot.
+  std::vector<std::uint64_t> seq;
+  for (std::size_t k = 0; k < n; ++k)
+    if (miss[k] && members.count(line[k])) seq.push_back(line[k]);
+  std::map<std::uint64_t, int> slot;
+  std::vector<double> count;
+  for (std::size_t t = 0; t + 1 < seq.size(); ++t) {
+    const std::uint64_t victim = seq[t + 1];
+    if (victim == seq[t]) continue;
+    auto it = slot.find(victim);
+    int s;
+    if (it == slot.end()) {
+      s = static_cast<int>(count.size());
+      count.push_back(0);
+    } else {
+      s = it->second;
+    }
+    count[s] += 1;
+    slot[seq[t]] = s;
+    slot.erase(victim);
+  }
+  r.way_counts = count;
+  for (double c : count) r.replacements += c;
+  std::sort(count.begin(), count.end(), std::greater<>());
+  for (double c : count) r.way_probabilities.push_back(r.replacements > 0 ? c / r.replacements : 0);
+  r.policy = chi_square_rejects_uniform(r.way_counts) ? "non-lru" : "random";
+  return r;
+}
+
+namespace {
+
+// The j = 1 fine run: its trace holds several passes over the C/u + 1 lines.
+void replacement_from_trace(CacheJob& job, const Stage2& s2) {
+  const Trace* t = job.data().trace(*s2.first_step);
+  std::vector<std::uint64_t> ln;
+  std::vector<bool> ms;
+  for (std::size_t k = 0; k < t->latency.size(); ++k) {
+    ln.push_back(static_cast<std::uint64_t>(t->index[k]) * 4 / s2.u);
+    ms.push_back(t->latency[k] > job.cl.boundary);
+  }
+  Evidence pev;
+  pev.add(s2.first_step->name());
+  PolicyResult pr = replacement_of(ln, ms, s2.lines_c + 1);
+  if (pr.policy.empty()) {
+    set_null(job.cache, "replacement", pr.reason, pev);
+    return;
+  }
+  set_value(job.cache, "replacement", pr.policy, pr.policy == "lru_or_fifo" ? 0.9 : 0.8, pev,
+            pr.policy == "lru_or_fifo"
+                ? "periodic: every line of the overflowed set misses in every pass; a cyclic P-chase cannot "
+                  "tell LRU from FIFO"
+                : "aperiodic misses; per-way probabilities from the victims' slots (000 Fig. 11), ways sorted by "
+                  "probability (their numbering is not observable)");
+  if (pr.way_probabilities.empty()) return;
+  nlohmann::json p = nlohmann::json::array();
+  for (double x : pr.way_probabilities) p.push_back(std::round(x * 1000) / 1000);
+  set_value(job.cache, "replacement_probabilities", p, 0.8, pev,
+            "from " + std::to_string(static_cast<long long>(pr.replacements)) + " replacements");
+  set_value(job.cache, "replacements_observed", pr.replacements, 0.9, pev,
+            "replacements reconstructed from the N = C + b trace (the sample behind the probabilities)");
+}
+
+// Count mode: an overflowed set whose W+1 lines all miss in every pass (the miss count jumped by
+// exactly W+1 at each opening and the ways add up to the size) is LRU or FIFO; a random policy
+// keeps some of them.
+void replacement_from_counts(CacheJob& job, const Stage2& s2) {
+  const SetsResult& sr = s2.sets;
+  bool exact = sr.complete && !sr.ways.empty();
+  std::uint64_t tw = 0;
+  for (int w : sr.ways) tw += static_cast<std::uint64_t>(w);
+  exact = exact && tw * s2.u == s2.C;
+  if (exact)
+    set_value(job.cache, "replacement", "lru_or_fifo", 0.8, s2.evidence,
+              "count-mode stage 2: every line of each overflowed set misses in every pass; a cyclic P-chase "
+              "cannot tell LRU from FIFO");
+  else
+    set_null(job.cache, "replacement",
+             "too many lines for a fine trace holding several passes, and the miss counts are not those of "
+             "LRU/FIFO sets");
+}
+
+}  // namespace
+
+void per_way_probabilities(CacheJob& job, std::uint64_t C, std::uint64_t u) {
+  Stage2 s2 = Stage2::at(C, u);
+  if (u == 0 || !s2.use_fine) return;
+  for (auto* c : job.pd.all)
+    if (c->mode == "fine" && c->stride == u && c->bytes == C + u && c->warm && job.at_primary(*c) && job.data().trace(*c))
+      s2.first_step = c;
+  if (!s2.first_step) {
+    const std::uint32_t n = static_cast<std::uint32_t>(3 * (s2.lines_c + 1));
+    ChaseWish w{job.path, "fine", C + u, u, std::max<std::uint64_t>(n, 4096), true, job.primary,
+                job.cl.name + " replacement: per-way probabilities"};
+    w.max_records = std::max<std::uint32_t>(n, 4096);
+    job.ctx.requests.add(w);
+    return;
+  }
+  const nlohmann::json seq = job.cache["replacement"], prov = job.cache["provenance"]["replacement"];
+  replacement_from_trace(job, s2);
+  if (job.cache.value("replacement", nlohmann::json()) != "non-lru") {  // uniform: the sequences' word stands
+    job.cache["replacement"] = seq;
+    job.cache["provenance"]["replacement"] = prov;
+  }
+}
+
+void write_replacement(CacheJob& job, const Stage2& s2) {
+  if (s2.first_step && s2.use_fine)
+    replacement_from_trace(job, s2);
+  else if (!s2.use_fine)
+    replacement_from_counts(job, s2);
+  else
+    set_null(job.cache, "replacement", "the N = C + b fine run is not measured yet (requested)");
+}
+
+}  // namespace memhier::analysis

@@ -1,0 +1,30 @@
+// Replacement policy (docs/methodology.md, inference "Replacement"; 000 §4.2 step 4, Fig. 11): from
+// the stage-2 run N = C + u: periodic misses of every member of the overflowed set -> LRU or FIFO;
+// otherwise the victims' slots give per-way replacement probabilities.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/eviction_sets.hpp"
+
+namespace memhier::analysis {
+
+// Replacement from the N = C + g fine trace: per-access line and miss flag.
+struct PolicyResult {
+  std::string policy;        // "lru_or_fifo", "random", "non-lru", "" (undetermined)
+  std::vector<double> way_probabilities;  // sorted descending (way numbering is not observable)
+  std::vector<double> way_counts;
+  double replacements = 0;
+  std::string reason;
+};
+PolicyResult replacement_of(const std::vector<std::uint64_t>& line, const std::vector<bool>& miss,
+                            std::uint64_t period);
+
+// Writes replacement (and the per-way probabilities) from the stage-2 runs.
+void write_replacement(CacheJob& job, const Stage2& s2);
+// Where the access sequences found a random policy: the per-way probabilities from the N = C + u
+// fine run (000 Fig. 11; requested when missing, only when C/u lines fit a trace of several passes).
+void per_way_probabilities(CacheJob& job, std::uint64_t C, std::uint64_t u);
+
+}  // namespace memhier::analysis

@@ -1,0 +1,68 @@
+// The refinement round (analysis/refinement): never a chase the data holds, priorities, the budget.
+#include <gtest/gtest.h>
+
+#include "analysis/refinement.hpp"
+
+using namespace memhier;
+using namespace memhier::analysis;
+
+namespace {
+BenchRun run_with(const std::vector<std::string>& names) {
+  BenchRun r;
+  r.context = {{"sm_count", "2"}, {"memhier_version", "1"}, {"device_backend", "sim:a"}, {"gpu_name", "A"}};
+  for (const auto& n : names) {
+    BenchEntry e;
+    e.name = e.run_name = n;
+    e.params = *BenchName::parse(n);
+    e.run_type = "iteration";
+    e.iterations = 1;
+    e.time_unit = "ms";
+    e.real_time = 1;
+    e.counters["accesses"] = 1000;
+    r.entries.push_back(e);
+  }
+  return r;
+}
+ChaseWish wish(std::uint64_t bytes, const std::string& why) {
+  return ChaseWish{"global_cg", "count", bytes, 128, bytes / 128, true, -1, why};
+}
+}  // namespace
+
+TEST(Refinement, NeverAsksForWhatTheDataHolds) {
+  Dataset d = Dataset::from_runs({run_with({"pchase/path:global_cg/mode:count/bytes:4096/stride:128/iters:32/warm:1"})});
+  Requests w;
+  w.add(wish(4096, "l2 size: narrowing"));
+  w.add(wish(8192, "l2 size: narrowing"));
+  const auto r = plan_round(d, w, {});
+  ASSERT_EQ(r.requests["pchase"].size(), 1u);
+  EXPECT_EQ(r.requests["pchase"][0]["bytes"], 8192);
+  EXPECT_EQ(r.summary["dropped_already_measured"], 1);
+}
+
+TEST(Refinement, PriorityAndBudget) {
+  Dataset d = Dataset::from_runs({run_with({"pchase/path:global_cg/mode:count/bytes:4096/stride:128/iters:32/warm:1"})});
+  Requests w;
+  for (int k = 1; k <= 10; ++k) w.add(wish(1 << (20 + k % 3), "l2 stage 2 (sets)"));
+  w.add(wish(1 << 19, "l2 line: edge shift with stride"));
+  RefinementBudget b;
+  b.round_benchmarks = 2;
+  const auto r = plan_round(d, w, b);
+  ASSERT_EQ(r.requests["pchase"].size(), 2u);
+  EXPECT_EQ(r.requests["pchase"][0]["bytes"], 1 << 19);  // the edge shift first
+  EXPECT_GT(r.summary["deferred_chases"].get<int>(), 0);
+  EXPECT_EQ(wish_priority("l1 fill granularity"), 0);
+  EXPECT_EQ(wish_priority("l1 size: narrowing"), 1);
+  EXPECT_EQ(wish_priority("l1 capacity: 50 % point"), 2);
+  EXPECT_EQ(wish_priority("l1 size: narrowing (after the sequences)"), 3);
+}
+
+TEST(Refinement, StopsWhenTheRoundsAreSpent) {
+  Dataset d = Dataset::from_runs({run_with({}), run_with({}), run_with({})});
+  Requests w;
+  w.add(wish(8192, "l2 size: narrowing"));
+  RefinementBudget b;
+  b.max_rounds = 2;
+  const auto r = plan_round(d, w, b);
+  EXPECT_TRUE(r.requests["pchase"].empty());
+  EXPECT_TRUE(r.summary.contains("stopped"));
+}
