@@ -1,5 +1,7 @@
 #include "analysis/seq_evidence.hpp"
 
+#include "common/archive_files.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <iterator>
@@ -212,10 +214,11 @@ std::vector<SeqEvidence> load_sequence_evidence(const Dataset& data, const std::
     if (dir.empty()) continue;
     for (const auto* e : run.family("cache_sequences")) {
       if (e->params.get_or("cache", "") != name) continue;
-      const std::string file = dir + "/" + sanitize_for_file(e->params.str()) + ".seqtrace";
-      std::error_code ec;
-      if (!std::filesystem::exists(file, ec)) continue;
-      out.push_back(read_evidence(read_seq_trace(file)));
+      // the plain file, its .gz, or its entry in the archive's traces.pack.gz (docs/formats.md)
+      const std::string name_in_dir = sanitize_for_file(e->params.str()) + ".seqtrace";
+      auto text = read_archived_file(dir, name_in_dir);
+      if (!text) continue;
+      out.push_back(read_evidence(parse_seq_trace(*text, dir + "/" + name_in_dir)));
     }
   }
   return out;
