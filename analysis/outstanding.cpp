@@ -8,6 +8,7 @@
 #include <map>
 
 #include "analysis/field.hpp"
+#include "analysis/outstanding_ramp.hpp"
 #include "analysis/stats.hpp"
 
 namespace memhier::analysis {
@@ -19,6 +20,10 @@ constexpr double kJumpSigmas = 8;        // a step's jump above the local jumps,
 constexpr double kVarianceFactor = 25;   // the 3-point variance at a step above its median
 constexpr std::size_t kLevelWindow = 4;  // points on each side for the level change
 constexpr double kTolerance = 0.10;      // relative slack of the entry intervals (noisy thread counts)
+// A saturation step is a request waiting for an entry to free: one more round trip, so it rises by
+// at least half the few-request latency. Smaller steps are issue serialization (the H100's merge32
+// series climb ~30-150 cycles every 128 threads: one more warp per scheduler), never the saturation.
+constexpr double kSaturationShare = 0.5;
 
 double median_of(const std::vector<double>& v) { return v.empty() ? NAN : median(v); }
 
@@ -88,8 +93,10 @@ SpikeAnalysis detect_spikes(const std::vector<double>& threads, const std::vecto
     s.mode_change = s.threads_before == mode_change_after;
     if (!s.mode_change) largest = std::max(largest, s.rise);
   }
+  const double round_trip = level(lat, 0, std::min<std::size_t>(3, n - 1));
   for (std::size_t k = 0; k < a.steps.size(); ++k)
-    if (!a.steps[k].mode_change && largest > 0 && a.steps[k].rise >= 0.5 * largest) {
+    if (!a.steps[k].mode_change && largest > 0 && a.steps[k].rise >= 0.5 * largest &&
+        a.steps[k].rise >= kSaturationShare * round_trip) {
       a.saturation = static_cast<int>(k);
       break;
     }
@@ -232,7 +239,7 @@ int merge_of(const std::string& pattern) {
 
 constexpr std::size_t kStepsListed = 16;  // a staircase lists its first steps (steps_total counts all)
 
-json series_json(const RequestSeries& r, const SpikeAnalysis& a, const std::vector<double>& lat) {
+json series_json(const RequestSeries& r, const SpikeAnalysis& a, const std::vector<double>& lat, const SeriesRamp& ramp) {
   json steps = json::array(), ser = json::array();
   for (std::size_t k = 0; k < a.steps.size(); ++k) {
     json s = {{"threads_before", a.steps[k].threads_before}, {"rise_cycles", a.steps[k].rise}};
@@ -244,7 +251,8 @@ json series_json(const RequestSeries& r, const SpikeAnalysis& a, const std::vect
           {"saturation_threads", r.t_star < 0 ? json(nullptr) : json(r.t_star)}, {"threads_max", r.t_max},
           {"steps", steps}, {"serialization_steps", ser}, {"noise_cycles", a.noise_cycles},
           {"knee_threads", a.knee_threads < 0 ? json(nullptr) : json(a.knee_threads)},
-          {"first_latency_cycles", lat.front()}, {"max_latency_cycles", *std::max_element(lat.begin(), lat.end())}};
+          {"first_latency_cycles", lat.front()}, {"max_latency_cycles", *std::max_element(lat.begin(), lat.end())},
+          {"source", ramp.source}, {"ramp_cycles_per_thread", ramp.slope}, {"ramp_r2", ramp.r2}};
 }
 
 // The per-warp probe: limit and its trace.
@@ -268,8 +276,8 @@ void probe_json(const Dataset& data, json& o) {
 
 namespace {
 
-// One series from its trace: the spikes and what the classifier needs.
-RequestSeries read_series(const BenchEntry& e, const Trace& t, json& listed) {
+// One series from its trace: the spikes and what the classifier needs, and its ramp.
+RequestSeries read_series(const BenchEntry& e, const Trace& t, json& listed, std::vector<SeriesRamp>& ramps) {
   std::vector<double> th(t.index.begin(), t.index.end()), lat(t.latency.begin(), t.latency.end());
   double switch_after = -1;  // the last one-CTA thread count when the series goes on with two
   if (t.meta.count("two_cta_from"))
@@ -284,8 +292,79 @@ RequestSeries read_series(const BenchEntry& e, const Trace& t, json& listed) {
   s.step_threads = th.size() > 1 ? th[1] - th[0] : 2;
   s.t_max = th.back();
   s.t_star = a.saturation_threads();
-  listed.push_back(series_json(s, a, lat));
+  SeriesRamp ramp;
+  ramp.benchmark = s.benchmark;
+  ramp.pattern = s.pattern;
+  ramp.loads = s.loads;
+  ramp.source = e.params.get_or("source", "l2");
+  pattern_units(s.pattern, &ramp.threads_per_line, &ramp.threads_per_sector);
+  if (fit_series_ramp(th, lat, &ramp)) ramps.push_back(ramp);
+  listed.push_back(series_json(s, a, lat, ramp));
   return s;
+}
+
+int max_merge(const std::vector<RequestSeries>& series) {
+  int k = 1;
+  for (const auto& s : series) k = std::max(k, s.merge);
+  return k;
+}
+
+// No series saturated: the ramps' cost unit names the design (lines or sectors: requests booked per
+// unique address, MSHR-like; warp instructions: PRT-like), the DRAM comparison tells a rate from a
+// table, and Little's law turns the rate into requests in flight (docs/methodology.md).
+void apply_ramp(const RampFit& rf, const SourceVerdict& sv, int merge_max, DesignFit& f) {
+  if (!rf.ok) return;  // too few series: the saturation path's reason stands
+  const std::string none = "no saturation step in any series; the latency ramps from the first warps";
+  f.max_outstanding = 0;
+  f.max_is_lower_bound = false;
+  if (rf.chosen < 0) {
+    f.reason = none + ", and " + rf.reason;
+    return;
+  }
+  const UnitModel& u = rf.models[rf.chosen];
+  const bool prt = u.unit == "instruction";
+  const double per = prt ? u.per_instruction : u.per_unit;  // cycles per request of the unit
+  f.design = prt ? "prt" : "mshr";
+  f.basis = "ramp";
+  f.unit = prt ? "" : u.unit;
+  if (!prt) {
+    f.merge_lo = f.merge_hi = merge_max;
+    f.merge_is_lower_bound = true;
+  }
+  if (sv.limit == "entry_table" && per > 0) {
+    f.entries_lo = f.entries_hi = std::round(sv.latency_l2 / per);  // slope = latency / entries
+    f.max_outstanding = prt ? 32 * f.entries_lo : f.entries_lo;
+    return;
+  }
+  f.entries_reason = none + " (" + std::to_string(per) + " cycles per " + (prt ? "warp load instruction" : u.unit) +
+                     "): no entry table filled";
+  if (sv.limit == "issue_rate" && per > 0) {
+    f.max_outstanding = std::floor(sv.latency_dram / per);  // Little's law at the DRAM latency
+    f.max_is_lower_bound = true;
+    f.reason = "the DRAM ramps keep the L2 ramps' slope (an issue rate of one " + u.unit + " per " + std::to_string(per) +
+               " cycles, not a table): at the DRAM latency of " + std::to_string(sv.latency_dram) +
+               " cycles that many requests are in flight at once (Little's law)";
+  } else {
+    f.reason = none + "; " + (sv.reason.empty() ? "the DRAM comparison decided nothing" : sv.reason);
+  }
+}
+
+json ramp_json(const RampFit& rf, const SourceVerdict& sv) {
+  json models = json::array();
+  for (const auto& m : rf.models)
+    models.push_back({{"unit", m.unit}, {"per_thread_cycles", m.per_thread}, {"per_instruction_cycles", m.per_instruction},
+                      {"per_unit_cycles", m.per_unit}, {"rms_relative", m.rms_relative}, {"worst_relative", m.worst_relative}});
+  json pairs = json::array();
+  for (const auto& p : sv.pairs)
+    pairs.push_back({{"dram", p.benchmark_dram}, {"l2", p.benchmark_l2}, {"slope_ratio", p.slope_ratio}, {"latency_ratio", p.latency_ratio}});
+  json j = {{"series", rf.series}, {"models", models},
+            {"unit", rf.chosen >= 0 ? json(rf.models[rf.chosen].unit) : json(nullptr)},
+            {"source_comparison", {{"limit", sv.limit.empty() ? json(nullptr) : json(sv.limit)}, {"pairs", pairs},
+                                   {"latency_l2_cycles", std::isfinite(sv.latency_l2) ? json(sv.latency_l2) : json(nullptr)},
+                                   {"latency_dram_cycles", std::isfinite(sv.latency_dram) ? json(sv.latency_dram) : json(nullptr)}}}};
+  if (rf.chosen < 0) j["reason"] = rf.reason;
+  if (!sv.reason.empty()) j["source_comparison"]["reason"] = sv.reason;
+  return j;
 }
 
 void put_design(const DesignFit& f, json& o) {
@@ -295,19 +374,32 @@ void put_design(const DesignFit& f, json& o) {
   if (f.design.empty()) {
     for (const char* k : {"design", "entries_per_sm", "merge_capacity"}) set_null(o, k, f.reason, ev);
   } else {
-    set_value(o, "design", f.design, conf, ev,
-              f.design == "mshr" ? "saturation tracks unique requests (threads x loads / merge)"
-                                 : "saturation tracks warp load instructions, whatever the pattern");
-    set_value(o, "entries_per_sm", f.entries_lo, conf, ev,
-              "interval of entry counts consistent with every series: [" + std::to_string(f.entries_lo) + ", " +
-                  std::to_string(f.entries_hi) + "]" + (f.design == "mshr" ? ", counted in " + f.unit + "s" : ""));
-    o["entries_per_sm_range"] = {f.entries_lo, f.entries_hi};
+    const bool ramp = f.basis == "ramp";
+    set_value(o, "design", f.design, ramp ? 0.6 : conf, ev,
+              ramp ? (f.design == "mshr" ? "no saturation step; the latency ramps by a fixed cost per unique " + f.unit +
+                                               " (whatever the lanes per address), not per warp load instruction"
+                                         : "no saturation step; the latency ramps by a fixed cost per warp load instruction")
+                   : f.design == "mshr" ? "saturation tracks unique requests (threads x loads / merge)"
+                                        : "saturation tracks warp load instructions, whatever the pattern");
+    o["design_basis"] = f.basis;
+    if (f.entries_lo > 0) {
+      set_value(o, "entries_per_sm", f.entries_lo, ramp ? 0.5 : conf, ev,
+                ramp ? "Little's law: the L2 latency over the ramp's cycles per request (the DRAM slope follows the latency)"
+                     : "interval of entry counts consistent with every series: [" + std::to_string(f.entries_lo) + ", " +
+                           std::to_string(f.entries_hi) + "]" + (f.design == "mshr" ? ", counted in " + f.unit + "s" : ""));
+      o["entries_per_sm_range"] = {f.entries_lo, f.entries_hi};
+    } else {
+      set_null(o, "entries_per_sm", f.entries_reason, ev);
+    }
     if (f.design == "mshr") {
       set_value(o, "merge_capacity", f.merge_lo, conf, ev,
-                f.merge_hi > f.merge_lo ? "every capacity from " + std::to_string(f.merge_lo) + " to " +
+                f.merge_is_lower_bound ? "every merge<K> series up to K = " + std::to_string(f.merge_hi) +
+                                             " costs one request per K lanes: a lower bound"
+                : f.merge_hi > f.merge_lo ? "every capacity from " + std::to_string(f.merge_lo) + " to " +
                                               std::to_string(f.merge_hi) + " threads per entry fits: a lower bound"
                                         : "threads merged into one entry");
       o["merge_capacity_range"] = {f.merge_lo, f.merge_hi};
+      o["merge_capacity_is_lower_bound"] = f.merge_is_lower_bound;
       o["request_unit"] = f.unit;
     } else {
       set_null(o, "merge_capacity", "a PRT entry holds a whole warp instruction (no per-entry merging)", ev);
@@ -328,6 +420,7 @@ void put_design(const DesignFit& f, json& o) {
 json outstanding_section(const Dataset& data) {
   json o = json::object();
   std::vector<RequestSeries> series;
+  std::vector<SeriesRamp> ramps;
   json listed = json::array(), skipped = json::array();
   for (std::size_t r = 0; r < data.runs().size(); ++r)
     for (const BenchEntry* e : data.runs()[r].family("outstanding_requests")) {
@@ -337,11 +430,18 @@ json outstanding_section(const Dataset& data) {
         skipped.push_back(e->params.str() + (e->counter("beyond_warp_limit", 0) > 0 ? " (beyond the warp load limit)" : " (no trace)"));
         continue;
       }
-      series.push_back(read_series(*e, *t, listed));
+      series.push_back(read_series(*e, *t, listed, ramps));
     }
   probe_json(data, o);
   if (series.empty()) return nullptr;
-  put_design(classify_design(series), o);
+  DesignFit f = classify_design(series);
+  if (f.design.empty() && std::none_of(series.begin(), series.end(), [](const RequestSeries& r) { return r.t_star >= 0; })) {
+    const RampFit rf = fit_ramp_units(ramps);
+    const SourceVerdict sv = compare_sources(ramps);
+    apply_ramp(rf, sv, max_merge(series), f);
+    o["ramp"] = ramp_json(rf, sv);
+  }
+  put_design(f, o);
   o["series"] = listed;
   o["series_skipped"] = skipped;
   return o;

@@ -33,7 +33,8 @@ struct SpikeAnalysis {
 // Steps of one series (threads ascending): a jump between neighbours beyond 8 robust deviations
 // of the local jumps, with the 3-point variance there above 25 x its median, and a level change
 // that persists over the next 4 points. The saturation step is the first with at least half the
-// largest rise; the steps before it are serialization steps.
+// largest rise and at least half the few-request latency (a wait for a free entry costs a round
+// trip); the steps before it, and every smaller step, are serialization steps.
 // `mode_change_after`: the last thread count measured with one CTA when larger counts use two
 // pinned CTAs (a step right there may be the launch mode's, so it cannot be the saturation step);
 // -1 when the series has no such switch.
@@ -54,6 +55,9 @@ struct RequestSeries {
 // The fitted design: "mshr", "prt", or "" (not determined, `reason` says why).
 struct DesignFit {
   std::string design, reason;
+  std::string basis = "saturation";       // or "ramp": no series saturated, the ramps' cost unit decided
+  std::string entries_reason;             // why entries_per_sm is null (entries_lo == 0) with a design
+  bool merge_is_lower_bound = false;
   double entries_lo = 0, entries_hi = 0;  // entries per SM (interval)
   std::string unit;                       // mshr: "sector" or "line"
   int merge_lo = 0, merge_hi = 0;         // mshr: merge capacities that fit (threads per entry)

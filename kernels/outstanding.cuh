@@ -114,7 +114,11 @@ __device__ __forceinline__ int outstanding_rendezvous(const OutstandingArgs& a, 
 // One sample: latency of T threads x L loads. Registers are bounded (2 CTAs of 1024 per SM).
 template <int L>
 __global__ void __launch_bounds__(1024, MEMHIER_OUTSTANDING_MIN_CTAS) outstanding_kernel(OutstandingArgs a) {
-  __shared__ std::uint32_t s_sink[1024];  // one word per thread: no two warps store to one word
+  // One word per lane (every warp stores to the same 32 words, each lane to its own bank). Small on
+  // purpose: with carveout 0 the driver gives the SM the smallest shared-memory size that holds the
+  // CTAs, and a 4 KiB array per CTA (plus the 1 KiB the SM reserves per CTA) made two 1024-thread
+  // CTAs not fit its 8 KiB: the occupancy query said 1 and the H100 series stopped at 1024 threads.
+  __shared__ std::uint32_t s_sink[32];
   unsigned long long go = 0;
   const int rank = outstanding_rendezvous(a, &go);
   if (rank < 0) return;
@@ -128,7 +132,7 @@ __global__ void __launch_bounds__(1024, MEMHIER_OUTSTANDING_MIN_CTAS) outstandin
   if (active) {
     s = load_group<L>(p, a.load_stride);
     // measurement: a dependent store; the barrier below waits for it, hence for the loads
-    asm volatile("st.shared.u32 [%0], %1;" ::"r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(&s_sink[threadIdx.x]))),
+    asm volatile("st.shared.u32 [%0], %1;" ::"r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(&s_sink[threadIdx.x & 31u]))),
                  "r"(s)
                  : "memory");
   }

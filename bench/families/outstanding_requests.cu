@@ -2,12 +2,16 @@
 // section requests_sharing_partitions.
 //   outstanding_requests/probe:warp_loads           per-warp limit of independent loads (first)
 //   outstanding_requests/pattern:P/loads:L          one series: threads 2..limit step 2
+//   outstanding_requests/pattern:P/loads:L/source:dram   the same with every line from DRAM (no
+//       warm-up, a 512 MiB region): a table of E entries would make the ramp steeper by the latency
+//       ratio, an issue rate would leave it as it is
 // P: unique128 (one 128-byte line per load), unique32 (one 32-byte sector per load), merge<K>
 // (K = 2..32 neighbouring lanes share an address). Each series writes a trace (index = threads,
 // latency = median cycles until every value was consumed; docs/formats.md).
 // Counters: latency_cycles (two threads), max_latency_cycles, points, invalid_samples,
-// warp_load_limit, beyond_warp_limit, carveout (probe: warp_load_limit, warp_load_limit_reached,
-// latency_cycles of one load).
+// warp_load_limit, beyond_warp_limit, carveout, threads_limit (the largest thread count run),
+// pinned_ctas_per_sm (the occupancy query for the two-CTA mode) (probe: warp_load_limit,
+// warp_load_limit_reached, latency_cycles of one load).
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -23,6 +27,7 @@ namespace memhier {
 namespace {
 
 constexpr std::uint64_t kRegionBytes = 16ull << 20;  // L2-resident region the loads rotate through
+constexpr std::uint64_t kDramRegionBytes = 512ull << 20;  // source:dram: a line returns after 512 MiB
 constexpr int kReps = 3;                              // samples per point (median)
 constexpr int kProbeReps = 5;
 constexpr std::uint32_t kStartMargin = 4000;          // cycles: see the kernel's rendezvous
@@ -46,6 +51,23 @@ struct Region {
 
 Region& region() {
   static Region* r = new Region;  // kept for the process's life (see gmem_throughput.cu)
+  return *r;
+}
+
+// source:dram: a region of 512 MiB (>= 8 x the L2 of the GPUs this suite knows) that is never
+// warmed; the launches rotate through it and each series starts after a clean L2 flush.
+struct DramRegion {
+  DeviceBuffer<std::uint32_t> words{kDramRegionBytes / 4};
+  tput::L2Flusher flush;
+  DramRegion() {
+    kern::fill_words<std::uint32_t><<<tput::device().d.sm_count * 4, 512>>>(words.get(), words.size(), 1u);
+    MEMHIER_LAUNCH_CHECK();
+    MEMHIER_CUDA(cudaDeviceSynchronize());
+  }
+};
+
+DramRegion& dram_region() {
+  static DramRegion* r = new DramRegion;
   return *r;
 }
 
@@ -166,6 +188,7 @@ struct Series {
   Pattern pat;
   int loads;
   std::vector<std::uint32_t> threads;
+  bool dram = false;  // source:dram
 };
 
 bool sample_ok(const kern::OutstandingSample& s) {
@@ -179,14 +202,15 @@ unsigned pinned_block(std::uint32_t t) {
   return ((t + 1) / 2 + 31) / 32 * 32;
 }
 
-// Largest thread count whose pinned CTAs fit one SM together (registers included).
-std::uint32_t pinned_limit(int loads) {
+// Largest thread count whose pinned CTAs fit one SM together (registers and the carveout's
+// shared-memory size included); `ctas` gets the occupancy query's answer.
+std::uint32_t pinned_limit(int loads, int* ctas) {
   const auto& dev = tput::device();
   std::uint32_t tmax = std::min<std::uint32_t>(dev.max_threads_per_sm, 2048);
+  *ctas = 0;
   if (tmax <= 1024) return tmax;
-  int n = 0;
-  MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, series_kernel(loads), pinned_block(tmax), 0));
-  return n >= 2 ? tmax : 1024;
+  MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(ctas, series_kernel(loads), pinned_block(tmax), 0));
+  return *ctas >= 2 ? tmax : 1024;
 }
 
 // Launches one sample into `slot`; `off` is the region offset (words), moved on by the caller.
@@ -195,7 +219,7 @@ void launch_sample(const Series& se, std::uint32_t t, std::uint64_t off, std::ui
   Region& r = region();
   const int sms = tput::device().d.sm_count;
   kern::OutstandingArgs a{};
-  a.base = r.words.get() + off;
+  a.base = (se.dram ? dram_region().words.get() : r.words.get()) + off;
   a.threads = t;
   a.ctas = t > 1024 ? 2 : 1;
   a.unit_bytes = se.pat.unit_bytes;
@@ -215,15 +239,17 @@ void launch_sample(const Series& se, std::uint32_t t, std::uint64_t off, std::ui
 
 // Region offsets (words): a launch reads L blocks of its span (distinct lines per thread group,
 // 128-byte aligned), packed one after the other; the next launch starts behind them, so a line
-// comes back only after the whole 16 MiB region (>= 4 MiB of sectors) went through the L1.
+// comes back only after the whole 16 MiB region (>= 4 MiB of sectors) went through the L1 (512 MiB
+// for source:dram: through the L2 as well).
 struct Rotation {
   std::uint64_t off = 0;
+  std::uint64_t words = kRegionBytes / 4;
   std::uint32_t span(const Series& se, std::uint32_t t) const {
     return ((t + se.pat.merge - 1) / se.pat.merge * se.pat.unit_bytes + 127) / 128 * 32;
   }
   std::uint64_t next(const Series& se, std::uint32_t t) {
     const std::uint64_t block = static_cast<std::uint64_t>(se.loads) * span(se, t);
-    if (off + block > kRegionBytes / 4) off = 0;
+    if (off + block > words) off = 0;
     const std::uint64_t o = off;
     off += block;
     return o;
@@ -236,7 +262,12 @@ std::vector<double> measure_series(const Series& se, int* invalid) {
   DeviceBuffer<kern::OutstandingSample> samples(kReps * np);
   samples.zero();
   Rotation rot;
-  region().warm();
+  if (se.dram) {
+    rot.words = kDramRegionBytes / 4;
+    dram_region().flush.flush_clean();  // no line of the region left in the L2
+  } else {
+    region().warm();
+  }
   for (int rep = 0; rep < kReps; ++rep)
     for (std::size_t i = 0; i < np; ++i) {
       const std::uint32_t t = se.threads[i];
@@ -286,7 +317,10 @@ void run_series(benchmark::State& state, const Series& se, const std::string& na
     for (int l : {1, 2, 3, 4, 8, 16})
       MEMHIER_CUDA(cudaFuncSetAttribute(series_kernel(l), cudaFuncAttributePreferredSharedMemoryCarveout, kCarveout));
     Series run = se;  // thread counts whose CTAs can share one SM on this device
-    const std::uint32_t lim = pinned_limit(se.loads);
+    int pinned_ctas = 0;
+    const std::uint32_t lim = pinned_limit(se.loads, &pinned_ctas);
+    state.counters["threads_limit"] = lim;
+    state.counters["pinned_ctas_per_sm"] = pinned_ctas;
     run.threads.erase(std::remove_if(run.threads.begin(), run.threads.end(), [lim](std::uint32_t x) { return x > lim; }),
                       run.threads.end());
     EventTimer t;
@@ -301,6 +335,7 @@ void run_series(benchmark::State& state, const Series& se, const std::string& na
     tr.meta = {{"content", "thread_latency"}, {"pattern", se.pat.name}, {"loads", std::to_string(se.loads)},
                {"merge", std::to_string(se.pat.merge)}, {"unit_bytes", std::to_string(se.pat.unit_bytes)},
                {"reps", std::to_string(kReps)}, {"carveout", std::to_string(kCarveout)},
+               {"source", se.dram ? "dram" : "l2"},
                {"two_cta_from", std::to_string(two_cta_from(run.threads))},
                {"columns_mean", "index=threads, latency=median cycles until every value was consumed"}};
     std::vector<double> kept;
@@ -340,6 +375,16 @@ void register_outstanding(Backend&) {
       tput::register_manual(name, 1, [se, name](benchmark::State& st) { run_series(st, se, name); });
     }
   }
+  // The same ramps from DRAM: does the slope follow the latency (a table) or not (an issue rate)?
+  if (!quick)
+    for (const auto& [pn, l] : std::vector<std::pair<std::string, int>>{{"unique128", 4}, {"unique128", 16}, {"unique32", 16}})
+      for (const Pattern& p : patterns()) {
+        if (p.name != pn) continue;
+        Series se{p, l, threads, true};
+        const std::string name =
+            BenchName("outstanding_requests").add("pattern", p.name).add("loads", l).add("source", "dram").str();
+        tput::register_manual(name, 1, [se, name](benchmark::State& st) { run_series(st, se, name); });
+      }
 }
 
 FamilyRegistrar reg("outstanding_requests", true, register_outstanding);

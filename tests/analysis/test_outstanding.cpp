@@ -7,6 +7,7 @@
 #include <string>
 
 #include "analysis/outstanding.hpp"
+#include "analysis/outstanding_ramp.hpp"
 #include "tests/analysis/bench_entries.hpp"
 
 using namespace memhier;
@@ -94,12 +95,12 @@ TEST(DetectSpikes, AStepWhereTwoCtasTakeOverIsNoSaturation) {
   std::vector<double> th, lat;
   for (int t = 2; t <= 2048; t += 2) {
     th.push_back(t);
-    lat.push_back(300 + (t > 1024 ? 120 : 0) + (t > 1536 ? 60 : 0) + jitter(t));
+    lat.push_back(300 + (t > 1024 ? 250 : 0) + (t > 1536 ? 200 : 0) + jitter(t));  // both cost a round trip
   }
   const SpikeAnalysis a = detect_spikes(th, lat, 1024);
   ASSERT_EQ(a.steps.size(), 2u);
   EXPECT_TRUE(a.steps[0].mode_change);
-  EXPECT_DOUBLE_EQ(a.saturation_threads(), 1536);  // the smaller step after it, not the launch mode's
+  EXPECT_DOUBLE_EQ(a.saturation_threads(), 1536);  // the step after it, not the launch mode's
   EXPECT_EQ(detect_spikes(th, lat).saturation_threads(), 1024);  // without the hint it would be taken
 }
 
@@ -203,4 +204,122 @@ TEST(OutstandingSection, ReadsSeriesFromTracesAndNamesEvidence) {
   EXPECT_EQ(o["series"].size(), 12u);
   EXPECT_FALSE(o["provenance"]["design"]["evidence"].empty());
   EXPECT_TRUE(o["warp_load_limit"].is_null());  // no probe entry: null with a reason
+}
+
+// ---- ramps (the H100: no saturation step; the latency grows by a fixed cost per request unit) ----
+namespace {
+
+struct RampModel {
+  double per_thread = 0.37, per_instruction = 0.33, per_line = 1.0, per_sector = 0;
+  double base_l2 = 415, base_dram = 700;
+  bool table = false;  // DRAM slope scaled by the latency ratio (an entry table), else the same slope
+};
+
+double ramp_latency(const RampModel& m, const std::string& p, int loads, double t, bool dram, std::uint64_t seed) {
+  double per_line = 1, per_sector = 1;
+  pattern_units(p, &per_line, &per_sector);
+  double slope = m.per_thread + loads * (m.per_instruction / 32 + m.per_line / per_line + m.per_sector / per_sector);
+  if (dram && m.table) slope *= m.base_dram / m.base_l2;
+  return (dram ? m.base_dram : m.base_l2) + slope * t + jitter(seed);
+}
+
+// One CTA up to 1024 threads (as the H100's first run), every pattern, loads 1-16; DRAM: unique128
+// x4, x16 and unique32 x16, as the family registers them.
+Dataset ramp_dataset(const RampModel& m) {
+  BenchRun run;
+  run.path = "synthetic.json";
+  run.context = {{"memhier_version", "test"}};
+  std::vector<std::pair<std::string, Trace>> traces;
+  std::uint64_t seed = 11;
+  auto add = [&](const std::string& p, int l, bool dram) {
+    const std::string name = "outstanding_requests/pattern:" + p + "/loads:" + std::to_string(l) + (dram ? "/source:dram" : "");
+    run.entries.push_back(test_support::bench_entry(name, {{"beyond_warp_limit", 0}}));
+    Trace t;
+    t.benchmark = name;
+    for (int th = 2; th <= 1024; th += 2) {
+      t.index.push_back(th);
+      t.latency.push_back(static_cast<std::uint32_t>(ramp_latency(m, p, l, th, dram, seed++)));
+    }
+    traces.emplace_back(name, t);
+  };
+  for (const auto& p : kAllPatterns)
+    for (int l : {1, 2, 4, 8, 16}) add(p, l, false);
+  add("unique128", 4, true);
+  add("unique128", 16, true);
+  add("unique32", 16, true);
+  Dataset d = Dataset::from_runs({run});
+  for (auto& [n, t] : traces) d.add_trace(n, t);
+  return d;
+}
+
+}  // namespace
+
+TEST(DetectSpikes, AWarpPerSchedulerStaircaseIsNoSaturation) {
+  // merge32 on the H100: +60 cycles every 128 threads (one more warp on each of 4 schedulers)
+  std::vector<double> th, lat;
+  for (int t = 2; t <= 1024; t += 2) {
+    th.push_back(t);
+    lat.push_back(420 + 60 * ((t - 1) / 128) + jitter(t));
+  }
+  const SpikeAnalysis a = detect_spikes(th, lat);
+  EXPECT_FALSE(a.steps.empty());  // the steps are seen ...
+  EXPECT_EQ(a.saturation, -1);    // ... but none costs a round trip
+}
+
+TEST(RampFit, CostPerLineNotPerSectorOrInstruction) {
+  std::vector<SeriesRamp> rs;
+  for (const auto& p : kAllPatterns)
+    for (int l : {1, 2, 4, 8, 16}) {
+      SeriesRamp r;
+      r.pattern = p;
+      r.loads = l;
+      pattern_units(p, &r.threads_per_line, &r.threads_per_sector);
+      r.slope = 0.37 + l * (0.33 / 32 + 1.0 / r.threads_per_line);
+      rs.push_back(r);
+    }
+  const RampFit f = fit_ramp_units(rs);
+  ASSERT_TRUE(f.ok);
+  ASSERT_GE(f.chosen, 0) << f.reason;
+  EXPECT_EQ(f.models[f.chosen].unit, "line");
+  EXPECT_NEAR(f.models[f.chosen].per_unit, 1.0, 0.01);
+  EXPECT_GT(f.models[2].rms_relative, 2 * f.models[0].rms_relative);  // warp instructions alone do not fit
+}
+
+TEST(OutstandingSection, RampsWithAnIssueRateGiveALowerBoundByLittlesLaw) {
+  const auto o = outstanding_section(ramp_dataset({}));
+  ASSERT_TRUE(o.is_object());
+  EXPECT_EQ(o["design"], "mshr");
+  EXPECT_EQ(o["design_basis"], "ramp");
+  EXPECT_EQ(o["request_unit"], "line");
+  EXPECT_TRUE(o["entries_per_sm"].is_null());
+  EXPECT_EQ(o["merge_capacity"], 32);
+  EXPECT_TRUE(o["merge_capacity_is_lower_bound"].get<bool>());
+  EXPECT_EQ(o["ramp"]["source_comparison"]["limit"], "issue_rate");
+  EXPECT_TRUE(o["max_outstanding_is_lower_bound"].get<bool>());
+  // the DRAM latency (first point: 700 + a few lines) over ~1 cycle per line
+  EXPECT_NEAR(o["max_outstanding_requests_per_sm"].get<double>(), 700, 60);
+  for (const auto& s : o["series"]) EXPECT_TRUE(s["saturation_threads"].is_null()) << s["benchmark"];
+}
+
+TEST(OutstandingSection, RampsWhoseDramSlopeFollowsTheLatencyAreATable) {
+  RampModel m;
+  m.table = true;
+  const auto o = outstanding_section(ramp_dataset(m));
+  ASSERT_TRUE(o.is_object());
+  EXPECT_EQ(o["ramp"]["source_comparison"]["limit"], "entry_table");
+  EXPECT_EQ(o["design"], "mshr");
+  // entries = the L2 latency over the cycles per line (~415 + a few issue cycles)
+  EXPECT_NEAR(o["entries_per_sm"].get<double>(), 420, 40);
+  EXPECT_FALSE(o["max_outstanding_is_lower_bound"].get<bool>());
+}
+
+TEST(OutstandingSection, RampsByWarpInstructionAreAPrt) {
+  RampModel m;
+  m.per_line = 0;
+  m.per_instruction = 40;  // every warp load instruction costs the same, whatever its lines
+  const auto o = outstanding_section(ramp_dataset(m));
+  ASSERT_TRUE(o.is_object());
+  EXPECT_EQ(o["design"], "prt");
+  EXPECT_EQ(o["design_basis"], "ramp");
+  EXPECT_TRUE(o["merge_capacity"].is_null());
 }
