@@ -15,7 +15,6 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr int kPassCold = 0, kPassWrite = 1, kPassPressure = 2;
 constexpr double kAgree = 0.9;  // passes (and SMs of one group) must agree on this share of lines
 
 double median_of(const std::vector<double>& v) { return v.empty() ? NAN : median(v); }
@@ -57,75 +56,179 @@ TwoClass split_two(std::vector<double> v) {
   return c;
 }
 
-namespace {
-
-// Far lines of one SM in one pass: the slow class after a write or cold, the fast one after the
-// pressure (far lines survive in their home partition, near ones come from DRAM).
-bool far_set(const std::vector<double>& lat, int pass, std::vector<bool>* far) {
-  const TwoClass c = split_two(lat);
-  if (!c.split) return false;
-  far->resize(lat.size());
-  for (std::size_t i = 0; i < lat.size(); ++i) (*far)[i] = pass == kPassPressure ? lat[i] <= c.threshold : lat[i] > c.threshold;
-  return true;
+TwoClass split_pooled(std::vector<double> v) {
+  TwoClass c;
+  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
+  const std::size_t n = v.size();
+  if (n < 12) return c;
+  std::sort(v.begin(), v.end());
+  std::vector<double> prefix(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + v[i];
+  const std::size_t minc = std::max<std::size_t>(2, static_cast<std::size_t>(std::ceil(0.05 * n)));
+  double best = -1;
+  std::size_t cut = 0;  // the fast class is v[0..cut]
+  for (std::size_t i = minc - 1; i + minc < n; ++i) {
+    if (v[i + 1] == v[i]) continue;
+    const double n1 = static_cast<double>(i + 1), n2 = static_cast<double>(n - i - 1);
+    const double d = prefix[i + 1] / n1 - (prefix[n] - prefix[i + 1]) / n2;
+    if (n1 * n2 * d * d > best) {
+      best = n1 * n2 * d * d;
+      cut = i;
+    }
+  }
+  if (best < 0) return c;
+  const std::vector<double> fast(v.begin(), v.begin() + cut + 1), slow(v.begin() + cut + 1, v.end());
+  const double pooled = std::max(2.0, std::sqrt(0.5 * (std::pow(robust_sigma(fast), 2) + std::pow(robust_sigma(slow), 2))));
+  c.fast = median_of(fast);
+  c.slow = median_of(slow);
+  c.threshold = 0.5 * (v[cut] + v[cut + 1]);
+  c.split = c.slow - c.fast >= 4 * pooled;
+  return c;
 }
 
-const char* pass_name(int p) { return p == kPassWrite ? "after_write" : p == kPassPressure ? "after_pressure" : "cold"; }
+namespace {
 
-// Per slot: the far set from the first pass that splits (after_write, after_pressure, cold).
+bool has_pass(const MapData& d, std::size_t s, int p) {
+  return p < static_cast<int>(d.lat[s].size()) &&
+         std::any_of(d.lat[s][p].begin(), d.lat[s][p].end(), [](double x) { return std::isfinite(x); });
+}
+
+std::vector<double> pooled(const MapData& d, int p) {
+  std::vector<double> v;
+  for (std::size_t s = 0; s < d.lat.size(); ++s)
+    if (has_pass(d, s, p)) v.insert(v.end(), d.lat[s][p].begin(), d.lat[s][p].end());
+  return v;
+}
+
+std::vector<bool> slow_set(const std::vector<double>& lat, double threshold) {
+  std::vector<bool> v(lat.size());
+  for (std::size_t i = 0; i < lat.size(); ++i) v[i] = lat[i] > threshold;
+  return v;
+}
+
+// Per slot the far lines, from the least noisy pass that splits: after the write (far = slow: hits
+// in the far partition), after the pressure when it kept the far lines (far = fast: far hits against
+// DRAM), else cold (far = slow: DRAM through the far partition), where a pressure pass that evicted
+// everything counts as a second cold pass (a line is far when both are slow: DRAM tails are
+// one-sided, so a near line rarely reads slow twice).
 std::vector<std::vector<bool>> far_sets(const MapData& d, PartitionMap& m) {
+  const TwoClass a = split_pooled(pooled(d, kMapPassCold)), b = split_pooled(pooled(d, kMapPassWrite)),
+                 p = split_pooled(pooled(d, kMapPassPressure));
+  double same = 0;
+  int n = 0;
+  for (std::size_t s = 0; s < d.lat.size(); ++s)
+    if (a.split && p.split && has_pass(d, s, kMapPassPressure)) {
+      same += agreement(slow_set(d.lat[s][kMapPassCold], a.threshold), slow_set(d.lat[s][kMapPassPressure], p.threshold));
+      ++n;
+    }
+  const bool pressure_cold = n > 0 && same / n > 0.5;
+  m.pressure_outcome = !p.split ? "no_split" : pressure_cold ? "evicted" : n > 0 ? "far_kept" : "split";
   std::vector<std::vector<bool>> far(d.lat.size());
   m.pass_used.assign(d.lat.size(), "");
-  for (std::size_t s = 0; s < d.lat.size(); ++s)
-    for (int p : {kPassWrite, kPassPressure, kPassCold})
-      if (p < static_cast<int>(d.lat[s].size()) && far_set(d.lat[s][p], p, &far[s])) {
-        m.pass_used[s] = pass_name(p);
-        break;
+  for (std::size_t s = 0; s < d.lat.size(); ++s) {
+    if (b.split && has_pass(d, s, kMapPassWrite)) {
+      far[s] = slow_set(d.lat[s][kMapPassWrite], b.threshold);
+      m.pass_used[s] = "after_write";
+    } else if (p.split && !pressure_cold && has_pass(d, s, kMapPassPressure)) {
+      far[s] = slow_set(d.lat[s][kMapPassPressure], p.threshold);
+      far[s].flip();
+      m.pass_used[s] = "after_pressure";
+    } else if (a.split && has_pass(d, s, kMapPassCold)) {
+      far[s] = slow_set(d.lat[s][kMapPassCold], a.threshold);
+      if (pressure_cold && has_pass(d, s, kMapPassPressure)) {
+        const std::vector<bool> again = slow_set(d.lat[s][kMapPassPressure], p.threshold);
+        for (std::size_t i = 0; i < far[s].size(); ++i) far[s][i] = far[s][i] && again[i];
       }
+      m.pass_used[s] = "cold";
+    }
+  }
   return far;
 }
 
-// Groups SMs by their far sets (a set or its complement), then a majority map for group 0.
+// Groups SMs by their far sets (a set or its complement): the group map is the line-wise majority,
+// refined until no SM changes group; an SM that agrees with neither map on 75 % of the lines stays
+// unassigned.
 std::vector<bool> group_sms(const std::vector<std::vector<bool>>& far, PartitionMap& m) {
   m.sm_partition.assign(far.size(), -1);
   m.sm_agreement.assign(far.size(), 0);
-  const std::vector<bool>* ref = nullptr;
+  std::vector<bool> far0;
   for (const auto& f : far)
     if (!f.empty()) {
-      ref = &f;
+      far0 = f;
       break;
     }
-  if (!ref) return {};
-  std::vector<int> votes(ref->size(), 0);
+  if (far0.empty()) return {};
+  for (int round = 0; round < 20; ++round) {
+    std::vector<int> votes(far0.size(), 0);
+    for (std::size_t s = 0; s < far.size(); ++s) {
+      if (far[s].empty()) continue;
+      const bool g1 = agreement(far[s], far0) < 0.5;
+      m.sm_partition[s] = g1 ? 1 : 0;
+      for (std::size_t i = 0; i < votes.size(); ++i) votes[i] += (far[s][i] != g1) ? 1 : -1;
+    }
+    std::vector<bool> next(votes.size());
+    for (std::size_t i = 0; i < votes.size(); ++i) next[i] = votes[i] > 0;
+    if (next == far0) break;
+    far0 = next;
+  }
   for (std::size_t s = 0; s < far.size(); ++s) {
     if (far[s].empty()) continue;
-    const bool g1 = agreement(far[s], *ref) < agreement(far[s], negate(*ref));
-    m.sm_partition[s] = g1 ? 1 : 0;
-    for (std::size_t i = 0; i < votes.size(); ++i) votes[i] += (far[s][i] != g1) ? 1 : -1;
+    m.sm_agreement[s] = agreement(far[s], m.sm_partition[s] ? negate(far0) : far0);
+    if (m.sm_agreement[s] < 0.75) m.sm_partition[s] = -1;
   }
-  std::vector<bool> far0(votes.size());
-  for (std::size_t i = 0; i < votes.size(); ++i) far0[i] = votes[i] > 0;
-  for (std::size_t s = 0; s < far.size(); ++s)
-    if (!far[s].empty()) m.sm_agreement[s] = agreement(far[s], m.sm_partition[s] ? negate(far0) : far0);
   return far0;
 }
 
-// Near / far / cold latencies from the classified lines of every SM.
+// The far-partition hit latency: after the write when it split; else after the primer (the SMs
+// whose far lines read slower than their near lines there: those opposite the primer); else after a
+// pressure that kept the far lines.
+void far_hits(const MapData& d, const std::vector<bool>& far0, PartitionMap& m) {
+  std::vector<double> write_far, primer_far, pressure_far;
+  for (std::size_t s = 0; s < d.lat.size(); ++s) {
+    if (m.sm_partition[s] < 0) continue;
+    std::vector<double> pf, pn;
+    for (std::size_t i = 0; i < far0.size(); ++i) {
+      const bool far = far0[i] != (m.sm_partition[s] == 1);
+      if (!far) {
+        if (has_pass(d, s, kMapPassPrimer)) pn.push_back(d.lat[s][kMapPassPrimer][i]);
+        continue;
+      }
+      if (m.pass_used[s] == "after_write") write_far.push_back(d.lat[s][kMapPassWrite][i]);
+      if (m.pass_used[s] == "after_pressure") pressure_far.push_back(d.lat[s][kMapPassPressure][i]);
+      if (has_pass(d, s, kMapPassPrimer)) pf.push_back(d.lat[s][kMapPassPrimer][i]);
+    }
+    if (pf.size() >= 2 && pn.size() >= 2 &&
+        median_of(pf) - median_of(pn) > std::max(20.0, 4 * std::max(robust_sigma(pn), robust_sigma(pf))))
+      primer_far.insert(primer_far.end(), pf.begin(), pf.end());
+  }
+  if (!write_far.empty()) {
+    m.far_cycles = median_of(write_far);
+    m.far_from = "after_write";
+  } else if (!primer_far.empty()) {
+    m.far_cycles = median_of(primer_far);
+    m.far_from = "after_primer";
+  } else if (!pressure_far.empty()) {
+    m.far_cycles = median_of(pressure_far);
+    m.far_from = "after_pressure";
+  }
+}
+
+// Near hits (after the write: every near line is an L2 hit in its own partition) and the cold
+// latencies by class.
 void latencies(const MapData& d, const std::vector<bool>& far0, PartitionMap& m) {
-  std::vector<double> near_w, far_w, far_p, cold_n, cold_f;
+  std::vector<double> near_w, cold_n, cold_f;
   for (std::size_t s = 0; s < d.lat.size(); ++s) {
     if (m.sm_partition[s] < 0) continue;
     for (std::size_t i = 0; i < far0.size(); ++i) {
       const bool far = far0[i] != (m.sm_partition[s] == 1);
-      const auto& l = d.lat[s];
-      if (m.pass_used[s] == "after_write") (far ? far_w : near_w).push_back(l[kPassWrite][i]);
-      if (far && l.size() > kPassPressure) far_p.push_back(l[kPassPressure][i]);
-      (far ? cold_f : cold_n).push_back(l[kPassCold][i]);
+      if (!far && has_pass(d, s, kMapPassWrite)) near_w.push_back(d.lat[s][kMapPassWrite][i]);
+      if (has_pass(d, s, kMapPassCold)) (far ? cold_f : cold_n).push_back(d.lat[s][kMapPassCold][i]);
     }
   }
   m.near_cycles = median_of(near_w);
-  m.far_cycles = !far_w.empty() ? median_of(far_w) : median_of(far_p);
   m.cold_near_cycles = median_of(cold_n);
   m.cold_far_cycles = median_of(cold_f);
+  far_hits(d, far0, m);
 }
 
 // Per page: offset bit k belongs to the mask when offset 2^k and offset 0 have different homes;
@@ -194,10 +297,10 @@ bool load_map_data(const Dataset& data, MapData* out, std::string* benchmark) {
       if (t->meta.count("page_bytes")) d.page_bytes = std::stoull(t->meta.at("page_bytes"));
       const std::size_t n = d.offsets.size();
       if (n == 0 || d.sm_ids.empty()) continue;
-      d.lat.assign(d.sm_ids.size(), std::vector<std::vector<double>>(3, std::vector<double>(n, NAN)));
+      d.lat.assign(d.sm_ids.size(), std::vector<std::vector<double>>(kMapPassCount, std::vector<double>(n, NAN)));
       for (std::size_t k = 0; k < t->index.size(); ++k) {
         const std::size_t slot = t->index[k] / n, line = t->index[k] % n;
-        if (slot < d.sm_ids.size() && t->label[k] < 3) d.lat[slot][t->label[k]][line] = t->latency[k];
+        if (slot < d.sm_ids.size() && t->label[k] < kMapPassCount) d.lat[slot][t->label[k]][line] = t->latency[k];
       }
       *out = std::move(d);
       *benchmark = e->params.str();
@@ -240,11 +343,14 @@ json map_json(const MapData& d, const PartitionMap& m, const std::string& bench)
     set_null(j, "partitions", m.reason, ev);
     return j;
   }
-  json groups = {json::array(), json::array()};
+  json groups = {json::array(), json::array()}, unassigned = json::array();
   std::map<std::string, int> used;
   double worst = 1;
   for (std::size_t s = 0; s < d.sm_ids.size(); ++s) {
-    if (m.sm_partition[s] < 0) continue;
+    if (m.sm_partition[s] < 0) {
+      unassigned.push_back(d.sm_ids[s]);
+      continue;
+    }
     groups[m.sm_partition[s]].push_back(d.sm_ids[s]);
     ++used[m.pass_used[s]];
     worst = std::min(worst, m.sm_agreement[s]);
@@ -254,13 +360,20 @@ json map_json(const MapData& d, const PartitionMap& m, const std::string& bench)
             "SM groups with complementary near/far line sets (the lowest agreement of an SM with its group's map: " +
                 std::to_string(worst) + ")");
   j["sms_per_partition"] = groups;
+  j["sms_unassigned"] = unassigned;
   j["passes_used"] = used;
+  j["far_latency_from"] = m.far_from.empty() ? json(nullptr) : json(m.far_from);
+  j["after_pressure"] = m.pressure_outcome;
   const double home1 = std::count(m.line_home.begin(), m.line_home.end(), 1) / static_cast<double>(m.line_home.size());
   j["line_home_fraction"] = {1 - home1, home1};
   j["line_home"] = m.line_home;
   for (auto [k, v] : {std::pair<const char*, double>{"near_latency_cycles", m.near_cycles}, {"far_latency_cycles", m.far_cycles},
                       {"cold_near_latency_cycles", m.cold_near_cycles}, {"cold_far_latency_cycles", m.cold_far_cycles}})
-    if (std::isfinite(v)) set_value(j, k, v, 0.8, ev); else set_null(j, k, "no line of that class", ev);
+    if (std::isfinite(v)) set_value(j, k, v, 0.8, ev);
+    else set_null(j, k, std::string(k) == "far_latency_cycles"
+                            ? "no pass shows far-partition hits (after the write every line was near, no primer pass split, "
+                              "the pressure evicted far lines too)"
+                            : "no line of that class", ev);
   json masks = json::array();
   std::int64_t low = 0;
   for (auto mk : m.page_mask) {

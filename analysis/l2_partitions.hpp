@@ -22,14 +22,21 @@ struct TwoClass {
 };
 TwoClass split_two(std::vector<double> v);
 
-// The map's raw data: per SM slot and pass (0 cold, 1 after write, 2 after pressure) the latency of
-// each line (line ids as in `offsets`).
+// A two-class split of many latencies (every SM's lines of one pass, DRAM tails included) at the
+// Otsu threshold; `split` when each class holds >= 5 % and their medians lie >= 4 pooled robust
+// deviations apart (one noisy class splits at ~2.3).
+TwoClass split_pooled(std::vector<double> v);
+
+// The map's raw data: per SM slot and pass (0 cold, 1 after write, 2 after pressure, 3 after the
+// primer SM's chase; a pass not measured is absent or NaN) the latency of each line (line ids as in
+// `offsets`).
 struct MapData {
   std::vector<unsigned> sm_ids;
   std::vector<std::uint64_t> offsets;  // bytes from the first page, per line
   std::uint64_t page_bytes = 2ull << 20;
   std::vector<std::vector<std::vector<double>>> lat;  // [slot][pass][line]
 };
+constexpr int kMapPassCold = 0, kMapPassWrite = 1, kMapPassPressure = 2, kMapPassPrimer = 3, kMapPassCount = 4;
 
 struct PartitionMap {
   bool ok = false;
@@ -39,6 +46,8 @@ struct PartitionMap {
   std::vector<int> line_home;           // per line: partition whose SMs see it near
   std::vector<std::string> pass_used;   // per slot: after_write, after_pressure or cold
   double near_cycles = NAN, far_cycles = NAN, cold_near_cycles = NAN, cold_far_cycles = NAN;
+  std::string far_from;                 // the pass the far-partition hits came from ("" when none)
+  std::string pressure_outcome;         // after the pressure: far_kept, evicted (like cold), no_split
   std::vector<std::int64_t> page_mask;  // per page: offset bits that flip the home (-1: not linear)
   bool linear = false;                  // every page's mask predicts all of its lines
 };

@@ -1,7 +1,10 @@
 // The L2 partition map (docs/methodology.md, section requests_sharing_partitions): one CTA claims
 // the target SM; its thread 0 chases a chain of test lines through ld.global.cg, each access timed,
 // in the passes the caller asks for:
-//   kMapCold : A, the chase right after an L2 flush (DRAM through the near or the far partition)
+//   kMapCold : one chase into slot `slot`: A (slot 0) right after an L2 flush (DRAM through the
+//              near or the far partition); E (slot 4) after a primer SM chased the lines first (the
+//              host launches the primer, then the target): lines homed in the primer's partition
+//              and far for the target are far-partition hits, the rest near hits
 //   kMapRest : W (thread 0 rewrites every test sector, then a fence), B (chase), C (chase: warm),
 //              P (the whole CTA streams the pressure buffer), D (chase)
 // Latencies go to shared memory and are copied out at the end (a global store would disturb the
@@ -15,7 +18,8 @@ namespace memhier::kern {
 
 constexpr std::uint32_t kMapMaxLines = 256;
 constexpr std::uint32_t kMapCold = 1, kMapRest = 2;
-constexpr int kMapPasses = 4;  // A, B, C, D (slots of MapArgs::out)
+constexpr int kMapPasses = 5;  // A, B, C, D, E (slots of MapArgs::out)
+constexpr std::uint32_t kMapSlotPrimed = 4;
 
 struct MapArgs {
   std::uint32_t* base;        // the test pages; chain values are element indices from here
@@ -24,6 +28,7 @@ struct MapArgs {
   std::uint32_t n;            // lines on the chain (<= kMapMaxLines)
   std::uint32_t target_sm;
   std::uint32_t passes;       // kMapCold or kMapRest
+  std::uint32_t slot;         // kMapCold: the slot of its chase (0: A, kMapSlotPrimed: E)
   int* claim;                 // zeroed: the first CTA on the target SM takes it
   const uint4* pressure;      // pressure buffer (kMapRest)
   std::uint64_t pressure_vecs;
@@ -90,7 +95,7 @@ __global__ void partition_map_kernel(MapArgs a) {
   if (!s_go) return;
   std::uint32_t keep = 0;
   if (a.passes == kMapCold) {
-    if (threadIdx.x == 0) keep = map_chase(a, s_lat[0], &s_sink);
+    if (threadIdx.x == 0) keep = map_chase(a, s_lat[a.slot], &s_sink);
   } else {
     if (threadIdx.x == 0) {
       map_write(a);
@@ -103,7 +108,7 @@ __global__ void partition_map_kernel(MapArgs a) {
     if (threadIdx.x == 0) keep ^= map_chase(a, s_lat[3], &s_sink);
   }
   __syncthreads();
-  const std::uint32_t first = a.passes == kMapCold ? 0 : 1, last = a.passes == kMapCold ? 1 : kMapPasses;
+  const std::uint32_t first = a.passes == kMapCold ? a.slot : 1, last = a.passes == kMapCold ? a.slot + 1 : kMapSlotPrimed;
   for (std::uint32_t p = first; p < last; ++p)
     for (std::uint32_t k = threadIdx.x; k < a.n; k += blockDim.x) a.out[p * a.n + k] = s_lat[p][k];
   if (threadIdx.x == 0) a.ran[0] = a.target_sm + 1;

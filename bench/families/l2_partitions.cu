@@ -1,7 +1,8 @@
 // l2_partitions: the L2 as the SMs see it (docs/methodology.md, section requests_sharing_partitions).
-//   l2_partitions/map:lines/lines:N/pressure_bytes:P   per SM: cold, after-write, warm and
-//       after-pressure latency of N test lines (trace: index = SM slot x N + line, label = pass
-//       0 cold / 1 after write / 2 after pressure; meta: sm_ids, line_offsets)
+//   l2_partitions/map:lines/lines:N/pressure_bytes:P   per SM: cold, after-write, warm,
+//       after-pressure and after-primer latency of N test lines (trace: index = SM slot x N + line,
+//       label = pass 0 cold / 1 after write / 2 after pressure / 3 after primer; meta: sm_ids,
+//       line_offsets, primer_sm)
 //   l2_partitions/readers:R/bytes:W/cta_size:C/ctas:K/ilp:I   read bandwidth of W bytes with R
 //       consecutive CTAs (different SMs) reading each window in step (R = 1: one reader per line)
 // Counters (map): sms, sms_failed, lines, pressure_bytes, <pass>_median_cycles; (readers): as
@@ -77,8 +78,25 @@ MapSetup& map_setup() {
   return *m;
 }
 
-// One SM's passes (A, then W B C P D), each after an L2 flush; false when no CTA claimed the SM.
-bool map_one_sm(unsigned sm, const DeviceBuffer<uint4>& pressure, tput::L2Flusher& flush,
+// One launch of the map kernel pinned to `sm`; false when no CTA claimed it.
+bool map_launch(kern::MapArgs a, unsigned sm, std::uint32_t passes, std::uint32_t slot, DeviceBuffer<int>& claim,
+                DeviceBuffer<std::uint32_t>& ran) {
+  claim.zero();
+  ran.zero();
+  a.claim = claim.get();
+  a.ran = ran.get();
+  a.target_sm = sm;
+  a.passes = passes;
+  a.slot = slot;
+  kern::partition_map_kernel<><<<2 * tput::device().d.sm_count, 1024>>>(a);
+  MEMHIER_LAUNCH_CHECK();
+  return ran.download(1)[0] == sm + 1;
+}
+
+// One SM's passes, each after an L2 flush: A; W B C P D; then the primer SM's chase and E (far
+// lines homed in the primer's partition are far-partition hits there). False when a launch found no
+// CTA on its SM.
+bool map_one_sm(unsigned sm, unsigned primer, const DeviceBuffer<uint4>& pressure, tput::L2Flusher& flush,
                 DeviceBuffer<std::uint32_t>& out, std::uint32_t overhead) {
   MapSetup& m = map_setup();
   DeviceBuffer<int> claim(2);
@@ -88,24 +106,17 @@ bool map_one_sm(unsigned sm, const DeviceBuffer<uint4>& pressure, tput::L2Flushe
   a.order = m.order.get();
   a.start = m.order.download(1)[0];
   a.n = static_cast<std::uint32_t>(m.visit.size());
-  a.target_sm = sm;
   a.pressure = pressure.get();
   a.pressure_vecs = pressure.size();
   a.overhead = overhead;
   a.out = out.get();
-  const int grid = 2 * tput::device().d.sm_count;
-  for (std::uint32_t passes : {kern::kMapCold, kern::kMapRest}) {
-    claim.zero();
-    ran.zero();
-    a.claim = claim.get();
-    a.ran = ran.get();
-    a.passes = passes;
-    flush.flush_clean();
-    kern::partition_map_kernel<><<<grid, 1024>>>(a);
-    MEMHIER_LAUNCH_CHECK();
-    if (ran.download(1)[0] != sm + 1) return false;
-  }
-  return true;
+  flush.flush_clean();
+  if (!map_launch(a, sm, kern::kMapCold, 0, claim, ran)) return false;
+  flush.flush_clean();
+  if (!map_launch(a, sm, kern::kMapRest, 0, claim, ran)) return false;
+  flush.flush_clean();
+  if (!map_launch(a, primer, kern::kMapCold, kern::kMapSlotPrimed, claim, ran)) return false;
+  return map_launch(a, sm, kern::kMapCold, kern::kMapSlotPrimed, claim, ran);
 }
 
 std::string join(const std::vector<std::uint64_t>& v) {
@@ -136,7 +147,7 @@ void run_map(benchmark::State& state, const std::string& name, std::uint64_t pre
     const auto& ids = sm_ids();
     for (std::size_t i = 0; i < ids.size() && i < max_sms; ++i) {
       bool ok = false;
-      for (int k = 0; k < kAttempts && !ok; ++k) ok = map_one_sm(ids[i], pressure, flush, out, overhead);
+      for (int k = 0; k < kAttempts && !ok; ++k) ok = map_one_sm(ids[i], ids.front(), pressure, flush, out, overhead);
       if (!ok) {
         ++failed;
         continue;
@@ -150,7 +161,7 @@ void run_map(benchmark::State& state, const std::string& name, std::uint64_t pre
           if (p == 2) continue;  // the warm pass goes into the counters only
           tr.index.push_back(slot * n + m.visit[k]);
           tr.latency.push_back(lat[p * n + k]);
-          tr.label.push_back(static_cast<std::uint8_t>(p == 3 ? 2 : p));
+          tr.label.push_back(static_cast<std::uint8_t>(p < 2 ? p : p - 1));  // A 0, B 1, D 2, E 3
         }
     }
     t.stop();
@@ -158,13 +169,14 @@ void run_map(benchmark::State& state, const std::string& name, std::uint64_t pre
     tr.meta = {{"content", "l2_partition_map"}, {"lines", std::to_string(n)},
                {"sm_ids", join(measured)}, {"line_offsets", join(m.offsets)},
                {"page_bytes", std::to_string(kPage)}, {"pressure_bytes", std::to_string(pressure_bytes)},
-               {"labels", "0=cold 1=after_write 2=after_pressure"}};
+               {"primer_sm", std::to_string(ids.front())},
+               {"labels", "0=cold 1=after_write 2=after_pressure 3=after_primer"}};
     write_bench_trace(name, tr);
     state.counters["sms"] = static_cast<double>(measured.size());
     state.counters["sms_failed"] = failed;
     state.counters["lines"] = n;
     state.counters["pressure_bytes"] = static_cast<double>(pressure_bytes);
-    const char* pass_names[] = {"cold", "after_write", "warm", "after_pressure"};
+    const char* pass_names[] = {"cold", "after_write", "warm", "after_pressure", "after_primer"};
     for (int p = 0; p < kern::kMapPasses; ++p)
       if (!by_pass[p].empty()) state.counters[std::string(pass_names[p]) + "_median_cycles"] = tput::median(by_pass[p]);
   }

@@ -117,6 +117,70 @@ TEST(PartitionMap, NoSplitNoMap) {
   EXPECT_FALSE(m.reason.empty());
 }
 
+// As the H100 showed it: after the write every line is near (B does not split), the pressure
+// evicted both partitions' copies (D is a second cold pass), cold latencies have one-sided DRAM tails
+// (a few near lines read slower than the far class), and the primer pass E splits only the SMs of
+// the other partition (far hits at 455).
+MapData h100_like(std::uint64_t mask) {
+  MapData d;
+  d.offsets = offsets();
+  d.page_bytes = kPage;
+  std::uint64_t seed = 3;
+  auto tail = [&](double x) {  // one access in 25 waits for a busy DRAM bank
+    return (seed++ % 25 == 0) ? x + 250 + 8 * jitter(seed) : x;
+  };
+  for (unsigned s = 0; s < 16; ++s) {
+    d.sm_ids.push_back(s);
+    std::vector<std::vector<double>> passes(4, std::vector<double>(d.offsets.size()));
+    const int part = (s / 2) % 2;  // SMs 0,1 / 4,5 / ... in partition 0: interleaved like GPC pairs
+    for (std::size_t i = 0; i < d.offsets.size(); ++i) {
+      const bool far = home_of(d.offsets[i], mask) != part;
+      passes[0][i] = tail((far ? 757 : 573) + jitter(seed++));  // cold
+      passes[1][i] = 282 + jitter(seed++);                     // after the write: all near
+      passes[2][i] = tail((far ? 757 : 573) + jitter(seed++));  // after the pressure: cold again
+      // after the primer (SM 0, partition 0): SMs of partition 1 find lines homed in 0 far
+      passes[3][i] = (part == 1 && far ? 455 : 282) + jitter(seed++);
+    }
+    d.lat.push_back(passes);
+  }
+  return d;
+}
+
+TEST(SplitPooled, SplitsTwoClassesWithTailsNotOneClass) {
+  std::vector<double> bi, uni;
+  std::uint64_t seed = 1;
+  for (int i = 0; i < 2000; ++i) {
+    bi.push_back((i % 3 ? 573 : 757) + jitter(seed++) + (i % 40 == 0 ? 400 : 0));
+    uni.push_back(282 + 2 * jitter(seed++));
+  }
+  const TwoClass b = split_pooled(bi);
+  EXPECT_TRUE(b.split);
+  EXPECT_NEAR(b.fast, 573, 12);
+  EXPECT_NEAR(b.slow, 757, 12);
+  EXPECT_FALSE(split_pooled(uni).split);
+}
+
+TEST(PartitionMap, TheH100CaseColdPassesVoteAndThePrimerGivesTheFarHits) {
+  const std::uint64_t mask = (1u << 12) | (1u << 13) | (1u << 16) | (1u << 17) | (1u << 19);
+  const MapData d = h100_like(mask);
+  const PartitionMap m = infer_partition_map(d);
+  ASSERT_TRUE(m.ok) << m.reason;
+  EXPECT_EQ(m.pressure_outcome, "evicted");
+  for (std::size_t s = 0; s < d.sm_ids.size(); ++s) {
+    EXPECT_EQ(m.pass_used[s], "cold");
+    EXPECT_EQ(m.sm_partition[s] == m.sm_partition[0], (s / 2) % 2 == 0) << "SM slot " << s;
+  }
+  const int flip = m.sm_partition[0];
+  for (std::size_t i = 0; i < d.offsets.size(); ++i) EXPECT_EQ(m.line_home[i] ^ flip, home_of(d.offsets[i], mask)) << i;
+  EXPECT_NEAR(m.near_cycles, 282, 10);
+  EXPECT_NEAR(m.far_cycles, 455, 10);
+  EXPECT_EQ(m.far_from, "after_primer");
+  EXPECT_NEAR(m.cold_near_cycles, 573, 12);
+  EXPECT_NEAR(m.cold_far_cycles, 757, 12);
+  EXPECT_TRUE(m.linear);
+  EXPECT_EQ(m.page_mask[0], static_cast<std::int64_t>(mask));
+}
+
 TEST(L2PartitionsSection, MapReplicationAndReaders) {
   const MapData md = synthetic(1u << 10, false);
   BenchRun run;

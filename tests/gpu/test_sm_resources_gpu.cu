@@ -64,6 +64,13 @@ TEST(SmResourcesGpu_sm90, OutstandingSamplesAreValidInOneAndTwoCtas) {
   REQUIRE_GPU();
   DeviceDescription d = describe_device(0);
   MEMHIER_CUDA(cudaSetDevice(0));
+  // as the family runs it: carveout 0 (the largest L1), under which two 1024-thread CTAs must still
+  // fit one SM (the H100's first run got 1 from this query and stopped its series at 1024 threads)
+  MEMHIER_CUDA(cudaFuncSetAttribute(kern::outstanding_kernel<2>, cudaFuncAttributePreferredSharedMemoryCarveout, 0));
+  int per_sm = 0, threads_per_sm = 0;
+  MEMHIER_CUDA(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, 0));
+  MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern::outstanding_kernel<2>, 1024, 0));
+  if (threads_per_sm >= 2048) EXPECT_GE(per_sm, 2) << "two 1024-thread CTAs per SM under carveout 0";
   const unsigned target = first_sm_id(d.sm_count);
   for (std::uint32_t t : {64u, 1536u}) {
     const auto s = one_sample(t, target, d.sm_count);
@@ -125,7 +132,9 @@ TEST(SmResourcesGpu_sm90, PartitionMapRunsOnItsSm) {
   pages.upload(img);
   ord.upload(order);
   pressure.zero();
-  for (std::uint32_t passes : {kern::kMapCold, kern::kMapRest}) {
+  // A (cold, slot 0), the rest (slots 1-3), E (slot kMapSlotPrimed: the primer is the target itself here)
+  for (auto [passes, slot] : {std::pair<std::uint32_t, std::uint32_t>{kern::kMapCold, 0}, {kern::kMapRest, 0},
+                              {kern::kMapCold, kern::kMapSlotPrimed}}) {
     claim.zero();
     ran.zero();
     kern::MapArgs a{};
@@ -135,6 +144,7 @@ TEST(SmResourcesGpu_sm90, PartitionMapRunsOnItsSm) {
     a.n = n;
     a.target_sm = target;
     a.passes = passes;
+    a.slot = slot;
     a.claim = claim.get();
     a.pressure = pressure.get();
     a.pressure_vecs = pressure.size();
