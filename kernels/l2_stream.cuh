@@ -5,7 +5,10 @@
 //   l2_peer_read   : gpu-benches' gpu-l2-cache access pattern, written from its description:
 //                    1024-thread blocks of 8-byte loads through the non-coherent path; the data set
 //                    is `chunks` chunks of 512 KiB stored as 32 rows of chunks x 16 KiB; block b
-//                    reads chunk b mod chunks, two loads 8 KiB apart per row
+//                    reads chunk b mod chunks, two loads 8 KiB apart per row; two variants that take
+//                    the pattern apart: L1::no_allocate (no L1 hits between co-resident blocks of one
+//                    chunk) and rotated rows (the readers of one chunk start `row_step` rows apart:
+//                    no two read one line at the same time, and no L1 allocation either)
 #pragma once
 #include <cstdint>
 
@@ -35,22 +38,30 @@ __global__ void l2_oneshot_read(const uint4* __restrict__ src, std::uint32_t til
 constexpr std::uint32_t kPeerRows = 32;            // rows per chunk
 constexpr std::uint32_t kPeerPieceElems = 2048;    // 16 KiB of 8-byte elements per chunk and row
 
+template <bool NoAllocate>
 __device__ __forceinline__ uint2 ld_nc_v2(const uint2* p) {
   uint2 v;
-  asm volatile("ld.global.nc.v2.u32 {%0,%1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
+  if constexpr (NoAllocate)
+    asm volatile("ld.global.nc.L1::no_allocate.v2.u32 {%0,%1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
+  else
+    asm volatile("ld.global.nc.v2.u32 {%0,%1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
   return v;
 }
 
-// Launch with 1024 threads per block. A template so that each including unit has its own instance.
-template <int Unused = 0>
-__global__ void l2_peer_read(const uint2* __restrict__ src, std::uint32_t chunks, std::uint32_t* sink) {
+// Launch with 1024 threads per block. row_step 0: the peer's order (every block from row 0);
+// otherwise reader r = b / chunks of a chunk starts at row r x row_step (mod 32).
+template <bool NoAllocate = false>
+__global__ void l2_peer_read(const uint2* __restrict__ src, std::uint32_t chunks, std::uint32_t row_step,
+                             std::uint32_t* sink) {
   const std::uint64_t row = static_cast<std::uint64_t>(chunks) * kPeerPieceElems;
   const uint2* p = src + static_cast<std::uint64_t>(blockIdx.x % chunks) * kPeerPieceElems + threadIdx.x;
+  const std::uint32_t first = (blockIdx.x / chunks) * row_step;
   std::uint32_t acc = 0;
 #pragma unroll 4
   for (std::uint32_t i = 0; i < kPeerRows; ++i) {
-    const uint2 a = ld_nc_v2(p + i * row);
-    const uint2 b = ld_nc_v2(p + i * row + kPeerPieceElems / 2);
+    const std::uint32_t r = (i + first) % kPeerRows;
+    const uint2 a = ld_nc_v2<NoAllocate>(p + r * row);
+    const uint2 b = ld_nc_v2<NoAllocate>(p + r * row + kPeerPieceElems / 2);
     acc ^= a.x ^ b.y;
   }
   if (acc == 0xFFFFFFFFu) sink[0] = acc;  // keeps the loads; never true for the host's data

@@ -5,10 +5,16 @@
 //                       `ctas` = CTAs resident per SM (enforced with dynamic shared memory)
 //   .../layout:peer     gpu-benches' gpu-l2-cache pattern (shared lines: several resident blocks
 //                       read each 512 KiB chunk; the analyzer reports it apart)
+//   .../layout:peer/variant:l2only   the same without L1 allocation (L1::no_allocate): no L1 hits
+//                       between co-resident blocks of one chunk, the sharing stays
+//   .../layout:peer/variant:rotated  no allocation, and the readers of one chunk start rows apart:
+//                       no line is read by two blocks at the same time (what is left of the
+//                       pattern without concurrent sharing)
 //   .../layout:bulk/chunk:C  (sm_90+) each CTA's tile copied into shared memory by the bulk-copy
 //                       engine (cp.async.bulk), `ilp` copies of C bytes in flight per CTA
 // Counters as l2_throughput, plus readers_per_line (concurrent readers of a line) and resident_ctas.
 #include <climits>
+#include <cmath>
 #include <functional>
 #include <set>
 #include <tuple>
@@ -24,10 +30,16 @@ constexpr std::uint64_t kPeerChunkBytes = 512ull << 10;
 
 struct Layout {
   std::string kind;  // oneshot, peer, bulk
+  std::string variant;  // peer: "" (as the peer), l2only, rotated
   std::uint64_t bytes = 0;
   int cta_size = 256, ctas = 4, ilp = 4;
   std::uint32_t chunk = 0;  // bulk: bytes per copy
 };
+
+using PeerFn = void (*)(const uint2*, std::uint32_t, std::uint32_t, std::uint32_t*);
+PeerFn peer_kernel(const std::string& variant) {
+  return variant.empty() ? kern::l2_peer_read<false> : kern::l2_peer_read<true>;
+}
 
 using OneshotFn = void (*)(const uint4*, std::uint32_t, std::uint32_t, std::uint32_t*);
 OneshotFn oneshot_kernel(int ilp) {
@@ -118,17 +130,24 @@ void run_peer(benchmark::State& state, const Layout& l) {
   const auto& dev = tput::device();
   const std::uint32_t chunks = static_cast<std::uint32_t>(l.bytes / kPeerChunkBytes);
   tput::WorkingSet& ws = tput::working_set(static_cast<std::uint64_t>(chunks) * kPeerChunkBytes);
+  const PeerFn fn = peer_kernel(l.variant);
   int per_sm = 0;
-  MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern::l2_peer_read<>, 1024, 0));
+  MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, 1024, 0));
+  const int resident = per_sm * dev.d.sm_count;
+  const double readers = std::max(1.0, static_cast<double>(resident) / chunks);  // resident blocks per chunk
+  // rotated: the resident readers of a chunk start 32 / readers rows apart
+  const std::uint32_t row_step =
+      l.variant == "rotated" ? std::max<std::uint32_t>(1, kern::kPeerRows / static_cast<std::uint32_t>(std::ceil(readers))) : 0;
   const std::uint64_t blocks = std::max<std::uint64_t>(chunks, static_cast<std::uint64_t>(sample_bytes() / kPeerChunkBytes));
   const uint2* src = reinterpret_cast<const uint2*>(ws.buf.get());
   auto launch = [&](std::uint64_t g) {
-    kern::l2_peer_read<><<<static_cast<unsigned>(g), 1024>>>(src, chunks, ws.sink.get());
+    fn<<<static_cast<unsigned>(g), 1024>>>(src, chunks, row_step, ws.sink.get());
     MEMHIER_LAUNCH_CHECK();
   };
   const std::vector<double> secs = time_launches(state, launch, chunks, blocks);
-  const int resident = per_sm * dev.d.sm_count;
-  report(state, static_cast<double>(blocks) * kPeerChunkBytes, secs, std::max(1.0, static_cast<double>(resident) / chunks), resident);
+  // concurrent readers of a line: rotated keeps them apart (one at a time while row_step x readers <= 32)
+  report(state, static_cast<double>(blocks) * kPeerChunkBytes, secs, l.variant == "rotated" ? 1.0 : readers, resident);
+  state.counters["row_step"] = row_step;
 }
 
 // layout:bulk (sm_90+): one issuing thread per CTA; `ilp` = copies in flight, `chunk` = bytes per copy.
@@ -164,6 +183,7 @@ std::string layout_name(const Layout& l) {
   n.add("bytes", static_cast<std::int64_t>(l.bytes)).add("cta_size", l.cta_size).add("ctas", l.ctas).add("ilp", l.ilp);
   n.add("layout", l.kind);
   if (l.kind == "bulk") n.add("chunk", static_cast<std::int64_t>(l.chunk));
+  if (!l.variant.empty()) n.add("variant", l.variant);
   return n.str();
 }
 
@@ -188,21 +208,23 @@ void register_l2_distinct(Backend&) {
       tput::register_manual(name, 3, [c](benchmark::State& st) { tput::run_cached_read(st, c, 48.0, 0); });
     }
     for (auto [cta, ctas, ilp] : std::vector<std::tuple<int, int, int>>{{256, 4, 4}, {512, 2, 4}, {1024, 1, 4}, {256, 8, 2}}) {
-      const Layout l{"oneshot", bytes, cta, ctas, ilp};
+      const Layout l{"oneshot", "", bytes, cta, ctas, ilp};
       if (seen.insert(layout_name(l)).second)
         tput::register_manual(layout_name(l), 3, [l](benchmark::State& st) { run_oneshot(st, l); });
     }
     int peer_per_sm = 0;  // resident peer blocks per SM (the name records it)
-    MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&peer_per_sm, kern::l2_peer_read<>, 1024, 0));
+    MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&peer_per_sm, kern::l2_peer_read<false>, 1024, 0));
     if (dev.d.cc_major >= 9)  // the bulk-copy engine (cp.async.bulk) of sm_90
       for (auto [ctas, stages, chunk] : std::vector<std::tuple<int, int, std::uint32_t>>{{2, 4, 16384}, {1, 8, 16384}, {2, 8, 8192}}) {
-        const Layout b{"bulk", bytes, 32, ctas, stages, chunk};
+        const Layout b{"bulk", "", bytes, 32, ctas, stages, chunk};
         if (seen.insert(layout_name(b)).second)
           tput::register_manual(layout_name(b), 3, [b](benchmark::State& st) { run_bulk(st, b); });
       }
-    const Layout p{"peer", bytes / kPeerChunkBytes * kPeerChunkBytes, 1024, peer_per_sm, 2};
-    if (p.bytes >= kPeerChunkBytes && seen.insert(layout_name(p)).second)
-      tput::register_manual(layout_name(p), 3, [p](benchmark::State& st) { run_peer(st, p); });
+    for (const char* variant : {"", "l2only", "rotated"}) {
+      const Layout p{"peer", variant, bytes / kPeerChunkBytes * kPeerChunkBytes, 1024, peer_per_sm, 2};
+      if (p.bytes >= kPeerChunkBytes && seen.insert(layout_name(p)).second)
+        tput::register_manual(layout_name(p), 3, [p](benchmark::State& st) { run_peer(st, p); });
+    }
   }
 }
 

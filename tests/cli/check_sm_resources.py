@@ -43,6 +43,9 @@ out = subprocess.run([sys.executable, summary, os.path.join(d, "topology.json"),
                       os.path.join(d, "peer.txt")], capture_output=True, text=True).stdout
 want("design=mshr" in out, "summary: design")
 want("VERDICT distinct-line 7.800 vs peer plateau 8.350 TB/s: NOT MET" in out, "summary: verdict line\n" + out)
+want("VERDICT memhier's layout:peer 8.400 vs the peer 8.350 TB/s (+0.6 %): reproduces it" in out, "summary: peer reproduced")
+want("VERDICT the peer's pattern without concurrent readers of a line: 7.600 TB/s (-9.5 % against layout:peer)" in out,
+     "summary: rotated peer")
 if fails:
     print("FAIL:\n  " + "\n  ".join(fails))
     sys.exit(1)

@@ -122,6 +122,10 @@ for mb, tile, one, peer in ((10485760, 7.6e12, 7.8e12, 8.4e12), (20971520, 7.5e1
           {"bytes_per_second": one, "readers_per_line": 1, "resident_ctas": 32}, 3)
     entry("l2_throughput/bytes:%d/cta_size:1024/ctas:2/ilp:2/layout:peer" % mb,
           {"bytes_per_second": peer, "readers_per_line": 132 / (mb / 524288), "resident_ctas": 132}, 3)
+    entry("l2_throughput/bytes:%d/cta_size:1024/ctas:2/ilp:2/layout:peer/variant:l2only" % mb,
+          {"bytes_per_second": peer - 0.1e12, "readers_per_line": 132 / (mb / 524288), "resident_ctas": 132}, 3)
+    entry("l2_throughput/bytes:%d/cta_size:1024/ctas:2/ilp:2/layout:peer/variant:rotated" % mb,
+          {"bytes_per_second": tile, "readers_per_line": 1, "resident_ctas": 132, "row_step": 4}, 3)
 
 ctx = {"memhier_version": "synthetic", "device_backend": "cuda", "gpu_name": "Synthetic GPU", "compute_capability": "9.0",
        "sm_count": "8", "l2_cache_bytes": "52428800", "smem_per_sm_bytes": "233472", "trace_dir": "traces"}
