@@ -26,13 +26,15 @@ def plot_outstanding(out, entries, trace_dir, read_trace, find_trace):
         t = find_trace(trace_dir, e.canonical())
         tr = read_trace(t) if t else None
         if tr and tr[1]:
-            by_pattern.setdefault(e.params["pattern"], []).append((int(e.params.get("loads", 1)), tr[1]))
+            by_pattern.setdefault(e.params["pattern"], []).append(
+                (e.params.get("source", "l2"), int(e.params.get("loads", 1)), tr[1]))
     for pattern, series in by_pattern.items():
         fig, (ax, av) = out.plt.subplots(2, 1, figsize=(7, 5.5), sharex=True)
-        for loads, rows in sorted(series):
+        for source, loads, rows in sorted(series, key=lambda x: (x[0] != "l2", x[1])):
             th = [r[0] for r in rows]
             lat = [r[1] for r in rows]
-            ax.plot(th, lat, lw=0.8, label="%d load%s" % (loads, "" if loads == 1 else "s"))
+            ax.plot(th, lat, lw=0.8, ls="-" if source == "l2" else "--",
+                    label="%d load%s%s" % (loads, "" if loads == 1 else "s", "" if source == "l2" else ", " + source))
             av.plot(th, [max(x, 1e-1) for x in three_point_variance(lat)], lw=0.6)
         ax.set_ylabel("latency (cycles)")
         ax.legend(fontsize=7)
@@ -101,9 +103,11 @@ def plot_map(out, entries, trace_dir, read_trace, find_trace):
     by = defaultdict(dict)
     for idx, lat, label in (r[:3] for r in rows if len(r) >= 3):
         by[label][(idx // n, idx % n)] = lat
-    fig, axes = out.plt.subplots(1, 3, figsize=(13, 4))
-    names = {0: "cold (after an L2 flush)", 1: "after a write", 2: "after the pressure stream"}
-    for label, ax in zip((0, 1, 2), axes):
+    labels = [x for x in (0, 1, 2, 3) if by[x]]  # 3: after the primer SM's chase (newer traces)
+    fig, axes = out.plt.subplots(1, len(labels), figsize=(4.4 * len(labels), 4), squeeze=False)
+    names = {0: "cold (after an L2 flush)", 1: "after a write", 2: "after the pressure stream",
+             3: "after the primer SM's chase"}
+    for label, ax in zip(labels, axes[0]):
         grid = [[by[label].get((s, i), float("nan")) for i in range(n)] for s in range(len(sms))]
         im = ax.imshow(grid, aspect="auto", interpolation="nearest", cmap="viridis")
         ax.set_title(names[label], fontsize=9)
