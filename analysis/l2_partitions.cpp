@@ -32,13 +32,35 @@ std::vector<bool> negate(std::vector<bool> v) {
 
 }  // namespace
 
+namespace {
+
+std::vector<double> finite_sorted(std::vector<double> v) {
+  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// The classes v[0..cut] and v[cut+1..] of sorted values: medians and threshold; returns their
+// pooled robust deviation (at least 2 cycles).
+double fill_classes(const std::vector<double>& v, std::size_t cut, TwoClass& c) {
+  const std::vector<double> fast(v.begin(), v.begin() + cut + 1), slow(v.begin() + cut + 1, v.end());
+  c.fast = median_of(fast);
+  c.slow = median_of(slow);
+  c.threshold = 0.5 * (v[cut] + v[cut + 1]);
+  return std::max(2.0, std::sqrt(0.5 * (std::pow(robust_sigma(fast), 2) + std::pow(robust_sigma(slow), 2))));
+}
+
+// The smallest class size of a split: 5 % of the values, at least 2.
+std::size_t min_class(std::size_t n) { return std::max<std::size_t>(2, static_cast<std::size_t>(std::ceil(0.05 * n))); }
+
+}  // namespace
+
 TwoClass split_two(std::vector<double> v) {
   TwoClass c;
-  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
+  v = finite_sorted(std::move(v));
   const std::size_t n = v.size();
   if (n < 6) return c;
-  std::sort(v.begin(), v.end());
-  const std::size_t minc = std::max<std::size_t>(2, static_cast<std::size_t>(std::ceil(0.05 * n)));
+  const std::size_t minc = min_class(n);
   std::size_t cut = 0;
   double gap = -1;
   for (std::size_t i = minc - 1; i + minc < n; ++i)
@@ -47,26 +69,21 @@ TwoClass split_two(std::vector<double> v) {
       cut = i;
     }
   if (gap <= 0) return c;
-  const std::vector<double> fast(v.begin(), v.begin() + cut + 1), slow(v.begin() + cut + 1, v.end());
-  const double pooled = std::max(2.0, std::sqrt(0.5 * (std::pow(robust_sigma(fast), 2) + std::pow(robust_sigma(slow), 2))));
-  c.fast = median_of(fast);
-  c.slow = median_of(slow);
-  c.threshold = 0.5 * (v[cut] + v[cut + 1]);
+  const double pooled = fill_classes(v, cut, c);
   c.split = gap >= std::max(3 * pooled, 10.0) && c.slow - c.fast >= 4 * pooled;
   return c;
 }
 
 TwoClass split_pooled(std::vector<double> v) {
   TwoClass c;
-  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
+  v = finite_sorted(std::move(v));
   const std::size_t n = v.size();
   if (n < 12) return c;
-  std::sort(v.begin(), v.end());
   std::vector<double> prefix(n + 1, 0);
   for (std::size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + v[i];
-  const std::size_t minc = std::max<std::size_t>(2, static_cast<std::size_t>(std::ceil(0.05 * n)));
+  const std::size_t minc = min_class(n);
   double best = -1;
-  std::size_t cut = 0;  // the fast class is v[0..cut]
+  std::size_t cut = 0;  // the fast class is v[0..cut]: Otsu, the largest between-class variance
   for (std::size_t i = minc - 1; i + minc < n; ++i) {
     if (v[i + 1] == v[i]) continue;
     const double n1 = static_cast<double>(i + 1), n2 = static_cast<double>(n - i - 1);
@@ -77,11 +94,7 @@ TwoClass split_pooled(std::vector<double> v) {
     }
   }
   if (best < 0) return c;
-  const std::vector<double> fast(v.begin(), v.begin() + cut + 1), slow(v.begin() + cut + 1, v.end());
-  const double pooled = std::max(2.0, std::sqrt(0.5 * (std::pow(robust_sigma(fast), 2) + std::pow(robust_sigma(slow), 2))));
-  c.fast = median_of(fast);
-  c.slow = median_of(slow);
-  c.threshold = 0.5 * (v[cut] + v[cut + 1]);
+  const double pooled = fill_classes(v, cut, c);
   c.split = c.slow - c.fast >= 4 * pooled;
   return c;
 }

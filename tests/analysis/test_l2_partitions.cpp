@@ -58,12 +58,19 @@ MapData synthetic(std::uint64_t mask, bool random_home) {
 
 }  // namespace
 
+// Two classes (one value in `period` slow) with a tail on one value in `tail_every`, and one class.
+void two_and_one(int n, double fast, double slow, int period, double spread, int tail_every, std::vector<double>* bi,
+                 std::vector<double>* uni) {
+  std::uint64_t seed = 1;
+  for (int i = 0; i < n; ++i) {
+    bi->push_back((i % period ? fast : slow) + spread * jitter(seed++) + (tail_every && i % tail_every == 0 ? 400 : 0));
+    uni->push_back(fast + spread * jitter(seed++));
+  }
+}
+
 TEST(SplitTwo, BimodalSplitsUnimodalDoesNot) {
   std::vector<double> bi, uni;
-  for (int i = 0; i < 64; ++i) {
-    bi.push_back((i % 2 ? 450 : 280) + jitter(i));
-    uni.push_back(280 + jitter(i));
-  }
+  two_and_one(64, 280, 450, 2, 1, 0, &bi, &uni);
   const TwoClass b = split_two(bi);
   EXPECT_TRUE(b.split);
   EXPECT_NEAR(b.fast, 280, 10);
@@ -148,11 +155,7 @@ MapData h100_like(std::uint64_t mask) {
 
 TEST(SplitPooled, SplitsTwoClassesWithTailsNotOneClass) {
   std::vector<double> bi, uni;
-  std::uint64_t seed = 1;
-  for (int i = 0; i < 2000; ++i) {
-    bi.push_back((i % 3 ? 573 : 757) + jitter(seed++) + (i % 40 == 0 ? 400 : 0));
-    uni.push_back(282 + 2 * jitter(seed++));
-  }
+  two_and_one(2000, 573, 757, 3, 2, 40, &bi, &uni);
   const TwoClass b = split_pooled(bi);
   EXPECT_TRUE(b.split);
   EXPECT_NEAR(b.fast, 573, 12);

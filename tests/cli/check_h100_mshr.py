@@ -16,15 +16,9 @@ usage: check_h100_mshr.py topology.json"""
 import json
 import sys
 
+from check_util import finish, want
+
 t = json.load(open(sys.argv[1]))
-fails, checks = [], []
-
-
-def want(cond, what):
-    checks.append(what)
-    if not cond:
-        fails.append(what)
-
 
 o = t["outstanding_requests"]
 want(o["design"] == "mshr" and o.get("design_basis") == "ramp", "design %r basis %r" % (o["design"], o.get("design_basis")))
@@ -56,7 +50,4 @@ c = t["caches"]
 for n in ("l1", "texture", "readonly", "constant_l1"):
     want(c[n]["shared_with"] is None, "%s shared_with %r from a cold re-read" % (n, c[n]["shared_with"]))
 
-if fails:
-    print("FAIL:\n  " + "\n  ".join(fails))
-    sys.exit(1)
-print("h100 mshr: all %d checks passed" % len(checks))
+finish("h100 mshr")

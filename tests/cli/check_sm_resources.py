@@ -5,16 +5,10 @@ the device summary (scripts/device/mshr_summary.py) on it: every value the gener
 usage: check_sm_resources.py ARCHIVE_DIR SUMMARY_SCRIPT"""
 import json, os, subprocess, sys
 
+from check_util import finish, want
+
 d, summary = sys.argv[1], sys.argv[2]
 t = json.load(open(os.path.join(d, "topology.json")))
-fails, checks = [], []
-
-
-def want(cond, what):
-    checks.append(what)
-    if not cond:
-        fails.append(what)
-
 
 o = t["outstanding_requests"]
 want(o["design"] == "mshr", "design %r" % o["design"])
@@ -46,7 +40,4 @@ want("VERDICT distinct-line 7.800 vs peer plateau 8.350 TB/s: NOT MET" in out, "
 want("VERDICT memhier's layout:peer 8.400 vs the peer 8.350 TB/s (+0.6 %): reproduces it" in out, "summary: peer reproduced")
 want("VERDICT the peer's pattern without concurrent readers of a line: 7.600 TB/s (-9.5 % against layout:peer)" in out,
      "summary: rotated peer")
-if fails:
-    print("FAIL:\n  " + "\n  ".join(fails))
-    sys.exit(1)
-print("sm resources: all %d checks passed" % len(checks))
+finish("sm resources")
