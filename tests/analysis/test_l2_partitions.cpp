@@ -58,25 +58,27 @@ MapData synthetic(std::uint64_t mask, bool random_home) {
 
 }  // namespace
 
-// Two classes (one value in `period` slow) with a tail on one value in `tail_every`, and one class.
-void two_and_one(int n, double fast, double slow, int period, double spread, int tail_every, std::vector<double>* bi,
-                 std::vector<double>* uni) {
+// A splitter on two classes (one value in `period` slow, a +400 tail on one in `tail_every`) finds
+// them at their medians; on one class it does not split.
+void expect_splits(TwoClass (*split)(std::vector<double>), int n, double fast, double slow, int period, double spread,
+                   int tail_every) {
+  std::vector<double> bi, uni;
   std::uint64_t seed = 1;
   for (int i = 0; i < n; ++i) {
-    bi->push_back((i % period ? fast : slow) + spread * jitter(seed++) + (tail_every && i % tail_every == 0 ? 400 : 0));
-    uni->push_back(fast + spread * jitter(seed++));
+    bi.push_back((i % period ? fast : slow) + spread * jitter(seed++) + (tail_every && i % tail_every == 0 ? 400 : 0));
+    uni.push_back(fast + spread * jitter(seed++));
   }
+  const TwoClass b = split(bi);
+  EXPECT_TRUE(b.split);
+  EXPECT_NEAR(b.fast, fast, 12);
+  EXPECT_NEAR(b.slow, slow, 12);
+  EXPECT_FALSE(split(uni).split);
 }
 
-TEST(SplitTwo, BimodalSplitsUnimodalDoesNot) {
-  std::vector<double> bi, uni;
-  two_and_one(64, 280, 450, 2, 1, 0, &bi, &uni);
-  const TwoClass b = split_two(bi);
-  EXPECT_TRUE(b.split);
-  EXPECT_NEAR(b.fast, 280, 10);
-  EXPECT_NEAR(b.slow, 450, 10);
-  EXPECT_FALSE(split_two(uni).split);
-}
+TEST(SplitTwo, BimodalSplitsUnimodalDoesNot) { expect_splits(split_two, 64, 280, 450, 2, 1, 0); }
+
+// The pooled split: many values, DRAM tails that leave no gap between the classes.
+TEST(SplitPooled, SplitsTwoClassesWithTailsNotOneClass) { expect_splits(split_pooled, 2000, 573, 757, 3, 2, 40); }
 
 TEST(PartitionMap, RecoversGroupsHomesLatenciesAndTheOffsetMask) {
   const std::uint64_t mask = (1u << 8) | (1u << 12) | (1u << 17);
@@ -151,16 +153,6 @@ MapData h100_like(std::uint64_t mask) {
     d.lat.push_back(passes);
   }
   return d;
-}
-
-TEST(SplitPooled, SplitsTwoClassesWithTailsNotOneClass) {
-  std::vector<double> bi, uni;
-  two_and_one(2000, 573, 757, 3, 2, 40, &bi, &uni);
-  const TwoClass b = split_pooled(bi);
-  EXPECT_TRUE(b.split);
-  EXPECT_NEAR(b.fast, 573, 12);
-  EXPECT_NEAR(b.slow, 757, 12);
-  EXPECT_FALSE(split_pooled(uni).split);
 }
 
 TEST(PartitionMap, TheH100CaseColdPassesVoteAndThePrimerGivesTheFarHits) {
