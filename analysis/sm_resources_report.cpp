@@ -27,13 +27,24 @@ void outstanding(const json& o, std::ostringstream& out) {
                           {"warp_load_limit", "Independent loads per warp"}})
     out << "| " << label << " | " << val(o, k) << " |\n";
   if (o.value("max_outstanding_is_lower_bound", false)) out << "\nThe maximum is a lower bound.\n";
+  if (o.value("design_basis", "") == "ramp" && o.contains("ramp")) {  // no saturation: the ramps decided
+    out << "\nNo series saturates; the design comes from the ramps' cost per request:\n\n"
+           "| Cost model | Cycles per unit | Per warp load instruction | Per thread | Relative rms |\n|---|---|---|---|---|\n";
+    for (const auto& m : o["ramp"]["models"])
+      out << "| " << m.value("unit", "") << " | " << m.value("per_unit_cycles", 0.0) << " | " << m.value("per_instruction_cycles", 0.0)
+          << " | " << m.value("per_thread_cycles", 0.0) << " | " << m.value("rms_relative", 0.0) << " |\n";
+    const json& sc = o["ramp"]["source_comparison"];
+    out << "\nDRAM against L2: " << (sc["limit"].is_null() ? "not determined (" + sc.value("reason", std::string("?")) + ")"
+                                                            : sc["limit"].get<std::string>()) << "\n";
+  }
   if (!o.contains("series") || o["series"].empty()) return;
-  out << "\n| Series | Saturation after (threads) | Steps | Knee (threads) |\n|---|---|---|---|\n";
+  out << "\n| Series | Source | Saturation after (threads) | Steps | Knee (threads) | Ramp (cycles/thread) |\n|---|---|---|---|---|---|\n";
   for (const auto& s : o["series"])
-    out << "| " << s.value("pattern", "") << " × " << s.value("loads", 0) << " | "
+    out << "| " << s.value("pattern", "") << " × " << s.value("loads", 0) << " | " << s.value("source", "l2") << " | "
         << (s["saturation_threads"].is_null() ? std::string("none up to ") + s["threads_max"].dump()
                                               : s["saturation_threads"].dump())
-        << " | " << s.value("steps_total", s["steps"].size()) << " | " << (s["knee_threads"].is_null() ? "—" : s["knee_threads"].dump()) << " |\n";
+        << " | " << s.value("steps_total", s["steps"].size()) << " | " << (s["knee_threads"].is_null() ? "—" : s["knee_threads"].dump())
+        << " | " << s.value("ramp_cycles_per_thread", 0.0) << " |\n";
 }
 
 void sharing(const json& caches, std::ostringstream& out) {
@@ -49,8 +60,8 @@ void partitions(const json& p, std::ostringstream& out) {
     const json& m = p["map"];
     out << "| Parameter | Value |\n|---|---|\n";
     for (const char* k : {"partitions", "near_latency_cycles", "far_latency_cycles", "cold_near_latency_cycles",
-                          "cold_far_latency_cycles", "interleave_bytes"})
-      out << "| " << k << " | " << val(m, k) << " |\n";
+                          "cold_far_latency_cycles", "interleave_bytes", "far_latency_from", "after_pressure"})
+      if (m.contains(k)) out << "| " << k << " | " << val(m, k) << " |\n";
     if (m.contains("sms_per_partition"))
       out << "| SMs per partition | " << m["sms_per_partition"][0].size() << " / " << m["sms_per_partition"][1].size()
           << " |\n| home is an XOR of page-offset bits | " << m.value("linear_in_offset_bits", false) << " |\n";
