@@ -2,6 +2,7 @@
 #include "analysis/outstanding.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -292,11 +293,12 @@ RequestSeries read_series(const BenchEntry& e, const Trace& t, json& listed, std
   s.step_threads = th.size() > 1 ? th[1] - th[0] : 2;
   s.t_max = th.back();
   s.t_star = a.saturation_threads();
+  s.source = e.params.get_or("source", "l2");
   SeriesRamp ramp;
   ramp.benchmark = s.benchmark;
   ramp.pattern = s.pattern;
   ramp.loads = s.loads;
-  ramp.source = e.params.get_or("source", "l2");
+  ramp.source = s.source;
   pattern_units(s.pattern, &ramp.threads_per_line, &ramp.threads_per_sector);
   if (fit_series_ramp(th, lat, &ramp)) ramps.push_back(ramp);
   listed.push_back(series_json(s, a, lat, ramp));
@@ -312,15 +314,17 @@ int max_merge(const std::vector<RequestSeries>& series) {
 // No series saturated: the ramps' cost unit names the design (lines or sectors: requests booked per
 // unique address, MSHR-like; warp instructions: PRT-like), the DRAM comparison tells a rate from a
 // table, and Little's law turns the rate into requests in flight (docs/methodology.md).
-void apply_ramp(const RampFit& rf, const SourceVerdict& sv, int merge_max, DesignFit& f) {
+void apply_ramp(const RampFit& rf, const SourceVerdict& sv, int merge_max, int stepped, DesignFit& f) {
   if (!rf.ok) return;  // too few series: the saturation path's reason stands
-  const std::string none = "no saturation step in any series; the latency ramps from the first warps";
+  if (rf.chosen < 0) {
+    if (stepped == 0) f.reason = "no saturation step in any series; the latency ramps from the first warps, and " + rf.reason;
+    return;  // with steps no table explains, that reason stands
+  }
+  const std::string none = stepped == 0 ? "no saturation step in any series; the latency ramps from the first warps"
+                                        : "no table explains the steps of " + std::to_string(stepped) +
+                                              " series; the latency of every series ramps from the first warps";
   f.max_outstanding = 0;
   f.max_is_lower_bound = false;
-  if (rf.chosen < 0) {
-    f.reason = none + ", and " + rf.reason;
-    return;
-  }
   const UnitModel& u = rf.models[rf.chosen];
   const bool prt = u.unit == "instruction";
   const double per = prt ? u.per_instruction : u.per_unit;  // cycles per request of the unit
@@ -434,12 +438,16 @@ json outstanding_section(const Dataset& data) {
     }
   probe_json(data, o);
   if (series.empty()) return nullptr;
-  DesignFit f = classify_design(series);
-  if (f.design.empty() && std::none_of(series.begin(), series.end(), [](const RequestSeries& r) { return r.t_star >= 0; })) {
+  std::vector<RequestSeries> l2;  // the saturation classification reads the L2 series
+  std::copy_if(series.begin(), series.end(), std::back_inserter(l2), [](const RequestSeries& r) { return r.source == "l2"; });
+  DesignFit f = classify_design(l2.empty() ? series : l2);
+  if (f.design.empty()) {  // no table explains the steps, or there are none: the ramps may
+    const int stepped = static_cast<int>(std::count_if(l2.begin(), l2.end(), [](const RequestSeries& r) { return r.t_star >= 0; }));
     const RampFit rf = fit_ramp_units(ramps);
     const SourceVerdict sv = compare_sources(ramps);
-    apply_ramp(rf, sv, max_merge(series), f);
+    apply_ramp(rf, sv, max_merge(series), stepped, f);
     o["ramp"] = ramp_json(rf, sv);
+    o["ramp"]["series_with_steps"] = stepped;
   }
   put_design(f, o);
   o["series"] = listed;

@@ -50,6 +50,7 @@ struct RequestSeries {
   double step_threads = 2;
   double t_max = 0;       // largest thread count measured
   double t_star = -1;     // last thread count before the saturation step; -1: censored
+  std::string source = "l2";  // l2, or dram (.../source:dram: only the ramps' rate-or-table test reads it)
 };
 
 // The fitted design: "mshr", "prt", or "" (not determined, `reason` says why).

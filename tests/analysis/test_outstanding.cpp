@@ -213,6 +213,7 @@ struct RampModel {
   double per_thread = 0.37, per_instruction = 0.33, per_line = 1.0, per_sector = 0;
   double base_l2 = 415, base_dram = 700;
   bool table = false;  // DRAM slope scaled by the latency ratio (an entry table), else the same slope
+  std::string stepped;  // this series (pattern/loads) jumps by 600 cycles past 600 threads (one odd step)
 };
 
 double ramp_latency(const RampModel& m, const std::string& p, int loads, double t, bool dram, std::uint64_t seed) {
@@ -236,9 +237,10 @@ Dataset ramp_dataset(const RampModel& m) {
     run.entries.push_back(test_support::bench_entry(name, {{"beyond_warp_limit", 0}}));
     Trace t;
     t.benchmark = name;
+    const bool step = !dram && m.stepped == p + "/" + std::to_string(l);
     for (int th = 2; th <= 1024; th += 2) {
       t.index.push_back(th);
-      t.latency.push_back(static_cast<std::uint32_t>(ramp_latency(m, p, l, th, dram, seed++)));
+      t.latency.push_back(static_cast<std::uint32_t>(ramp_latency(m, p, l, th, dram, seed++) + (step && th > 600 ? 600 : 0)));
     }
     traces.emplace_back(name, t);
   };
@@ -322,4 +324,16 @@ TEST(OutstandingSection, RampsByWarpInstructionAreAPrt) {
   EXPECT_EQ(o["design"], "prt");
   EXPECT_EQ(o["design_basis"], "ramp");
   EXPECT_TRUE(o["merge_capacity"].is_null());
+}
+
+TEST(OutstandingSection, OneOddStepDoesNotHideTheRamps) {
+  RampModel m;
+  m.stepped = "unique128/2";
+  const auto o = outstanding_section(ramp_dataset(m));
+  ASSERT_TRUE(o.is_object());
+  EXPECT_EQ(o["ramp"]["series_with_steps"], 1);
+  EXPECT_EQ(o["design"], "mshr");
+  EXPECT_EQ(o["design_basis"], "ramp");
+  EXPECT_NE(o["provenance"]["entries_per_sm"]["reason"].get<std::string>().find("no table explains the steps of 1 series"),
+            std::string::npos);
 }
