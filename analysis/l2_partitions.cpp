@@ -211,8 +211,10 @@ void far_hits(const MapData& d, const std::vector<bool>& far0, PartitionMap& m) 
       if (has_pass(d, s, kMapPassPrimer)) pf.push_back(d.lat[s][kMapPassPrimer][i]);
     }
     if (pf.size() >= 2 && pn.size() >= 2 &&
-        median_of(pf) - median_of(pn) > std::max(20.0, 4 * std::max(robust_sigma(pn), robust_sigma(pf))))
+        median_of(pf) - median_of(pn) > std::max(20.0, 4 * std::max(robust_sigma(pn), robust_sigma(pf)))) {
       primer_far.insert(primer_far.end(), pf.begin(), pf.end());
+      ++m.primer_split_sms;
+    }
   }
   if (!write_far.empty()) {
     m.far_cycles = median_of(write_far);
@@ -377,6 +379,7 @@ json map_json(const MapData& d, const PartitionMap& m, const std::string& bench)
   j["passes_used"] = used;
   j["far_latency_from"] = m.far_from.empty() ? json(nullptr) : json(m.far_from);
   j["after_pressure"] = m.pressure_outcome;
+  j["after_primer_split_sms"] = m.primer_split_sms;  // about half: the primer's reads left near copies in its partition
   const double home1 = std::count(m.line_home.begin(), m.line_home.end(), 1) / static_cast<double>(m.line_home.size());
   j["line_home_fraction"] = {1 - home1, home1};
   j["line_home"] = m.line_home;

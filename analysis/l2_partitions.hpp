@@ -47,6 +47,7 @@ struct PartitionMap {
   std::vector<std::string> pass_used;   // per slot: after_write, after_pressure or cold
   double near_cycles = NAN, far_cycles = NAN, cold_near_cycles = NAN, cold_far_cycles = NAN;
   std::string far_from;                 // the pass the far-partition hits came from ("" when none)
+  int primer_split_sms = 0;             // SMs whose far lines read slower than their near ones after the primer
   std::string pressure_outcome;         // after the pressure: far_kept, evicted (like cold), no_split
   std::vector<std::int64_t> page_mask;  // per page: offset bits that flip the home (-1: not linear)
   bool linear = false;                  // every page's mask predicts all of its lines

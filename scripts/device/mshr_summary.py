@@ -96,6 +96,8 @@ print("l2 map: partitions=%s SMs per partition=%s unassigned=%s near=%s far=%s (
       % (v(m, "partitions"), [len(g) for g in m.get("sms_per_partition", [])], len(m.get("sms_unassigned", [])),
          v(m, "near_latency_cycles"), v(m, "far_latency_cycles"), m.get("far_latency_from"), v(m, "cold_near_latency_cycles"),
          v(m, "cold_far_latency_cycles"), m.get("after_pressure")))
+print("  SMs split by the primer pass: %s of %s (about half: the primer's reads left near copies in its partition; all: they did not)"
+      % (m.get("after_primer_split_sms"), sum(len(g) for g in m.get("sms_per_partition", []))))
 print("  interleave=%s xor-of-offset-bits=%s page masks=%s passes=%s home fraction=%s" % (
     v(m, "interleave_bytes"), m.get("linear_in_offset_bits"), [hex(x) if isinstance(x, int) else x for x in m.get("page_offset_masks", [])],
     m.get("passes_used"), m.get("line_home_fraction")))

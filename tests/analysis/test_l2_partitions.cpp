@@ -170,6 +170,7 @@ TEST(PartitionMap, TheH100CaseColdPassesVoteAndThePrimerGivesTheFarHits) {
   EXPECT_NEAR(m.near_cycles, 282, 10);
   EXPECT_NEAR(m.far_cycles, 455, 10);
   EXPECT_EQ(m.far_from, "after_primer");
+  EXPECT_EQ(m.primer_split_sms, 8);  // the partition opposite the primer
   EXPECT_NEAR(m.cold_near_cycles, 573, 12);
   EXPECT_NEAR(m.cold_far_cycles, 757, 12);
   EXPECT_TRUE(m.linear);
