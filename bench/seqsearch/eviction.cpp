@@ -78,8 +78,11 @@ Lines overflow_targets(Session& s, const PoolSize& p, std::uint64_t stride, std:
   Lines missed;
   for (std::uint32_t i = 0; i < n; ++i)
     if ((*rec)[first + i]) missed.push_back((p.lo + i) * stride);
+  // The last lines first: under an index that spreads every aligned block over all sets, the lines
+  // right after lo are the last line of their sets in their block and find a set one short of full
+  // in the pool of lo lines; the last ones of the bracket find theirs full.
   const std::size_t step = std::max<std::size_t>(1, missed.size() / max);
-  for (std::size_t i = 0; i < missed.size() && out.size() < max; i += step) out.push_back(missed[i]);
+  for (std::size_t i = missed.size(); i > 0 && out.size() < max; i -= std::min(i, step)) out.push_back(missed[i - 1]);
   return out;
 }
 
@@ -172,7 +175,7 @@ Lines coset_core(const Lines& lines, std::uint64_t target) {
   Lines kept;
   for (std::size_t k = 0; k < lines.size(); ++k)
     if (support[k] > 0 && 4 * support[k] >= best) kept.push_back(lines[k]);
-  return kept.size() >= 2 ? kept : lines;
+  return kept;
 }
 
 namespace {

@@ -23,7 +23,7 @@ PoolSize size_pool(Session& s, std::uint64_t stride, std::uint64_t hint_lines);
 // Lines of [lo, hi) (pool lines `stride` apart) that missed in the second of two passes over the
 // pool of hi lines: their sets overflow there, so under a balanced index most of them have all
 // their ways in the pool of lo lines — targets whose insertion evicts. At most `max` of them,
-// spread over the bracket; empty when hi <= lo or the search stopped.
+// spread over the bracket from its end on; empty when hi <= lo or the search stopped.
 Lines overflow_targets(Session& s, const PoolSize& p, std::uint64_t stride, std::size_t max);
 
 // Lines of the pool that hit before `p.target` and missed after it.
@@ -51,8 +51,8 @@ Lines affine_closure(const Lines& lines, std::size_t max_size, std::uint64_t arr
 // A line's support: the pairs y, z of the others (or the target) with x ^ y ^ z found too; kept
 // when it is at least a quarter of the best support. A line of another set (a slow outlier in a
 // probe pass: one in ~10^4 accesses flags ~13 of a 128 K-line pool) has only chance support (on
-// the simulated H100-like L2: at most 42 against 570 for the set's lines). Applied to 4 … 1024
-// lines; else, or when fewer than 2 remain, the lines as they are.
+// the simulated H100-like L2: at most 42 against 570 for the set's lines). Empty when no line has
+// support. Applied to 4 … 1024 lines; else the lines as they are.
 Lines coset_core(const Lines& lines, std::uint64_t target);
 
 // Drops lines of `set` while it still evicts `target`: first halves by address bits (keep the

@@ -28,14 +28,21 @@ std::uint64_t pool_stride(std::uint64_t granularity, std::uint64_t capacity_hint
   return st;
 }
 
-// Targets: lines whose sets overflow just past the pool (overflow_targets), then random lines of
-// the targets region (8 x the pool's region).
+// Targets, alternately: random lines of the targets region (8 x the pool's region) and lines whose
+// sets overflow just past the pool (overflow_targets). Under an index that spreads every aligned
+// block over all sets, a random line's set is full in the pool with the probability that the
+// pool's last, partial block covers it; the lines past the pool map, block for block, to sets
+// XOR-shifted together and are all full or all short. Under an index with uneven sets (a soft edge
+// from the index), the overflowing lines are the ones whose sets are full.
 Lines targets(Session& s, const SearchConfig& c, SearchResult& r, policy::SplitMix64& rng) {
-  Lines t;
-  t = overflow_targets(s, {r.pool_lines, r.pool_hi_lines}, r.stride, c.max_targets);
-  r.overflow_targets = t.size();
+  const Lines over = overflow_targets(s, {r.pool_lines, r.pool_hi_lines}, r.stride, c.max_targets);
+  r.overflow_targets = over.size();
   const std::uint64_t t0 = 8 * r.pool.region, lines_in_region = r.pool.region / r.stride;
-  for (unsigned j = 0; j < c.max_targets; ++j) t.push_back(t0 + (rng.next() % lines_in_region) * r.stride);
+  Lines t;
+  for (unsigned j = 0; j < c.max_targets; ++j) {
+    t.push_back(t0 + (rng.next() % lines_in_region) * r.stride);
+    if (j < over.size()) t.push_back(over[j]);
+  }
   return t;
 }
 
@@ -71,7 +78,9 @@ bool find_eviction_set(Session& s, const SearchConfig& c, SearchResult& r, polic
   for (std::size_t j = 0; j < ts.size() && !stopped(s); ++j) {
     const std::uint64_t t = ts[j];
     Lines set = discover(s, PrimeProbe{r.pool_lines, r.stride, t, 0, 1, 1});
-    if (set.empty()) continue;
+    // Nothing, or only lines no two others support (slow outliers of the probe pass): t's set is
+    // not full in the pool; the next target.
+    if (set.empty() || (set.size() >= 8 && coset_core(set, t).empty())) continue;
     if (!evicts(s, t, set) && !complete_discovery(s, r, t, set)) continue;
     r.target = t;
     r.eviction_set = reduce(s, t, set);
