@@ -40,8 +40,9 @@ LevelSplit split_levels(const std::vector<std::uint32_t>& hits, const std::vecto
     if (h < bound || h == s.hit_lo) level.push_back(h);
   std::sort(level.begin(), level.end());
   s.hit_hi = level.size() >= 4 ? level[level.size() - 2] : level.back();
+  const std::uint32_t above = s.hit_hi + std::max<std::uint32_t>(8, s.hit_hi / 8);  // clearly not a hit
   for (std::uint32_t v : slower)
-    if (v >= bound && v > s.hit_hi && (s.next_lo == 0 || v < s.next_lo)) s.next_lo = v;
+    if (v >= above && (s.next_lo == 0 || v < s.next_lo)) s.next_lo = v;
   if (s.next_lo == 0) return s;
   const std::uint32_t mid = (s.hit_hi + s.next_lo + 1) / 2;
   const std::uint32_t cap = std::max(s.hit_hi + (3 * s.hit_hi + 9) / 10, s.hit_hi + 16);

@@ -21,8 +21,9 @@ std::uint64_t fresh_line(std::uint64_t array_bytes);
 //   hits:   re-reads of lines just read (the hit level, one sample per line)
 //   slower: first reads of fresh lines and, on L1-side paths, reads of lines only the L2 holds
 // The hit level is every hit below 1.5 x the fastest; hit_hi its second slowest (one odd sample is
-// noise). next_lo is the fastest slower access at or above 1.5 x the fastest hit (a "fresh" line
-// that hit was read before). The threshold is the midpoint of hit_hi and next_lo, but at most
+// noise). next_lo is the fastest slower access clearly above the hits, at least hit_hi + max(8,
+// hit_hi / 8) (a "fresh" line that hit was read before). The threshold is the midpoint of hit_hi
+// and next_lo (levels 1.36 x apart, as Kepler's L2 and DRAM in 000, are told apart), but at most
 // max(1.3 x hit_hi, hit_hi + 16): a level the launch did not sample (the far L2 partition between
 // the near one and DRAM on an H100) counts as a miss from 1.3 x the hit on. 0 when there is no
 // hit or no slower access.
