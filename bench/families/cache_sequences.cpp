@@ -133,6 +133,7 @@ void set_counters(benchmark::State& state, const Session& s, const seqsearch::Se
   c["pool_bytes"] = static_cast<double>(r.pool.bytes);
   c["pool_miss_bytes"] = static_cast<double>(r.pool_hi_lines * r.stride);
   c["overflow_targets"] = static_cast<double>(r.overflow_targets);
+  c["pool_overflows"] = r.pool_overflows ? 1 : 0;
   c["ways_found"] = static_cast<double>(r.eviction_set.size());
   c["minimal"] = r.minimal ? 1 : 0;
   c["congruent_bits"] = r.congruence ? static_cast<double>(r.congruence->congruent_bits.size()) : 0;
@@ -166,6 +167,9 @@ void describe(SeqTrace& t, const CacheArgs& a, const Session& s, const LaunchChe
   t.meta["calib_l2_hit_cycles"] = std::to_string(k.l2_median);
   t.meta["calib_untimed_cycles_per_access"] = std::to_string(std::lround(k.untimed_cycles_per_access));
   if (!k.why.empty()) t.meta["calib_note"] = k.why;
+  std::string consistent;
+  for (const auto& c : r.policy.consistent) consistent += (consistent.empty() ? "" : ",") + c;
+  if (r.policy.experiments) t.meta["policy_consistent"] = consistent.empty() ? "none" : consistent;
   t.meta["budget_launches"] = std::to_string(a.budget.launches);
   t.meta["budget_seconds"] = std::to_string(a.budget.seconds);
   t.meta["stopped"] = r.stopped.empty() ? "no" : "'" + r.stopped + "'";

@@ -134,6 +134,15 @@ Lines verified_fresh(Session& s, const SearchResult& r) {
   return kept;
 }
 
+// The pool of `lines` lines for discovery (and its regions); false when the array cannot hold 16
+// regions.
+bool use_pool(const Session& s, SearchResult& r, std::uint64_t lines) {
+  r.pool_lines = lines;
+  r.pool.bytes = lines * r.stride;
+  r.pool.region = next_pow2(r.pool.bytes);
+  return 16 * r.pool.region <= s.array_bytes();
+}
+
 }  // namespace
 
 SearchResult run_search(Session& s, const SearchConfig& c) {
@@ -148,10 +157,18 @@ SearchResult run_search(Session& s, const SearchConfig& c) {
   r.pool_lines = ps.lo;
   r.pool_hi_lines = ps.hi;
   if (r.pool_lines == 0) return r.stopped = why_stopped(s, "no pool holds without misses"), r;
-  r.pool.bytes = r.pool_lines * r.stride;
-  r.pool.region = next_pow2(r.pool.bytes);
-  if (16 * r.pool.region > s.array_bytes()) return r.stopped = "the array is too small for the pool's regions", r;
-  if (!find_eviction_set(s, c, r, rng)) return r.stopped = why_stopped(s, "no target's set was found"), r;
+  if (!use_pool(s, r, r.pool_lines)) return r.stopped = "the array is too small for the pool's regions", r;
+  bool found = find_eviction_set(s, c, r, rng);
+  // A soft edge: the largest clean pool may leave no set full. The smallest pool seen with misses
+  // overflows some sets and fills others (random targets only).
+  if (!found && !stopped(s) && r.pool_hi_lines > r.pool_lines && use_pool(s, r, r.pool_hi_lines)) {
+    r.pool_hi_lines = r.pool_lines;  // no bracket above it: no overflow targets
+    r.pool_overflows = true;
+    SearchConfig half = c;
+    half.max_targets = std::max(1u, c.max_targets / 2);
+    found = find_eviction_set(s, half, r, rng);
+  }
+  if (!found) return r.stopped = why_stopped(s, "no target's set was found"), r;
   r.minimal = confirm_minimal(s, r.target, r.eviction_set);
   if (stopped(s)) return r.stopped = why_stopped(s, ""), r;
   r.congruence = test_congruence(s, r.target, r.eviction_set, std::min(r.granularity, r.stride));

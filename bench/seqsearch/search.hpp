@@ -29,6 +29,7 @@ struct SearchResult {
   std::uint64_t stride = 0, pool_lines = 0;
   std::uint64_t pool_hi_lines = 0;    // the smallest pool seen with misses (0: none)
   std::size_t overflow_targets = 0;   // targets from the lines just past the pool
+  bool pool_overflows = false;        // discovery used the smallest pool with misses (soft edge)
   Pool pool;
   std::uint64_t target = 0;
   Lines eviction_set;
