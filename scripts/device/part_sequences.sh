@@ -4,8 +4,9 @@
 #      clock read, one load, the dependent shared store, clock read; and no array load overlaps the
 #      one before it (each address depends on the value loaded before: the H100's first run had
 #      eight untimed loads in flight, and its L1 then kept only some of their sectors)
-#   2. the launch checks and the search for every cache with its default budgets (full plan of the
-#      family); then the L2 once more with a 6 s budget when the default one ran out
+#   2. the sequence kernel's GPU tests (SequenceGpu.*), then the launch checks and the search for
+#      every cache with its default budgets (full plan of the family); then the L2 once more with
+#      a 6 s budget when the default one ran out
 #   3. compute-sanitizer memcheck over the family with small budgets (a few sequences per cache)
 # Writes DIR/seq.json (+ DIR/traces/*.seqtrace), DIR/seq-l2.json, DIR/memcheck.log, DIR/sass.txt,
 # and DIR/summary.txt: per cache what confirms the search (ways, minimal, line, congruent bits,
@@ -29,6 +30,18 @@ if command -v cuobjdump >/dev/null 2>&1 && [ -n "$OBJ" ]; then
   python3 "$ROOT/scripts/check_sequence_sass.py" "$DIR/sass.txt" "$DIR/sass_windows.txt" 2>&1 | tee -a "$S"
 else
   say "sass: cuobjdump or $BIN/.../backend_cuda_sequence.cu.o not found (no SASS check)"
+fi
+
+# The sequence kernel's GPU tests (tests/gpu/test_sequence_gpu.cpp), among them the run-1
+# regression: untimed passes cost a miss per access and a second pass over 2 KiB hits the L1.
+GT=$(find "$BIN" -name memhier_gpu_tests -type f | head -1)
+if [ -n "$GT" ]; then
+  timeout 60 "$GT" --gtest_filter='SequenceGpu.*' --gtest_output="xml:$DIR/sequence_gpu_tests.xml" > "$DIR/sequence_gpu_tests.log" 2>&1
+  say "gpu tests SequenceGpu.*: rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED)  \] [0-9]+ test' "$DIR/sequence_gpu_tests.log" | tr '\n' ' ')$(grep -E '^\[  FAILED  \] SequenceGpu\.[A-Za-z]+$' "$DIR/sequence_gpu_tests.log" | tr '\n' ' ')"
+  grep -E "Failure|Expected|Which is|miss takes|second-pass" "$DIR/sequence_gpu_tests.log" | head -8 | sed 's/^/  | /' | tee -a "$S"
+  grep -o 'name="[a-z_]*cycles[a-z_]*" value="[^"]*"' "$DIR/sequence_gpu_tests.xml" 2>/dev/null | sed 's/^/  /' | tee -a "$S"
+else
+  say "gpu tests: memhier_gpu_tests not in $BIN"
 fi
 
 # 2. The family, default budgets.
