@@ -100,6 +100,9 @@ struct SequenceResult {
   // level) or "as_left" (a GPU: what earlier work left; a launch may invalidate the L1, which the
   // cache_sequences family measures).
   std::string start_state;
+  // Clock cycles of the walks (every launch, first access to last; the simulated device: the
+  // accesses' latencies): over the accesses, it shows whether accesses overlapped (a GPU).
+  std::uint64_t walk_cycles = 0;
 };
 
 // Whole-memory chases (64-bit pointers over footprints up to the device's free memory; tlb and

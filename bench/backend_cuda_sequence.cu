@@ -181,6 +181,7 @@ SequenceResult CudaSequenceRunner::run(const SequenceRequest& r, std::uint32_t o
   const std::uint64_t dyn = 4ull * words;
   DeviceBuffer<std::uint32_t> d_rec(std::max<std::uint32_t>(1, words)), d_sink(1);
   DeviceBuffer<int> d_smid(1), d_claim(1);
+  DeviceBuffer<unsigned long long> d_cycles(1);
   d_rec.zero();
   KernelFn fn = kernel_for(r.seq.mode);
   MEMHIER_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dyn)));
@@ -202,12 +203,15 @@ SequenceResult CudaSequenceRunner::run(const SequenceRequest& r, std::uint32_t o
     L.carry = k > 0 ? 1 : 0;
     L.out_records = d_rec.get();
     L.out_sink = d_sink.get();
+    L.chain_mask = 0;  // the chain that keeps accesses from overlapping adds nothing to an address
+    L.out_cycles = d_cycles.get();
     const int ran_on = launch(fn, L, dyn, d_claim.get(), d_smid.get(), &o.seconds);
     if (ran_on < 0) {
       o.error = "launch " + std::to_string(k) + " of the sequence found no CTA on SM " + std::to_string(o.sm_id);
       return o;
     }
     if (k == 0) o.sm_id = ran_on;
+    o.walk_cycles += d_cycles.download().at(0);
   }
   o.records = unpack(r.seq.mode, r.seq.slots, d_rec.download());
   o.accesses = access_count(r.seq);

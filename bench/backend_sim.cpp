@@ -172,7 +172,8 @@ class SimBackend final : public Backend {
     o.seconds = (static_cast<double>(out.total_cycles) + overhead * static_cast<double>(out.accesses)) /
                 (static_cast<double>(dev_.config().device.sm_clock_khz) * 1e3);
     o.carveout = l1_side ? (r.carveout < 0 ? 0 : r.carveout) : -1;
-    o.start_state = "empty";
+    o.start_state = dev_.config().sequences_as_left ? "as_left" : "empty";
+    o.walk_cycles = out.total_cycles;
     return o;
   }
   std::vector<WideChaseResult> run_wide_batch(const std::vector<WideChaseRequest>& rs) override {

@@ -5,9 +5,15 @@
 //     cache nor the L2 as ld.global sees it; every run of the launch is read once before the walk
 //     (so the list sits in the constant L1.5), and each run's fields feed a dependent shared store
 //     before its first clock read.
-//   - Every access is followed by a dependent st.shared of the loaded value: in-order issue keeps
-//     the next access from starting before this one completed, so the caches see the sequence in
-//     order. A timed access is the fine chase's window: clock64, load, dependent st.shared, clock64.
+//   - Every access's address depends on the value the access before it loaded (a chain, as in a
+//     P-chase: address = array + offset + (previous value & chain_mask), chain_mask = 0 at run time,
+//     which the compiler cannot know), so no access can start before the one before it completed
+//     and the caches see the sequence in order. (A dependent st.shared alone does not do that:
+//     ptxas hoisted eight independent loads of an untimed run above their stores, and the H100's
+//     L1 then kept only some of the sectors those overlapping misses filled.) A timed access is the
+//     fine chase's window: clock64, load, dependent st.shared, clock64.
+//   - The walk's clock cycles (first run to last access) go to out_cycles: cycles per access of an
+//     untimed pass of misses show whether the accesses overlapped.
 //   - Records stay in shared memory during the walk (latency: 16 bits, miss_count: 32 bits,
 //     miss_any: 1 bit per slot) and go to global memory (st.global.cg) after it.
 // Include this header in a translation unit that holds no other __constant__ array (it takes
@@ -51,6 +57,8 @@ struct SeqLaunch {
   std::uint32_t* out_records;     // record words (as in shared memory)
   int* out_smid;                  // SM that ran the launch (-1: none)
   std::uint32_t* out_sink;        // the last loaded value (keeps the walk observable)
+  std::uint32_t chain_mask;       // 0: ANDed with each loaded value into the next address (the chain)
+  unsigned long long* out_cycles; // clock cycles of the walk
 };
 
 __host__ __device__ constexpr std::uint32_t seq_record_words(SeqMode m, std::uint32_t slots) {
@@ -94,27 +102,29 @@ __device__ __forceinline__ void seq_record(std::uint32_t* rec, std::uint32_t slo
   }
 }
 
-// One run on one path. The address is pinned in a register by an empty volatile asm before the
-// clock read, so no address arithmetic falls inside a timed window (the chase's window holds its
-// one add; the sequence's holds none).
+// One run on one path. Each address adds (chain & chain_mask) — zero — to the offset: it depends on
+// the value loaded before it, so accesses never overlap (untimed ones included). The address is
+// pinned in a register by an empty volatile asm before the clock read, so no address arithmetic
+// falls inside a timed window (the chase's window holds its one add; the sequence's holds none).
 template <int PATH, SeqMode M>
 __device__ __forceinline__ void seq_walk_run(const SeqLaunch& L, const SeqRunDev& run, std::uint32_t* rec,
-                                             std::uint32_t* sink) {
+                                             std::uint32_t* sink, std::uint32_t& chain) {
   std::uint64_t offset = run.offset;
   const std::int64_t stride = run.stride;
   if (run.slot == kSeqUntimed) {
     for (std::uint32_t i = 0; i < run.count; ++i, offset += stride)
-      seq_store_shared(sink, seq_load_at<PATH>(L, seq_address<PATH>(L, offset)));
+      chain = seq_load_at<PATH>(L, seq_address<PATH>(L, offset + (chain & L.chain_mask)));
     return;
   }
   std::uint32_t slot = run.slot;
   for (std::uint32_t i = 0; i < run.count; ++i, offset += stride, slot += run.slot_step) {
-    std::uint64_t at = seq_address<PATH>(L, offset);
+    std::uint64_t at = seq_address<PATH>(L, offset + (chain & L.chain_mask));
     asm volatile("" : "+l"(at));
     const std::uint64_t t0 = read_clock();
     const std::uint32_t v = seq_load_at<PATH>(L, at);
     seq_store_shared(sink, v);  // dependent store: the clock read below waits for the load
     const std::uint64_t t1 = read_clock();
+    chain = v;
     const std::uint32_t raw = static_cast<std::uint32_t>(t1 - t0);
     seq_record<M>(rec, slot, raw > L.overhead ? raw - L.overhead : 0u, L.threshold);
   }
@@ -135,6 +145,7 @@ __device__ __forceinline__ void seq_touch_runs(const SeqLaunch& L, std::uint32_t
 // runs in order, a repeat marker sends the walk back over its block `count - 1` times.
 template <SeqMode M>
 __device__ void seq_walk(const SeqLaunch& L, std::uint32_t* rec, std::uint32_t* sink) {
+  std::uint32_t chain = 0;  // the value the last access loaded
   bool in_repeat = false;
   std::uint32_t left = 0;
   for (unsigned r = 0; r < L.runs;) {
@@ -158,13 +169,14 @@ __device__ void seq_walk(const SeqLaunch& L, std::uint32_t* rec, std::uint32_t* 
       continue;
     }
     switch (run.path) {
-      case 0: seq_walk_run<0, M>(L, run, rec, sink); break;
-      case 1: seq_walk_run<1, M>(L, run, rec, sink); break;
-      case 2: seq_walk_run<2, M>(L, run, rec, sink); break;
-      default: seq_walk_run<3, M>(L, run, rec, sink); break;
+      case 0: seq_walk_run<0, M>(L, run, rec, sink, chain); break;
+      case 1: seq_walk_run<1, M>(L, run, rec, sink, chain); break;
+      case 2: seq_walk_run<2, M>(L, run, rec, sink, chain); break;
+      default: seq_walk_run<3, M>(L, run, rec, sink, chain); break;
     }
     ++r;
   }
+  seq_store_shared(sink, chain);  // the last loaded value stays observable
 }
 
 // Launch with 32 threads per CTA: all of them clear and copy the records, thread 0 walks.
@@ -187,7 +199,9 @@ __global__ void sequence_kernel(SeqLaunch L) {
   __syncthreads();
   if (threadIdx.x == 0) {
     seq_touch_runs(L, s_sink);
+    const std::uint64_t c0 = read_clock();
     seq_walk<M>(L, s_rec, s_sink);
+    *L.out_cycles = read_clock() - c0;
     *L.out_smid = static_cast<int>(smid());
     *L.out_sink = s_sink[0] ^ s_sink[1];
   }

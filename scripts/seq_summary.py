@@ -45,18 +45,23 @@ def read_trace(path):
 
 
 def policy_lines(seqs):
-    out = []
+    """Two lines: the age experiments (inserted fresh lines: probes missed / probes) and the splits."""
+    ages, splits = [], []
     for s in seqs:
         tg = s["tags"]
         if tg.get("step") != "policy":
             continue
         rep = int(tg.get("repeats", "1"))
         miss = sum(s["records"])
-        n = len(s["records"])
         if tg.get("kind") == "age":  # one probe per repetition
-            out.append(f"age fresh={tg.get('fresh')}: {miss}/{rep} probes missed")
+            ages.append(f"{tg.get('fresh')}:{miss}/{rep}")
         else:
-            out.append(f"split: {miss}/{n * rep} accesses missed")
+            splits.append(f"{miss}/{len(s['records']) * rep}")
+    out = []
+    if ages:
+        out.append("policy ages (fresh lines inserted: probes missed/probes): " + " ".join(ages))
+    if splits:
+        out.append("policy splits (accesses missed/timed): " + " ".join(splits))
     return out
 
 
@@ -67,6 +72,45 @@ def congruence_lines(seqs):
         if tg.get("step") == "congruence":
             hits = sum(1 for r in s["records"] if r >= 2)
             out.append(f"{tg.get('flip')} flips: {hits} of {len(s['records'])} congruent")
+    return out
+
+
+def read_meta(path):
+    """The header of a .seqtrace: key -> value."""
+    meta = {}
+    with open(path) as f:
+        for line in f:
+            k, _, v = line.rstrip("\n").partition(" ")
+            if k == "sequences":
+                break
+            meta[k] = v
+    return meta
+
+
+def yes(x):
+    return "yes" if x else "NO"
+
+
+def cache_lines(p, b, meta):
+    """What to read per cache: the family's result, its cost, the calibration and the pool."""
+    kib = lambda x: f"{x / 1024:.0f} KiB" if x < 4 << 20 else f"{x / 1048576:.1f} MiB"
+    miss = b.get("fresh_miss_cycles", 0)
+    untimed = b.get("untimed_cycles_per_access", 0)
+    pol = meta.get("policy_consistent", "-")
+    out = [f"{p.get('cache', '?')} ({p.get('path', '?')}): ways {b['ways_found']:.0f}, minimal {yes(b['minimal'])}, "
+           f"line seen {b['line_bytes_seen']:.0f} B, congruent bits {b['congruent_bits']:.0f} (pairs "
+           f"{b['congruent_pairs']:.0f}), policy: {b['policy_sequences']:.0f} experiments, deterministic "
+           f"candidates consistent {b['candidates_consistent']:.0f} ({pol})",
+           f"    cost: {b['launches']:.0f} launches, {b['device_seconds']:.2f} s device, {b['accesses'] / 1e6:.1f} M "
+           f"accesses; complete {yes(b['search_complete'])}, budget exhausted {b['budget_exhausted']:.0f}, stopped "
+           f"{meta.get('stopped', '?')}",
+           f"    calibration: hits {meta.get('calib_hit_cycles_lo', '?')}-{b.get('hit_cycles', 0):.0f}, next level "
+           f"{b.get('next_level_cycles', 0):.0f}, fresh miss {miss:.0f}, L2 hit {b.get('l2_hit_cycles', 0):.0f} -> "
+           f"threshold {b['hit_threshold_cycles']:.0f}; untimed pass {untimed:.0f} cycles/access -> serialized "
+           f"{yes(b.get('serialized', 0))}; fill granularity {b['granularity_bytes']:.0f} B",
+           f"    pool {kib(b['pool_bytes'])} at stride {b['stride_bytes']:.0f} B (misses from "
+           f"{kib(b.get('pool_miss_bytes', 0))}{'; the set was found in the pool with misses' if b.get('pool_overflows') else ''}), overflow targets {b.get('overflow_targets', 0):.0f}, fresh lines of "
+           f"the set {b['fresh_lines']:.0f}, smem {b['smem_bytes']:.0f} B, SM {b.get('sm_id', -1):.0f}"]
     return out
 
 
@@ -85,21 +129,16 @@ def main(bench, trace_dir):
                   f"{b['next_launch_cycles']:.0f} (threshold {b['hit_threshold_cycles']:.0f}) -> "
                   f"{'kept' if b['kept_across_launch'] else 'emptied'} across a launch")
             continue
-        print(f"{p.get('cache', '?'):8s} {p.get('path', '?'):9s} ways {b['ways_found']:.0f} "
-              f"(minimal {b['minimal']:.0f}), {b['launches']:.0f} launches, {b['device_seconds']:.2f} s device, "
-              f"{b['accesses'] / 1e6:.1f} M accesses; g {b['granularity_bytes']:.0f} B, pool "
-              f"{b['pool_bytes'] / 1024:.0f} KiB, line seen {b['line_bytes_seen']:.0f} B; congruent bits "
-              f"{b['congruent_bits']:.0f}, pairs {b['congruent_pairs']:.0f}; fresh lines {b['fresh_lines']:.0f}; "
-              f"policy sequences {b['policy_sequences']:.0f}, deterministic candidates consistent "
-              f"{b['candidates_consistent']:.0f}; budget exhausted {b['budget_exhausted']:.0f}, complete "
-              f"{b['search_complete']:.0f}, smem {b['smem_bytes']:.0f} B")
         tf = os.path.join(trace_dir, name.replace("/", "__").replace(":", "-") + ".seqtrace")
+        meta = read_meta(tf) if os.path.exists(tf) else {}
+        for line in cache_lines(p, b, meta):
+            print(line)
         if os.path.exists(tf):
             seqs = read_trace(tf)
             errs = [s for s in seqs if "error" in s]
             for s in errs[:3]:
                 print(f"    sequence error: {s['error']}")
-            for line in congruence_lines(seqs) + policy_lines(seqs)[:12]:
+            for line in congruence_lines(seqs) + policy_lines(seqs):
                 print("    " + line)
         else:
             print(f"    (no trace {tf})")

@@ -349,7 +349,8 @@ int parse_cc(const std::string& s, int* minor) {
 Config parse(const json& root) {
   Config c;
   check_keys(root, "", {"format", "name", "description", "device", "context", "clock_overhead",
-                        "dram_latency_cycles", "array_base", "latency_noise", "levels", "tlbs", "paths", "noise"});
+                        "dram_latency_cycles", "array_base", "latency_noise", "levels", "tlbs", "paths", "noise",
+                        "sequence_start"});
   if (!root.contains("format")) fail("", std::string("missing 'format' (expected \"") + kConfigFormat + "\")");
   const std::string fmt = get_str(root, "format", "", true);
   if (fmt != kConfigFormat) fail("", "unsupported format '" + fmt + "' (this build reads " + kConfigFormat + ")");
@@ -394,6 +395,9 @@ Config parse(const json& root) {
   c.clock_fine_cycles = get_num(co, "fine_cycles", "clock_overhead", true);
   c.dram_latency_cycles = static_cast<std::uint32_t>(get_u64(root, "dram_latency_cycles", "", true));
   c.array_base = get_u64(root, "array_base", "", false, 0);
+  const std::string start = get_str(root, "sequence_start", "", false, "empty");
+  if (start != "empty" && start != "as_left") fail("", "'sequence_start' must be \"empty\" or \"as_left\"");
+  c.sequences_as_left = start == "as_left";
   if (root.contains("noise")) {
     const json& nz = root["noise"];
     if (!nz.is_object()) fail("noise", "must be an object (jitter_cycles, outlier_rate, outlier_cycles, seed)");

@@ -102,6 +102,11 @@ struct Config {
   std::vector<LevelSpec> tlbs;  // in lookup order
   std::map<std::string, PathSpec> paths;  // by path name: global_ca, global_cg, ldg, texture, constant, shared
   NoiseSpec noise;  // none unless the config has "noise"
+  // sequence_start "as_left": an access sequence starts from what the sequences before it left, as
+  // on a GPU (a sequence is a new kernel launch: launch_invalidates levels start empty); "empty"
+  // (default): every level and TLB empty, generators re-seeded, so a sequence always gives the same
+  // records.
+  bool sequences_as_left = false;
 };
 
 // The load paths a config may map.

@@ -14,7 +14,8 @@ SequenceOutcome run_sequence(SimDevice& dev, const AccessSequence& s,
   SequenceOutcome o;
   o.records.assign(s.slots, 0);
   const std::uint64_t base = dev.config().array_base;
-  dev.reset();
+  if (dev.config().sequences_as_left) dev.new_launch();  // what earlier sequences left, like a GPU
+  else dev.reset();
   for_each_access(
       s,
       [&](std::uint64_t offset, std::uint8_t path, std::uint32_t slot) {

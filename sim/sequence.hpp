@@ -1,7 +1,9 @@
 // An access sequence (common/sequence.hpp) on the simulated device, as kernels/sequence.cuh walks
 // it on a GPU: one access after the other, each costing SimDevice::access. The device starts from a
 // defined point: every level and TLB empty, random generators re-seeded (so a sequence always gives
-// the same records). At a launch break the levels marked `launch_invalidates` are emptied.
+// the same records) — or, with the config's `sequence_start: as_left`, from what the sequences
+// before left, the start being a new launch. At a launch break the levels marked
+// `launch_invalidates` are emptied.
 #pragma once
 #include <array>
 #include <cstdint>

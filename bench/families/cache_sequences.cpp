@@ -7,6 +7,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <stdexcept>
 
@@ -80,14 +81,20 @@ LaunchCheck check_launch(Session& s, std::uint64_t x, std::uint64_t y) {
   return c;
 }
 
-std::uint64_t fresh_line(std::uint64_t array_bytes, std::uint64_t salt) {
-  return array_bytes / 2 + (salt * 0x9E3779B97F4A7C15ull % (array_bytes / 2 / 65536)) * 65536;
+// Two lines no sequence of this run read before (the L2 keeps what earlier benchmarks read).
+LaunchCheck check_launch(Session& s) {
+  const std::uint64_t x = seqsearch::fresh_line(s.array_bytes()), y = seqsearch::fresh_line(s.array_bytes());
+  if (!x || !y) {
+    LaunchCheck c;
+    c.error = "no fresh lines left in the array";
+    return c;
+  }
+  return check_launch(s, x, y);
 }
 
 void run_check(benchmark::State& state, Path p, const std::string& name) {
   Session s(backend(), p, path_uses_carveout(p) ? 0 : -1, array_bytes_for(backend(), p), threshold_for(p), Budget{});
-  const std::uint64_t a = s.array_bytes();
-  LaunchCheck c = check_launch(s, fresh_line(a, 11), fresh_line(a, 12));
+  LaunchCheck c = check_launch(s);
   SeqTrace& t = s.trace();
   t.benchmark = name;
   t.meta["path"] = path_name(p);
@@ -113,9 +120,20 @@ void set_counters(benchmark::State& state, const Session& s, const seqsearch::Se
   c["accesses"] = static_cast<double>(s.accesses());
   c["hit_threshold_cycles"] = s.threshold();
   c["kept_across_launch"] = kept ? 1 : 0;
+  const seqsearch::Calibration& k = r.calibration;
+  c["hit_cycles"] = k.levels.hit_hi;
+  c["next_level_cycles"] = k.levels.next_lo;
+  c["fresh_miss_cycles"] = k.miss_median;
+  if (k.l2_median) c["l2_hit_cycles"] = k.l2_median;
+  c["untimed_cycles_per_access"] = k.untimed_cycles_per_access;
+  // Accesses complete one after the other when an untimed pass of misses costs about a miss each.
+  c["serialized"] = k.miss_median && k.untimed_cycles_per_access >= 0.5 * k.miss_median ? 1 : 0;
   c["granularity_bytes"] = static_cast<double>(r.granularity);
   c["stride_bytes"] = static_cast<double>(r.stride);
   c["pool_bytes"] = static_cast<double>(r.pool.bytes);
+  c["pool_miss_bytes"] = static_cast<double>(r.pool_hi_lines * r.stride);
+  c["overflow_targets"] = static_cast<double>(r.overflow_targets);
+  c["pool_overflows"] = r.pool_overflows ? 1 : 0;
   c["ways_found"] = static_cast<double>(r.eviction_set.size());
   c["minimal"] = r.minimal ? 1 : 0;
   c["congruent_bits"] = r.congruence ? static_cast<double>(r.congruence->congruent_bits.size()) : 0;
@@ -141,6 +159,17 @@ void describe(SeqTrace& t, const CacheArgs& a, const Session& s, const LaunchChe
   if (lc.ran) t.meta["kept_across_launch"] = lc.kept ? "1" : "0";
   t.meta["seed"] = std::to_string(a.seed);
   t.meta["stride"] = std::to_string(r.stride);
+  const seqsearch::Calibration& k = r.calibration;
+  t.meta["calib_hit_cycles_lo"] = std::to_string(k.levels.hit_lo);
+  t.meta["calib_hit_cycles_hi"] = std::to_string(k.levels.hit_hi);
+  t.meta["calib_next_level_cycles"] = std::to_string(k.levels.next_lo);
+  t.meta["calib_fresh_miss_cycles"] = std::to_string(k.miss_median);
+  t.meta["calib_l2_hit_cycles"] = std::to_string(k.l2_median);
+  t.meta["calib_untimed_cycles_per_access"] = std::to_string(std::lround(k.untimed_cycles_per_access));
+  if (!k.why.empty()) t.meta["calib_note"] = k.why;
+  std::string consistent;
+  for (const auto& c : r.policy.consistent) consistent += (consistent.empty() ? "" : ",") + c;
+  if (r.policy.experiments) t.meta["policy_consistent"] = consistent.empty() ? "none" : consistent;
   t.meta["budget_launches"] = std::to_string(a.budget.launches);
   t.meta["budget_seconds"] = std::to_string(a.budget.seconds);
   t.meta["stopped"] = r.stopped.empty() ? "no" : "'" + r.stopped + "'";
@@ -148,7 +177,7 @@ void describe(SeqTrace& t, const CacheArgs& a, const Session& s, const LaunchChe
 
 void run_cache(benchmark::State& state, const CacheArgs& a, const std::string& name) {
   Session s(backend(), a.path, a.carveout, array_bytes_for(backend(), a.path), threshold_for(a.path), a.budget);
-  const LaunchCheck lc = check_launch(s, fresh_line(s.array_bytes(), a.seed * 2 + 1), fresh_line(s.array_bytes(), a.seed * 2 + 2));
+  const LaunchCheck lc = check_launch(s);
   seqsearch::SearchConfig cfg;
   cfg.stride = a.stride;
   cfg.capacity = a.capacity;

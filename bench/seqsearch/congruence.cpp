@@ -50,8 +50,8 @@ std::optional<std::vector<bool>> same_set(Session& s, const Lines& victims, cons
                      std::vector<Lines>(sets.begin() + b, sets.begin() + e), rounds, tags);
     if (!rec) return std::nullopt;
     for (std::size_t i = 0; i < n; ++i) {
-      out[first + i] = (*rec)[i] >= 2;
-      if ((*rec)[i] == 1) again.push_back(first + i);
+      out[first + i] = (*rec)[i] >= eviction_misses(rounds);
+      if ((*rec)[i] > 0 && !out[first + i]) again.push_back(first + i);
     }
   }
   for (std::size_t first = 0; first < again.size(); first += per_launch) {
@@ -63,7 +63,7 @@ std::optional<std::vector<bool>> same_set(Session& s, const Lines& victims, cons
     }
     auto rec = batch(s, chunk, chunk_sets, 3 * rounds, tags);
     if (!rec) return std::nullopt;
-    for (std::size_t i = 0; i < chunk.size(); ++i) out[again[first + i]] = (*rec)[i] >= 2;
+    for (std::size_t i = 0; i < chunk.size(); ++i) out[again[first + i]] = (*rec)[i] >= eviction_misses(3 * rounds);
   }
   return out;
 }
@@ -126,6 +126,7 @@ Lines fresh_lines(Session& s, std::uint64_t target, unsigned line_bit, const Poo
   std::set<std::uint64_t> seen(exclude.begin(), exclude.end());
   Lines out;
   for (unsigned r = 1; r <= max_regions && out.size() < wanted && n > 0; ++r) {
+    if (target >= r * pool.region && target < r * pool.region + pool.bytes) continue;  // a line of that pool
     PrimeProbe p;
     p.n = n;
     p.stride = line;

@@ -15,8 +15,8 @@ namespace memhier::seqsearch {
 
 // Per victim: does `set` (a minimal eviction set of `target`) evict it, i.e. is it in the target's
 // cache set? A victim that is a line of the set is tested against the set with the target in its
-// place. Batched into as few launches as the run limit allows; victims with exactly one miss are
-// asked again with three times the rounds.
+// place. Batched into as few launches as the run limit allows; victims with some misses, fewer
+// than eviction_misses, are asked again with three times the rounds.
 std::optional<std::vector<bool>> same_set(Session& s, const Lines& victims, const Lines& set, std::uint64_t target,
                                           const Tags& tags);
 
@@ -42,8 +42,9 @@ struct Pool {
 // the pool holds more than `max_lines` lines.
 bool probe_columns(Session& s, std::uint64_t target, const Congruence& c, const Pool& pool, std::uint64_t max_lines);
 
-// Lines of the target's set from regions 1, 2, ... (prime and probe at stride 2^line_bit) until
-// `wanted` are found or `max_regions` were searched; never a line of `exclude`.
+// Lines of the target's set from regions 1, 2, ... (prime and probe at stride 2^line_bit; not a region
+// whose pool holds the target) until `wanted` are found or `max_regions` were searched; never a line
+// of `exclude`.
 Lines fresh_lines(Session& s, std::uint64_t target, unsigned line_bit, const Pool& pool, std::size_t wanted,
                   const Lines& exclude, unsigned max_regions);
 

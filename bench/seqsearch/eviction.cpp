@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <unordered_set>
 
 namespace memhier::seqsearch {
 
@@ -15,26 +16,6 @@ std::uint32_t warm_rounds(const Session& s, std::size_t set_size) {
   return static_cast<std::uint32_t>(std::clamp<std::size_t>(3 * set_size, 2, 192));
 }
 
-std::uint64_t measure_granularity(Session& s, policy::SplitMix64& rng) {
-  std::vector<std::uint64_t> ds;
-  for (std::uint64_t d = 4; d <= 1024; d *= 2) ds.push_back(d);
-  const std::uint64_t half = s.array_bytes() / 2, blocks = std::max<std::uint64_t>(1, half / 65536 - 1);
-  Lines fresh;
-  for (std::size_t k = 0; k < ds.size(); ++k) fresh.push_back(half + (rng.next() % blocks) * 65536);
-  auto rec = s.run(granularity_probe(fresh, ds, s.path_code()), {{"step", "granularity"}});
-  if (!rec) return 0;
-  // The miss threshold from the data: halfway between the hit latency (the fastest access) and
-  // the fastest access clearly slower than it (x + d past the fill unit: the next level).
-  const std::uint32_t hit = *std::min_element(rec->begin(), rec->end());
-  std::uint32_t slow = 0;
-  for (std::uint32_t v : *rec)
-    if (v > hit + hit / 8 + 4 && (slow == 0 || v < slow)) slow = v;
-  if (slow) s.set_threshold(std::min(s.threshold(), (hit + slow + 1) / 2));
-  for (std::size_t k = 0; k < ds.size(); ++k)
-    if ((*rec)[k] >= s.threshold()) return ds[k];
-  return ds.back();
-}
-
 namespace {
 // nullopt: stopped; else whether the pool of n lines holds without misses (beyond noise).
 std::optional<bool> pool_clean(Session& s, std::uint64_t n, std::uint64_t stride) {
@@ -42,30 +23,30 @@ std::optional<bool> pool_clean(Session& s, std::uint64_t n, std::uint64_t stride
                    {{"step", "capacity"}, {"lines", std::to_string(n)}, {"stride", std::to_string(stride)}});
   if (!rec) return std::nullopt;
   // A GPU's odd slow access (the H100 shows one in most count runs) is not an overflowing set.
-  return (*rec)[0] <= std::max<std::uint64_t>(2, n / 10000);
+  return (*rec)[0] <= std::max<std::uint64_t>(3, n / 2000);
 }
 }  // namespace
 
-std::uint64_t size_pool(Session& s, std::uint64_t stride, std::uint64_t hint_lines) {
+PoolSize size_pool(Session& s, std::uint64_t stride, std::uint64_t hint_lines) {
   const std::uint64_t max_lines = std::min<std::uint64_t>(s.array_bytes() / 16 / stride, 0xFFFFFFFFull);
   std::uint64_t n = std::clamp<std::uint64_t>(hint_lines, 64, std::max<std::uint64_t>(64, max_lines));
   auto c = pool_clean(s, n, stride);
-  if (!c) return 0;
+  if (!c) return {};
   std::uint64_t lo = 0, hi = 0;
   if (*c) {  // double until a pool misses
     for (lo = n, hi = 2 * n; hi <= max_lines; lo = hi, hi *= 2) {
       auto d = pool_clean(s, hi, stride);
-      if (!d) return 0;
+      if (!d) return {};
       if (!*d) break;
     }
-    if (hi > max_lines) return lo;
+    if (hi > max_lines) return {lo, 0};
   } else {  // halve until one holds
     for (hi = n, lo = n / 2; lo >= 1; hi = lo, lo /= 2) {
       auto d = pool_clean(s, lo, stride);
-      if (!d) return 0;
+      if (!d) return {};
       if (*d) break;
     }
-    if (lo == 0) return 0;
+    if (lo == 0) return {};
   }
   // Bisection to 1/64 (1/32 above 65536 lines): a pool within 1/(2W) of the capacity leaves
   // some sets of W ways full for W up to 32 (64).
@@ -73,10 +54,36 @@ std::uint64_t size_pool(Session& s, std::uint64_t stride, std::uint64_t hint_lin
   while (hi - lo > std::max<std::uint64_t>(1, lo / precision)) {
     const std::uint64_t mid = lo + (hi - lo) / 2;
     auto d = pool_clean(s, mid, stride);
-    if (!d) return 0;
+    if (!d) return {};
     (*d ? lo : hi) = mid;
   }
-  return lo;
+  return {lo, hi};
+}
+
+Lines overflow_targets(Session& s, const PoolSize& p, std::uint64_t stride, std::size_t max) {
+  Lines out;
+  if (p.hi <= p.lo || p.lo == 0 || max == 0) return out;
+  const auto n = static_cast<std::uint32_t>(p.hi - p.lo);
+  SequenceBuilder b(RecordMode::miss_any, s.threshold());
+  const std::uint32_t first = b.new_slots(n);
+  const auto st = static_cast<std::int64_t>(stride);
+  b.pass(0, st, static_cast<std::uint32_t>(p.hi), s.path_code());
+  b.mark();
+  b.pass(0, st, static_cast<std::uint32_t>(p.lo), s.path_code());
+  b.mark();
+  b.pass_into(p.lo * stride, st, n, s.path_code(), first, 1);
+  auto rec = s.run(b.take(), {{"step", "overflow"}, {"lines", std::to_string(p.hi)}, {"timed_from", std::to_string(p.lo)},
+                              {"stride", std::to_string(stride)}});
+  if (!rec) return out;
+  Lines missed;
+  for (std::uint32_t i = 0; i < n; ++i)
+    if ((*rec)[first + i]) missed.push_back((p.lo + i) * stride);
+  // The last lines first: under an index that spreads every aligned block over all sets, the lines
+  // right after lo are the last line of their sets in their block and find a set one short of full
+  // in the pool of lo lines; the last ones of the bracket find theirs full.
+  const std::size_t step = std::max<std::size_t>(1, missed.size() / max);
+  for (std::size_t i = missed.size(); i > 0 && out.size() < max; i -= std::min(i, step)) out.push_back(missed[i - 1]);
+  return out;
 }
 
 Lines discover(Session& s, const PrimeProbe& p, std::uint64_t pool_base) {
@@ -105,21 +112,25 @@ std::optional<std::uint32_t> eviction_test(Session& s, std::uint64_t target, con
                    {{"step", confirm ? "minimal" : "evict"}, {"target", hex(target)},
                     {"set_size", std::to_string(set.size())}});
   if (!rec) return std::nullopt;
-  if ((*rec)[0] >= 2) s.note_eviction_fraction(static_cast<double>((*rec)[0]) / rounds);
+  if ((*rec)[0] >= eviction_misses(rounds)) s.note_eviction_fraction(static_cast<double>((*rec)[0]) / rounds);
   return (*rec)[0];
 }
 }  // namespace
 
+std::uint32_t eviction_misses(std::uint32_t rounds) { return std::max<std::uint32_t>(2, rounds / 100); }
+
 bool evicts(Session& s, std::uint64_t target, const Lines& set, bool confirm) {
-  auto m = eviction_test(s, target, set, confirm ? 3 * kShortRounds : kShortRounds, confirm);
-  if (!m || *m >= 2) return m.has_value();
+  std::uint32_t rounds = confirm ? 3 * kShortRounds : kShortRounds;
+  auto m = eviction_test(s, target, set, rounds, confirm);
+  if (!m || *m >= eviction_misses(rounds)) return m.has_value();
   if (s.evicts_regularly() && *m == 0) return false;
-  std::uint32_t rounds = measured_rounds(set.size()) * (confirm ? 3 : 1);
+  rounds = measured_rounds(set.size()) * (confirm ? 3 : 1);
   for (int attempt = 0; attempt < 2; ++attempt) {
     m = eviction_test(s, target, set, rounds, confirm);
     if (!m) return false;
-    if (*m != 1) return *m >= 2;
-    rounds *= 3;  // one miss: chance or noise; ask again with more rounds
+    if (*m >= eviction_misses(rounds)) return true;
+    if (*m == 0) return false;
+    rounds *= 3;  // a few misses: chance or noise; ask again with more rounds
   }
   return false;
 }
@@ -145,6 +156,26 @@ Lines affine_closure(const Lines& lines, std::size_t max_size, std::uint64_t arr
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+Lines coset_core(const Lines& lines, std::uint64_t target) {
+  if (lines.size() < 4 || lines.size() > 1024) return lines;
+  std::unordered_set<std::uint64_t> in(lines.begin(), lines.end());
+  in.insert(target);
+  Lines all(lines);
+  all.push_back(target);
+  std::vector<std::size_t> support(lines.size(), 0);
+  for (std::size_t k = 0; k < lines.size(); ++k)
+    for (std::size_t i = 0; i < all.size(); ++i)
+      for (std::size_t j = i + 1; j < all.size(); ++j) {
+        const std::uint64_t x = lines[k], y = x ^ all[i] ^ all[j];
+        if (all[i] != x && all[j] != x && y != x && in.count(y)) ++support[k];
+      }
+  const std::size_t best = *std::max_element(support.begin(), support.end());
+  Lines kept;
+  for (std::size_t k = 0; k < lines.size(); ++k)
+    if (support[k] > 0 && 4 * support[k] >= best) kept.push_back(lines[k]);
+  return kept;
 }
 
 namespace {

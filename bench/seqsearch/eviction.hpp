@@ -1,7 +1,7 @@
-// Eviction sets by access sequences (docs/methodology.md, section cache_sequences, steps 1-5):
-// the fill granularity, a pool that fills the cache, prime-and-probe discovery of the lines that
-// share a target's set, the eviction test, and the group-testing reduction to a minimal set
-// (Vila, Köpf, Morales, S&P 2019).
+// Eviction sets by access sequences (docs/methodology.md, section cache_sequences, steps 2-5):
+// a pool that fills the cache, targets whose sets overflow just past it, prime-and-probe discovery
+// of the lines that share a target's set, the eviction test, and the group-testing reduction to a
+// minimal set (Vila, Köpf, Morales, S&P 2019).
 #pragma once
 #include <cstdint>
 
@@ -11,26 +11,33 @@
 
 namespace memhier::seqsearch {
 
-// The smallest d (4 … 1024 bytes) such that x + d misses right after x; 0 when the search stopped.
-// Fresh lines come from random 64 KiB blocks of the array's upper half. Lowers the session's miss
-// threshold to halfway between the fastest access (a hit) and the fastest one clearly slower
-// (> 1.125 x + 4 cycles) when that is below it: levels closer than 1.5 x (an L2 and its DRAM
-// behind global_cg on older GPUs) are told apart; the fresh lines' misses go to the last level, so
-// the midpoint alone would call hits in a middle level hits.
-std::uint64_t measure_granularity(Session& s, policy::SplitMix64& rng);
-
 // The largest pool (lines `stride` apart from offset 0) whose second pass has no more misses than
-// max(2, pool/10000): from `hint_lines` (at least 64) doubling or halving to a bracket, then bisection to
-// 1/64 (1/32 above 65536 lines). At most array/16 bytes. 0 when the search stopped or none holds.
-std::uint64_t size_pool(Session& s, std::uint64_t stride, std::uint64_t hint_lines);
+// max(3, pool/2000): from `hint_lines` (at least 64) doubling or halving to a bracket, then bisection to
+// 1/64 (1/32 above 65536 lines). At most array/16 bytes. lo: that pool (0 when the search stopped
+// or none holds); hi: the smallest pool seen with misses (0: none).
+struct PoolSize {
+  std::uint64_t lo = 0, hi = 0;
+};
+PoolSize size_pool(Session& s, std::uint64_t stride, std::uint64_t hint_lines);
+
+// Lines of [lo, hi) (pool lines `stride` apart) that missed in the second of two passes over the
+// pool of hi lines: their sets overflow there, so under a balanced index most of them have all
+// their ways in the pool of lo lines — targets whose insertion evicts. At most `max` of them,
+// spread over the bracket from its end on; empty when hi <= lo or the search stopped.
+Lines overflow_targets(Session& s, const PoolSize& p, std::uint64_t stride, std::size_t max);
 
 // Lines of the pool that hit before `p.target` and missed after it.
 Lines discover(Session& s, const PrimeProbe& p, std::uint64_t pool_base = 0);
 
-// Does `set` evict `target`? Eviction test: warm-up rounds, then measured rounds; a miss of the
-// target in two or more measured rounds is an eviction (noted in the session with its fraction).
-// A short test first (16 rounds; 48 with `confirm`); a negative or single-miss answer is asked
-// again with long rounds unless the cache evicts regularly.
+// Misses of the target in `rounds` measured rounds that make an eviction: max(2, rounds / 100). A
+// GPU's odd slow access (about one in 10^4) is no eviction even in a test of thousands of rounds;
+// a set that evicts misses in far more than 1 % of the rounds, random replacement included.
+std::uint32_t eviction_misses(std::uint32_t rounds);
+
+// Does `set` evict `target`? Eviction test: warm-up rounds, then measured rounds; eviction_misses
+// or more misses of the target is an eviction (noted in the session with its fraction). A short
+// test first (16 rounds; 48 with `confirm`); a negative or a few misses is asked again with long
+// rounds (then 3 x as many for a few misses again) unless the cache evicts regularly.
 bool evicts(Session& s, std::uint64_t target, const Lines& set, bool confirm = false);
 
 // The affine closure of `lines` over GF(2): lines[0] XOR every combination of the differences
@@ -38,6 +45,15 @@ bool evicts(Session& s, std::uint64_t target, const Lines& set, bool confirm = f
 // a coset, so a partial discovery (a cascade cut short by a random or QLRU victim choice) closes to
 // the whole set. Empty when the closure would exceed `max_size` lines or `array_bytes`.
 Lines affine_closure(const Lines& lines, std::size_t max_size, std::uint64_t array_bytes);
+
+// The lines of `lines` that lie in one coset with the target: under an XOR index the lines of the
+// target's set in a region form an affine subspace, so x ^ y ^ z is in it for any three of them.
+// A line's support: the pairs y, z of the others (or the target) with x ^ y ^ z found too; kept
+// when it is at least a quarter of the best support. A line of another set (a slow outlier in a
+// probe pass: one in ~10^4 accesses flags ~13 of a 128 K-line pool) has only chance support (on
+// the simulated H100-like L2: at most 42 against 570 for the set's lines). Empty when no line has
+// support. Applied to 4 … 1024 lines; else the lines as they are.
+Lines coset_core(const Lines& lines, std::uint64_t target);
 
 // Drops lines of `set` while it still evicts `target`: first halves by address bits (keep the
 // lines with bit b clear, or set, when they evict), then groups of ⌈|set|/8⌉ lines, then finer down

@@ -7,13 +7,14 @@
 #include <optional>
 #include <string>
 
+#include "bench/seqsearch/calibrate.hpp"
 #include "bench/seqsearch/congruence.hpp"
 #include "bench/seqsearch/policy_probe.hpp"
 
 namespace memhier::seqsearch {
 
 struct SearchConfig {
-  std::uint64_t stride = 0;    // search stride in bytes (e.g. the line the analyzer found); 0: measure g
+  std::uint64_t stride = 0;    // pool stride in bytes (e.g. the line the analyzer found); 0: from g and capacity
   std::uint64_t capacity = 0;  // bytes: where the pool search starts (0: 64 lines)
   std::uint64_t seed = 1;
   unsigned max_targets = 8;
@@ -23,8 +24,12 @@ struct SearchConfig {
 };
 
 struct SearchResult {
-  std::uint64_t granularity = 0;  // measured (0: the stride was given)
+  Calibration calibration;
+  std::uint64_t granularity = 0;  // measured fill granularity
   std::uint64_t stride = 0, pool_lines = 0;
+  std::uint64_t pool_hi_lines = 0;    // the smallest pool seen with misses (0: none)
+  std::size_t overflow_targets = 0;   // targets from the lines just past the pool
+  bool pool_overflows = false;        // discovery used the smallest pool with misses (soft edge)
   Pool pool;
   std::uint64_t target = 0;
   Lines eviction_set;

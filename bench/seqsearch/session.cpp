@@ -45,6 +45,7 @@ std::optional<std::vector<std::uint32_t>> Session::run(AccessSequence seq, Tags 
   if (start_state_.empty()) start_state_ = res.start_state;
   if (sm_id_ < 0) sm_id_ = res.sm_id;
   smem_bytes_ = std::max(smem_bytes_, res.smem_bytes);
+  last_walk_cycles_ = res.walk_cycles;
   e.records = res.records;
   trace_.entries.push_back(std::move(e));
   return res.records;

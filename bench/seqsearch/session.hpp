@@ -49,6 +49,9 @@ class Session {
   bool evicts_regularly() const { return evictions_seen_ > 0 && regular_; }
 
   Path path() const { return path_; }
+  bool path_supported(Path p) const { return be_.supports(p); }
+  // Clock cycles of the last sequence's walks (SequenceResult::walk_cycles).
+  std::uint64_t last_walk_cycles() const { return last_walk_cycles_; }
   std::uint8_t path_code() const { return static_cast<std::uint8_t>(path_); }
   std::uint64_t array_bytes() const { return array_bytes_; }
   std::uint32_t threshold() const { return threshold_; }
@@ -74,6 +77,7 @@ class Session {
   std::uint32_t launches_ = 0;
   double seconds_ = 0;
   std::uint64_t accesses_ = 0;
+  std::uint64_t last_walk_cycles_ = 0;
   std::string first_error_, start_state_;
   int sm_id_ = -1;
   std::uint64_t smem_bytes_ = 0;

@@ -184,5 +184,34 @@ TEST(CacheSequences, HopperLikeL1AndL2) {
   }
 }
 
+// What the H100 showed (sim/configs/sequences/hopper_sequences.json): the L2 keeps lines across
+// sequences and benchmarks, a far partition (450 cycles) lies between the near one (285) and DRAM
+// (690), the L1 is emptied at every launch. Every calibration sees fresh misses (no line is handed
+// out twice), puts its threshold between the near hit and the far partition, and its untimed pass
+// costs a miss per access (the simulated device never overlaps accesses).
+TEST(CacheSequences, CalibrationOnAKeptL2WithAFarPartition) {
+  const std::string path = std::string(MEMHIER_SOURCE_DIR) + "/sim/configs/sequences/hopper_sequences.json";
+  std::unique_ptr<Backend> be = make_sim_backend(path);
+  for (int round = 0; round < 2; ++round)
+    for (Path p : {Path::global_ca, Path::global_cg}) {
+      SCOPED_TRACE(std::string(path_name(p)) + " round " + std::to_string(round));
+      Session s(*be, p, path_uses_carveout(p) ? 0 : -1, 1ull << 32, 1000, Budget{});
+      const seqsearch::Calibration c = seqsearch::calibrate(s);
+      EXPECT_EQ(c.why, "");
+      EXPECT_GE(c.miss_median, 690u);  // first reads went to DRAM: fresh
+      EXPECT_GE(c.untimed_cycles_per_access, 0.9 * 690);
+      EXPECT_EQ(c.granularity, 32u);
+      if (p == Path::global_cg) {
+        EXPECT_GT(s.threshold(), 285u + 8);
+        EXPECT_LT(s.threshold(), 450u);
+      } else {
+        EXPECT_GT(s.threshold(), 28u + 8);
+        EXPECT_LT(s.threshold(), 285u);
+        EXPECT_GE(c.l2_median, 285u);
+        EXPECT_LT(c.l2_median, 285u + 9);
+      }
+    }
+}
+
 }  // namespace
 }  // namespace memhier

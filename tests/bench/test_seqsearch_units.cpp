@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
 #include "bench/seqsearch/builders.hpp"
+#include "bench/seqsearch/calibrate.hpp"
 #include "bench/seqsearch/eviction.hpp"
 #include "bench/seqsearch/policy_probe.hpp"
 
@@ -83,6 +85,83 @@ TEST(SeqSearchAffineClosure, SpansTheDifferences) {
   EXPECT_TRUE(affine_closure({0x100, 0x300, 0x500}, 3, 1 << 20).empty());    // 4 lines > 3
   EXPECT_TRUE(affine_closure({0x100, 0x300, 0x500}, 64, 0x600).empty());     // 0x700 outside
   EXPECT_EQ(affine_closure({0x40}, 8, 1 << 20), (Lines{0x40}));
+}
+
+// The miss threshold from the levels one launch sampled (the H100's first device run: L1 hits
+// 28-34, L2 near 253-294, far 450-590, DRAM ~700).
+TEST(SeqSearchLevels, L2NearHitsBelowFarPartitionAbove) {
+  // global_cg: re-reads of 16 fresh lines hit the near partition, first reads go to DRAM; the far
+  // partition (never sampled) must count as a miss: the midpoint (~497) alone would call it a hit.
+  const std::vector<std::uint32_t> hits = {253, 260, 255, 294, 254, 256, 284, 253, 259, 287, 262, 255, 290, 258, 261, 280};
+  const LevelSplit s = split_levels(hits, std::vector<std::uint32_t>(16, 700));
+  EXPECT_EQ(s.hit_lo, 253u);
+  EXPECT_EQ(s.hit_hi, 290u);  // the second slowest: one odd hit is noise
+  EXPECT_EQ(s.next_lo, 700u);
+  EXPECT_GT(s.threshold, 294u);
+  EXPECT_LT(s.threshold, 420u);
+}
+
+TEST(SeqSearchLevels, L1HitsBelowTheL2) {
+  // global_ca: hits 28-36; misses through the L2 (~254, lines only the L2 held) and DRAM.
+  const std::vector<std::uint32_t> hits = {28, 33, 33, 28, 32, 30, 33, 31, 31, 35, 35, 28, 33, 36, 35, 30};
+  std::vector<std::uint32_t> slower = {254, 260, 251, 258};
+  slower.insert(slower.end(), 16, 690);
+  const LevelSplit s = split_levels(hits, slower);
+  EXPECT_EQ(s.hit_hi, 35u);
+  EXPECT_EQ(s.next_lo, 251u);
+  EXPECT_GT(s.threshold, 36u);
+  EXPECT_LE(s.threshold, 51u);  // max(1.3 x 35, 35 + 16)
+}
+
+TEST(SeqSearchLevels, ClosePairOfLevelsAndStaleLines) {
+  // Kepler's L2 (220) and DRAM (300): 1.36 x apart; the midpoint decides.
+  EXPECT_EQ(split_levels({220, 221, 222, 220}, {300, 301}).threshold, 261u);
+  // A "fresh" line that hit (read before) is no sample of a slower level.
+  const LevelSplit s = split_levels({30, 31, 30, 32}, {31, 30, 250});
+  EXPECT_EQ(s.next_lo, 250u);
+  // No slower access at all: no threshold.
+  EXPECT_EQ(split_levels({30, 31}, {30, 32}).threshold, 0u);
+  EXPECT_EQ(split_levels({}, {300}).threshold, 0u);
+}
+
+TEST(SeqSearchFreshLines, DistinctBlocksOfTheUpperHalf) {
+  const std::uint64_t array = 1ull << 30;
+  std::set<std::uint64_t> seen;
+  for (int k = 0; k < 1000; ++k) {
+    const std::uint64_t x = fresh_line(array);
+    EXPECT_GE(x, array / 2);
+    EXPECT_LT(x, array);
+    EXPECT_EQ(x % 65536, 0u);
+    seen.insert(x);
+  }
+  EXPECT_EQ(seen.size(), 1000u);  // 8192 blocks: none handed out twice
+  EXPECT_EQ(fresh_line(1ull << 17), 0u);
+}
+
+TEST(SeqSearchCosetCore, DropsLinesOfOtherSets) {
+  // The lines of one set of an XOR index in a region: t ^ span{0x1000, 0x4000, 0x20000}, found
+  // partly, plus two slow outliers of the probe pass (lines of other sets).
+  const std::uint64_t t = 0x300080;
+  Lines coset;
+  for (std::uint64_t m = 0; m < 8; ++m)
+    coset.push_back(t ^ ((m & 1) * 0x1000) ^ ((m & 2) * 0x2000) ^ ((m & 4) * 0x8000));
+  Lines found(coset.begin() + 1, coset.begin() + 7);
+  found.push_back(0x123440);
+  found.push_back(0x2a0c0);
+  Lines core = coset_core(found, t);
+  std::sort(core.begin(), core.end());
+  Lines want(coset.begin() + 1, coset.begin() + 7);
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(core, want);
+  EXPECT_TRUE(coset_core({0x1000, 0x52340, 0x9a000, 0x3c0c0, 0x77700}, t).empty());  // no structure
+  EXPECT_EQ(coset_core({0x1000, 0x2000}, t), (Lines{0x1000, 0x2000}));             // too few to judge
+}
+
+TEST(SeqSearchEvictionMisses, NoiseIsNoEviction) {
+  EXPECT_EQ(eviction_misses(16), 2u);
+  EXPECT_EQ(eviction_misses(48), 2u);
+  EXPECT_EQ(eviction_misses(696), 6u);
+  EXPECT_EQ(eviction_misses(2088), 20u);
 }
 
 }  // namespace

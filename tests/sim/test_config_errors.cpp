@@ -89,6 +89,12 @@ TEST(SimConfigErrors, RandomWeights) {
                   "random policy only");
 }
 
+TEST(SimConfigErrors, SequenceStart) {
+  EXPECT_EQ(error_of(good_with("\"dram_latency_cycles\": 500,", "\"dram_latency_cycles\": 500, \"sequence_start\": \"as_left\",")), "");
+  expect_one_line(error_of(good_with("\"dram_latency_cycles\": 500,", "\"dram_latency_cycles\": 500, \"sequence_start\": \"warm\",")),
+                  "'sequence_start' must be");
+}
+
 TEST(SimConfigErrors, PathsAndKeys) {
   expect_one_line(error_of(good_with(R"("levels": ["l1"])", R"("levels": ["l3"])")), "level 'l3' is not defined");
   expect_one_line(error_of(good_with(R"("global_ca":)", R"("global_xx":)")), "unknown load path");

@@ -65,6 +65,29 @@ TEST(SimSequence, LaunchBreaksEmptyOnlyTheMarkedLevels) {
   }
 }
 
+// sequence_start "as_left" (what the H100 does): a sequence finds what the one before it left in a
+// level that launches keep, and an empty launch_invalidates level (a sequence is a new launch).
+TEST(SimSequence, AsLeftKeepsWhatEarlierSequencesLeft) {
+  for (bool invalidates : {false, true}) {
+    Config c = one_level_config(std::string(R"({"line_bytes": 32, "sets": 1, "ways": 2, "launch_invalidates": )") +
+                                (invalidates ? "true" : "false") + "}");
+    c.sequences_as_left = true;
+    SimDevice d(c);
+    SequenceBuilder first;
+    first.access(0, kCg);
+    run_sequence(d, first.take(), ids_of(d));
+    SequenceBuilder second;
+    second.access(0, kCg, true);
+    EXPECT_EQ(run_sequence(d, second.take(), ids_of(d)).records[0], invalidates ? 100u : 10u);
+  }
+  SimDevice empty(one_level_config(R"({"line_bytes": 32, "sets": 1, "ways": 2})"));
+  SequenceBuilder a, b;
+  a.access(0, kCg);
+  b.access(0, kCg, true);
+  run_sequence(empty, a.take(), ids_of(empty));
+  EXPECT_EQ(run_sequence(empty, b.take(), ids_of(empty)).records[0], 100u);  // the default: empty
+}
+
 TEST(SimSequence, UnmappedPathIsAnError) {
   SimDevice d(one_level_config(R"({"line_bytes": 32, "sets": 1, "ways": 2})"));
   SequenceBuilder b;
