@@ -79,12 +79,13 @@ Evidence evidence_of(const TlbLevel& L) {
 namespace {
 
 struct Stage2 {
-  std::vector<double> counts;
-  SetsResult sets;
-  std::uint64_t have = 0;  // steps j = 1..have measured
-  double worst_se = 0;     // largest standard error of a count
-  double floor_se = 0;     // the part of it more accesses cannot reduce (scatter between footprints)
-  bool resolved = true;
+  std::vector<double> counts, se;  // misses per pass at j = 1, 2, ... (every measured step) and their errors
+  SetsResult sets;                 // from the resolved steps
+  std::uint64_t have = 0;          // steps j = 1..have measured (consecutive)
+  std::uint64_t resolved = 0;      // steps j = 1..resolved known to kCountSe misses
+  std::uint64_t looks_complete = 0;  // first step whose count, noise allowed, reaches every slot (0: none)
+  double worst_se = 0;             // largest standard error of a count up to looks_complete (or have)
+  double floor_se = 0;             // the part of it more accesses cannot reduce (scatter between footprints)
   Evidence ev;
 };
 
@@ -102,21 +103,25 @@ Stage2 stage2_of(const TlbContext& T, const TlbLevel& L, std::uint64_t entries) 
     const TlbFootprint* p = T.point(L.alloc, L.entry_bytes, L.reach_lo + j * L.entry_bytes);
     if (!p) break;
     const double n = static_cast<double>(entries + j), f = (p->mean - before) / L.penalty;
-    const double se = n / L.penalty * std::sqrt(p->se * p->se + T.steps.tau * T.steps.tau + se_before * se_before);
-    s2.worst_se = std::max(s2.worst_se, se);
-    s2.floor_se = std::max(s2.floor_se, n / L.penalty * T.steps.tau);
-    s2.resolved = s2.resolved && se <= kCountSe;
+    s2.se.push_back(n / L.penalty * std::sqrt(p->se * p->se + T.steps.tau * T.steps.tau + se_before * se_before));
     s2.counts.push_back(n * f);
+    if (!s2.looks_complete && s2.counts.back() + 3 * s2.se.back() >= n) s2.looks_complete = j;
+    if (s2.resolved + 1 == j && s2.se.back() <= kCountSe) s2.resolved = j;
+    if (!s2.looks_complete || j <= s2.looks_complete) {
+      s2.worst_se = std::max(s2.worst_se, s2.se.back());
+      s2.floor_se = std::max(s2.floor_se, n / L.penalty * T.steps.tau);
+    }
     for (const auto& e : p->evidence) s2.ev.add(e);
     s2.have = j;
   }
-  if (!s2.resolved || s2.counts.empty()) return s2;
+  if (s2.resolved == 0) return s2;
+  std::vector<double> known(s2.counts.begin(), s2.counts.begin() + static_cast<std::ptrdiff_t>(s2.resolved));
   // Self-calibration: where every slot misses (the last step, once all sets are open) the shift is
   // the penalty itself; a count within 5 % of its slots rescales all counts by that.
-  const double last = static_cast<double>(entries + s2.have), scale = last / std::max(s2.counts.back(), 1e-9);
+  const double last = static_cast<double>(entries + s2.resolved), scale = last / std::max(known.back(), 1e-9);
   if (std::fabs(scale - 1) < 0.05)
-    for (auto& c : s2.counts) c *= scale;
-  s2.sets = sets_from_counts(s2.counts, entries);
+    for (auto& c : known) c *= scale;
+  s2.sets = sets_from_counts(known, entries);
   return s2;
 }
 
@@ -125,9 +130,10 @@ void write_sets(nlohmann::json& c, const Stage2& s2, std::uint64_t entries, cons
     for (auto k : {"sets", "ways", "index_bits", "replacement"}) set_null(c, k, why, ev);
   };
   if (s2.have == 0) return null_sets("stage-2 runs (N = reach + j * entry reach) not measured yet (requested)");
-  if (!s2.resolved)
-    return null_sets("stage-2 miss counts per pass not resolved: standard error up to " +
-                     std::to_string(round3(s2.worst_se)) + " misses (penalty too small for the noise)");
+  if (!s2.sets.complete && s2.resolved < s2.have)
+    return null_sets("stage-2 miss counts per pass resolved up to j=" + std::to_string(s2.resolved) +
+                     " only: standard error up to " + std::to_string(round3(s2.worst_se)) +
+                     " misses (penalty small for the noise; longer runs requested where they can help)");
   if (!s2.sets.complete)
     return null_sets("stage 2 up to j=" + std::to_string(s2.have) + " has not opened every set (more requested)");
   std::uint64_t tw = 0;
@@ -173,16 +179,18 @@ void request_level(TlbContext& T, const TlbLevel& L, const std::string& name, st
       T.request((lo + (gap <= 32 ? k : (gap * k + 16) / 32)) * E, E, L.alloc, name + " reach");
     return;
   }
-  if (s2.have && !s2.resolved) {  // more recorded accesses per run, where that can resolve the counts
+  if (s2.sets.complete) return;
+  if (s2.looks_complete && s2.resolved < s2.looks_complete) {
+    // The noisy counts already show where every set is open: longer runs up to there (j = 0 is the
+    // baseline at the reach), where more accesses can resolve them.
     if (s2.floor_se > 0.8 * kCountSe) return;
     const double f = s2.worst_se / (0.7 * kCountSe);
     std::uint64_t timed = 4096;
     while (timed < 4096 * f * f && timed < (1ull << 20)) timed *= 2;
-    for (std::uint64_t j = 0; j <= s2.have; ++j)  // j = 0: the baseline at the reach
+    for (std::uint64_t j = 0; j <= s2.looks_complete; ++j)
       T.request(L.reach_lo + j * E, E, L.alloc, name + " stage 2: longer runs", timed);
     return;
   }
-  if (s2.sets.complete) return;
   std::uint64_t target = 16;
   while (target <= s2.have) target *= 2;
   for (std::uint64_t j = s2.have + 1; j <= std::min(target, std::max<std::uint64_t>(entries, 1)); ++j)
