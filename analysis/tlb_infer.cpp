@@ -4,7 +4,8 @@
 #include <cmath>
 #include <map>
 
-#include "analysis/tlb_levels.hpp"
+#include "analysis/tlb_checks.hpp"
+#include "analysis/tlb_page.hpp"
 
 namespace memhier::analysis {
 
@@ -197,34 +198,6 @@ void request_level(TlbContext& T, const TlbLevel& L, const std::string& name, st
     T.request(L.reach_lo + j * E, E, L.alloc, name + " stage 2");
 }
 
-struct PageInfo {
-  std::uint64_t page = 0, granularity = 0;
-  std::string note;  // how, or why not
-  Evidence ev;
-};
-
-PageInfo page_of(const TlbContext& T, const std::vector<TlbLevel>& gap_levels) {
-  PageInfo pg;
-  const auto& cx = T.ctx.data.context();
-  if (auto it = cx.find("vmm_granularity_bytes"); it != cx.end()) pg.granularity = std::stoull(it->second);
-  for (const auto& L : gap_levels)
-    if (L.entry_bytes && (!pg.page || L.entry_bytes < pg.page)) {
-      pg.page = L.entry_bytes;
-      pg.ev = evidence_of(L);
-    }
-  if (pg.page) {
-    pg.note = "reach of one entry when memory is mapped in VMM chunks of " + std::to_string(pg.granularity) +
-              " bytes with holes (no entry can cover two chunks)" +
-              (pg.page < pg.granularity ? "; smaller than the chunk: the driver used smaller pages" : "");
-  } else {
-    pg.note = pg.granularity == 0 ? "no VMM sweep (whole-memory chases on VMM chunks not offered on this device)"
-              : gap_levels.empty() ? "the VMM sweep with holes shows no TLB level (no rise at two strides)"
-                                   : "the VMM sweep with holes does not decide the reach of one entry: " +
-                                         gap_levels.front().entry_note;
-  }
-  return pg;
-}
-
 }  // namespace
 
 // Output: caches.l1_tlb / l2_tlb and the address_translation section.
@@ -271,7 +244,8 @@ void write_level(TlbContext& T, nlohmann::json& c, const TlbLevel& L, const Page
     for (auto k : {"reach_per_entry_bytes", "line_bytes"}) set_null(c, k, L.entry_note, ev);
   }
   if (pg.page) set_value(c, "page_bytes", pg.page, 0.85, pg.ev, pg.note);
-  else set_null(c, "page_bytes", pg.note);
+  else set_null(c, "page_bytes", pg.note, pg.ev);
+  if (pg.at_most) c["page_bytes_at_most"] = pg.at_most;
   if (pg.page && L.entry_bytes)
     set_value(c, "pages_per_entry", L.entry_bytes / pg.page, 0.8, ev, "reach of one entry / page");
   const std::uint64_t entries = write_reach(c, L, ev);
@@ -314,20 +288,28 @@ nlohmann::json coverage_json(const TlbContext& T) {
 
 namespace {
 
-// Why a level is missing: what the sweep covered and how small a step it would have seen.
-std::string missing_reason(const TlbContext& T, std::size_t found, const std::string& name) {
-  std::uint64_t reach = 0, smin = 0, smax = 0;
+// Why a level is missing: what the sweep covered and how small a step it would have seen; after a
+// level of entry reach E, how many translations of E a further level must hold (the most slots of
+// one footprint at a stride of at least E: each slot in an entry of its own) and how far it reaches.
+std::string missing_reason(const TlbContext& T, const std::vector<TlbLevel>& found, const std::string& name) {
+  std::uint64_t reach = 0, smin = 0, smax = 0, slots = 0, at = 0;
+  const std::uint64_t E = found.empty() ? 0 : found.back().entry_bytes;
   for (const auto& s : T.series)
     if (s.alloc == "malloc") {
       reach = std::max(reach, s.points.back().bytes);
       smin = smin ? std::min(smin, s.stride) : s.stride;
       smax = std::max(smax, s.stride);
+      if (E && s.stride >= E && s.points.back().slots > slots) slots = s.points.back().slots, at = s.stride;
     }
-  return "no " + std::string(found ? "further " : "") + "translation level within the measured reach of " +
-         std::to_string(reach) + " bytes (" + std::to_string(reach >> 20) + " MiB, strides " + std::to_string(smin) +
-         "-" + std::to_string(smax) + " bytes): " + std::to_string(found) + " level" + (found == 1 ? "" : "s") +
-         " found before " + name + "; a step of " + std::to_string(round3(T.steps.resolution)) +
-         " cycles between two footprints would have been seen";
+  std::string r = "no " + std::string(found.empty() ? "" : "further ") + "translation level within the measured reach of " +
+                  std::to_string(reach) + " bytes (" + std::to_string(reach >> 20) + " MiB, strides " + std::to_string(smin) +
+                  "-" + std::to_string(smax) + " bytes): " + std::to_string(found.size()) + " level" +
+                  (found.size() == 1 ? "" : "s") + " found before " + name + "; a step of " +
+                  std::to_string(round3(T.steps.resolution)) + " cycles between two footprints would have been seen";
+  if (slots)
+    r += "; a further level holds at least " + std::to_string(slots) + " translations of " + std::to_string(E) +
+         " bytes (" + std::to_string(slots) + " slots at stride " + std::to_string(at) + ", each in an entry of its own)";
+  return r;
 }
 
 // Fewer levels than two: each stride's largest footprint within the device's limit, where the
@@ -360,10 +342,11 @@ nlohmann::json infer_tlbs(InferContext& ctx, nlohmann::json& caches) {
     return at;
   }
   std::vector<TlbRise> single;
-  const auto levels = link_tlb_levels(T.steps, "malloc", &single);
-  const auto gap_levels = link_tlb_levels(T.steps, "vmm_gap", nullptr);
-  const auto vmm_levels = link_tlb_levels(T.steps, "vmm", nullptr);
-  const PageInfo pg = page_of(T, gap_levels);
+  std::vector<RejectedLevel> rejected;
+  const auto levels = keep_translation_levels(link_tlb_levels(T.steps, "malloc", &single), T.steps, &rejected);
+  const auto gap_levels = keep_translation_levels(link_tlb_levels(T.steps, "vmm_gap", nullptr), T.steps, &rejected);
+  const auto vmm_levels = keep_translation_levels(link_tlb_levels(T.steps, "vmm", nullptr), T.steps, &rejected);
+  const PageInfo pg = tlb_page_of(T.ctx.data, levels, gap_levels);
   nlohmann::json lv = nlohmann::json::array(), gl = nlohmann::json::array(), vl = nlohmann::json::array();
   for (std::size_t i = 0; i < levels.size(); ++i) {
     const std::string name = i < 2 ? kTlbNames[i] : "l" + std::to_string(i + 1) + "_tlb";
@@ -373,7 +356,7 @@ nlohmann::json infer_tlbs(InferContext& ctx, nlohmann::json& caches) {
     for (auto k : {"entries", "sets", "ways", "replacement"}) j[k] = c.value(k, nlohmann::json());
     lv.push_back(j);
   }
-  for (std::size_t i = levels.size(); i < 2; ++i) null_all(caches[kTlbNames[i]], missing_reason(T, levels.size(), kTlbNames[i]));
+  for (std::size_t i = levels.size(); i < 2; ++i) null_all(caches[kTlbNames[i]], missing_reason(T, levels, kTlbNames[i]));
   if (levels.size() < 2) request_largest(T);
   for (std::size_t i = 0; i < gap_levels.size(); ++i) gl.push_back(level_json(gap_levels[i], "level " + std::to_string(i + 1)));
   for (std::size_t i = 0; i < vmm_levels.size(); ++i) vl.push_back(level_json(vmm_levels[i], "level " + std::to_string(i + 1)));
@@ -382,14 +365,24 @@ nlohmann::json infer_tlbs(InferContext& ctx, nlohmann::json& caches) {
   if (!vl.empty()) at["levels_vmm"] = vl;
   at["page_bytes"] = pg.page ? nlohmann::json(pg.page) : nlohmann::json();
   at["page_note"] = pg.note;
+  at["page_bytes_at_most"] = pg.at_most ? nlohmann::json(pg.at_most) : nlohmann::json();
+  at["entry_region_bytes_vmm_gap"] = pg.region_bytes ? nlohmann::json(pg.region_bytes) : nlohmann::json();
   at["vmm_granularity_bytes"] = pg.granularity ? nlohmann::json(pg.granularity) : nlohmann::json();
   at["resolution_cycles"] = round3(T.steps.resolution);
   at["noise_between_footprints_cycles"] = round3(T.steps.tau);
+  at["placement_scatter_per_slot_cycles"] = round3(T.steps.placement);
   at["z_crit"] = round3(T.steps.z_crit);
   at["smallest_step"] = smallest_step(T.steps);
   nlohmann::json un = nlohmann::json::array();
   for (const auto& r : single) un.push_back(rise_json(r));
   at["unconfirmed_rises"] = un;
+  nlohmann::json nt = nlohmann::json::array();
+  for (const auto& r : rejected) {
+    nlohmann::json j = level_json(r.level, "rejected");
+    j["reason"] = r.reason;
+    nt.push_back(j);
+  }
+  at["not_translation"] = nt;
   at["notes"] = T.steps.notes;
   at["coverage"] = coverage_json(T);
   at["lines_per_run"] = T.lines;
