@@ -323,11 +323,13 @@ void request_largest(TlbContext& T) {
     }
 }
 
-nlohmann::json smallest_step(const TlbSteps& st) {
+// The smallest rise of a translation level (placement and rejected chains left out).
+nlohmann::json smallest_step(const std::vector<const std::vector<TlbLevel>*>& all) {
   const TlbRise* best = nullptr;
-  for (const auto& [k, rs] : st.rises)
-    for (const auto& r : rs)
-      if (!best || r.height < best->height) best = &r;
+  for (const auto* levels : all)
+    for (const auto& L : *levels)
+      for (const auto& r : L.rises)
+        if (!best || r.height < best->height) best = &r;
   return best ? rise_json(*best) : nlohmann::json();
 }
 
@@ -372,7 +374,7 @@ nlohmann::json infer_tlbs(InferContext& ctx, nlohmann::json& caches) {
   at["noise_between_footprints_cycles"] = round3(T.steps.tau);
   at["placement_scatter_per_slot_cycles"] = round3(T.steps.placement);
   at["z_crit"] = round3(T.steps.z_crit);
-  at["smallest_step"] = smallest_step(T.steps);
+  at["smallest_step"] = smallest_step({&levels, &gap_levels, &vmm_levels});
   nlohmann::json un = nlohmann::json::array();
   for (const auto& r : single) un.push_back(rise_json(r));
   at["unconfirmed_rises"] = un;
