@@ -66,12 +66,6 @@ TlbContext make_context(InferContext& ctx) {
   return T;
 }
 
-Evidence evidence_of(const TlbLevel& L) {
-  Evidence ev;
-  for (const auto& r : L.rises)
-    for (const auto& n : r.evidence) ev.add(n);
-  return ev;
-}
 
 }  // namespace
 
@@ -231,7 +225,7 @@ std::uint64_t write_reach(nlohmann::json& c, const TlbLevel& L, const Evidence& 
 }
 
 void write_level(TlbContext& T, nlohmann::json& c, const TlbLevel& L, const PageInfo& pg, const std::string& name) {
-  const Evidence ev = evidence_of(L);
+  const Evidence ev = tlb_level_evidence(L);
   set_value(c, "present", true, 0.9, ev, "a latency rise that moves with the stride as one translation level");
   set_value(c, "miss_penalty_cycles", round1(L.penalty), L.saturated ? 0.85 : 0.4, ev,
             "height of the rise where every access misses (+-" + std::to_string(round3(L.penalty_ci95)) + ", 95 %)");

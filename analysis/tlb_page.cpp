@@ -54,14 +54,14 @@ std::uint64_t gap_entry(const TlbLevel& G, const std::vector<TlbLevel>& malloc_l
   return pow2_nearest(est);
 }
 
-Evidence evidence_of(const TlbLevel& L) {
+}  // namespace
+
+Evidence tlb_level_evidence(const TlbLevel& L) {
   Evidence ev;
   for (const auto& r : L.rises)
     for (const auto& n : r.evidence) ev.add(n);
   return ev;
 }
-
-}  // namespace
 
 PageInfo tlb_page_of(const Dataset& data, const std::vector<TlbLevel>& malloc_levels,
                      const std::vector<TlbLevel>& gap_levels) {
@@ -83,12 +83,12 @@ PageInfo tlb_page_of(const Dataset& data, const std::vector<TlbLevel>& malloc_le
     if (!m.chunk || e <= m.chunk) {  // stops at the chunk: contiguous pages, and this is the page
       if (!pg.page || e < pg.page) {
         pg.page = e;
-        pg.ev = evidence_of(G);
+        pg.ev = tlb_level_evidence(G);
       }
     } else if (!pg.region_bytes) {   // spans chunks and their holes: a virtual region
       pg.region_bytes = e / m.chunk * (m.chunk + m.gap);
       region_how = how;
-      pg.ev = evidence_of(G);
+      pg.ev = tlb_level_evidence(G);
     }
   }
   if (pg.page) {

@@ -26,6 +26,9 @@ struct PageInfo {
   Evidence ev;
 };
 
+// The benchmarks behind a level's rises.
+Evidence tlb_level_evidence(const TlbLevel& L);
+
 // From the vmm_gap levels; `malloc_levels` lend their penalty to a vmm_gap level whose sweep ends
 // before its heights stop doubling (its largest partial height then gives its entry reach).
 PageInfo tlb_page_of(const Dataset& data, const std::vector<TlbLevel>& malloc_levels,

@@ -9,28 +9,13 @@
 
 #include "analysis/tlb_checks.hpp"
 #include "analysis/tlb_steps.hpp"
+#include "tlb_test_curves.hpp"
 
 using namespace memhier::analysis;
 
 namespace {
 
-// A curve of footprints 2, 3, 4, 6, ... slots: `at(stride, slots)` cycles, each mean known to `se`.
-template <class F>
-TlbSeries curve(std::uint64_t stride, std::uint64_t max_slots, double se, F at) {
-  TlbSeries s;
-  s.alloc = "malloc";
-  s.stride = stride;
-  for (std::uint64_t m = 2; m <= max_slots; m = m % 3 == 0 ? m / 3 * 4 : m / 2 * 3) {
-    TlbFootprint p;
-    p.bytes = m * stride;
-    p.slots = m;
-    p.mean = at(stride, m);
-    p.se = se;
-    p.accesses = 4096;
-    s.points.push_back(p);
-  }
-  return s;
-}
+using tlbtest::tlb_curve;
 
 // The H100's 16-entry level of 16 MiB regions (10 cycles), a near/far placement that moves the
 // mean of a few slots by a cycle or two, and at 512 KiB-1 MiB strides a 0.5-cycle drift past 1 GiB.
@@ -39,7 +24,7 @@ std::vector<TlbSeries> h100_like(bool drift) {
   std::normal_distribution<double> n(0, 0.1);
   std::vector<TlbSeries> v;
   for (std::uint64_t s = 64ull << 10; s <= 1ull << 30; s *= 2) {
-    v.push_back(curve(s, 16384, 0.15, [&](std::uint64_t st, std::uint64_t m) {
+    v.push_back(tlb_curve(s, 16384, 0.15, [&](std::uint64_t st, std::uint64_t m) {
       const std::uint64_t region = 16ull << 20, regions = (m * st + region - 1) / region;
       double x = 271.5 + n(rng) + (m < 8 ? 2.5 * std::sin(static_cast<double>(m * 7 + st % 97)) / std::sqrt(m) : 0);
       if (regions > 16) x += 10 * std::min(1.0, static_cast<double>(st) / region);
@@ -76,10 +61,10 @@ TEST(TlbChecks, ALevelWhoseHeightsDoubleIsKeptWithoutALargerStride) {
   // double with the stride are themselves the signature, nothing larger is needed
   std::vector<TlbSeries> v;
   for (std::uint64_t s = 64ull << 10; s <= 1ull << 20; s *= 2)
-    v.push_back(curve(s, 16384, 0.05, [](std::uint64_t st, std::uint64_t m) {
+    v.push_back(tlb_curve(s, 16384, 0.05, [](std::uint64_t st, std::uint64_t m) {
       return 280 + (m * st > (1ull << 30) ? 64.0 * static_cast<double>(st) / (1ull << 20) : 0);
     }));
-  v.push_back(curve(2ull << 20, 16, 0.05, [](std::uint64_t, std::uint64_t) { return 280.0; }));
+  v.push_back(tlb_curve(2ull << 20, 16, 0.05, [](std::uint64_t, std::uint64_t) { return 280.0; }));
   const TlbSteps st = find_tlb_steps(v);
   std::vector<RejectedLevel> rejected;
   const auto levels = keep_translation_levels(link_tlb_levels(st, "malloc", nullptr), st, &rejected);
