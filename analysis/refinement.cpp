@@ -20,6 +20,8 @@ int wish_priority(const std::string& why) {
 
 namespace {
 
+constexpr std::uint64_t kTlbLines = 4096, kTlbTimed = 4096;  // the tlb family's defaults (bench/wide_family.hpp)
+
 // A chase by its parameters: (family, path, mode, bytes, stride, iters, warm, carveout).
 using Key = std::tuple<std::string, std::string, std::string, std::uint64_t, std::uint64_t, std::uint64_t, int, int>;
 
@@ -27,7 +29,22 @@ Key key_of(const ChaseWish& w) {
   const std::uint64_t chain = w.stride ? (w.bytes + w.stride - 1) / w.stride : 0;
   return {"pchase", w.path, w.mode, w.bytes, w.stride, w.iters ? w.iters : chain, w.warm ? 1 : 0, w.carveout};
 }
-Key key_of(const TlbWish& w) { return {"tlb", "", "", w.bytes, w.stride, 0, 0, -1}; }
+// A tlb chase: (alloc, lines and seed, bytes, stride, recorded accesses), the bench defaults filled in.
+Key tlb_key(const std::string& alloc, std::uint64_t lines, std::uint64_t seed, std::uint64_t bytes,
+            std::uint64_t stride, std::uint64_t timed) {
+  return {"tlb", alloc, "lines:" + std::to_string(lines ? lines : kTlbLines) + "/seed:" + std::to_string(seed), bytes,
+          stride, timed ? timed : kTlbTimed, 0, -1};
+}
+Key key_of(const TlbWish& w) { return tlb_key(w.alloc, w.lines, 0, w.bytes, w.stride, w.timed); }
+
+// Accesses of a tlb chase (bench/wide_family: one warm cycle of slots x passes elements, then
+// whole cycles, at least `timed`): what its estimate is made of.
+std::uint64_t tlb_accesses(const TlbWish& w) {
+  const std::uint64_t slots = w.stride ? std::max<std::uint64_t>(1, w.bytes / w.stride) : 1;
+  const std::uint64_t lines = w.lines ? w.lines : kTlbLines, timed = w.timed ? w.timed : kTlbTimed;
+  const std::uint64_t cycle = std::max(slots, std::min(lines, slots * 512));
+  return cycle + (timed + cycle - 1) / cycle * cycle;
+}
 Key key_of(const SequenceWish& w) { return {"cache_sequences", w.path, w.cache, w.capacity, w.stride, 0, 0, w.carveout}; }
 
 // Every chase the data holds, failed ones included (a failure is not retried).
@@ -39,7 +56,10 @@ std::set<Key> measured_keys(const Dataset& data) {
       const std::string fam = p.family();
       const auto bytes = static_cast<std::uint64_t>(p.get_int_or("bytes", 0));
       const auto stride = static_cast<std::uint64_t>(p.get_int_or("stride", 0));
-      if (fam == "tlb") k.insert({"tlb", "", "", bytes, stride, 0, 0, -1});
+      if (fam == "tlb")
+        k.insert(tlb_key(p.get_or("alloc", "malloc"), static_cast<std::uint64_t>(p.get_int_or("lines", 0)),
+                         static_cast<std::uint64_t>(p.get_int_or("seed", 0)), bytes, stride,
+                         static_cast<std::uint64_t>(p.get_int_or("timed", 0))));
       if (fam == "cache_sequences" && p.get_or("cache", "") != "")
         k.insert({"cache_sequences", p.get_or("path", ""), p.get_or("cache", ""),
                   static_cast<std::uint64_t>(p.get_int_or("capacity", 0)), stride, 0, 0,
@@ -130,8 +150,7 @@ std::vector<Candidate> candidates(const Requests& wishes, const std::set<Key>& m
     offer(k, wish_priority(w.why), cost.estimate(w.path, w.mode, acc), e, "pchase");
   }
   for (const auto& w : wishes.tlb)
-    offer(key_of(w), wish_priority(w.why), cost.estimate("global_cg", "count", w.stride ? 2 * (w.bytes / w.stride) : 0),
-          {{"bytes", w.bytes}, {"stride", w.stride}}, "tlb");
+    offer(key_of(w), wish_priority(w.why), cost.estimate("global_cg", "count", tlb_accesses(w)), w.to_json(), "tlb");
   for (const auto& w : wishes.sequences) {
     nlohmann::json e = {{"path", w.path}, {"cache", w.cache}, {"stride", w.stride}, {"capacity", w.capacity}};
     if (w.carveout >= 0) e["carveout"] = w.carveout;
@@ -164,24 +183,39 @@ RefinementRound plan_round(const Dataset& data, const Requests& wishes, const Re
   const auto cand = candidates(wishes, measured_keys(data), cost, &dropped);
   RefinementRound out;
   out.requests = {{"format", "memhier-requests/1"}, {"pchase", nlohmann::json::array()}, {"tlb", nlohmann::json::array()}};
-  const double left = std::max(0.0, std::min(b.round_seconds, b.total_seconds - cost.spent));
+  const double total_left = std::max(0.0, b.total_seconds - cost.spent);
   const bool rounds_left = cost.rounds < b.max_rounds;
   double est = 0;
   std::size_t taken = 0, deferred = 0;
-  for (const auto& c : cand) {
-    // The first chase of a round is taken while rounds and seconds are left, even when its estimate
-    // alone exceeds the round's seconds: a round that cannot hold one chase would decide nothing.
-    if (!rounds_left || left <= 0 || taken >= b.round_benchmarks || (taken > 0 && est + c.seconds > left)) {
-      ++deferred;
-      continue;
+  // One pool within its own chases and seconds per round (and the total). The first chase of a
+  // pool is taken while rounds and seconds are left, even when its estimate alone exceeds the
+  // round's seconds: a round that cannot hold one chase would decide nothing.
+  auto take = [&](bool tlb, std::size_t max_n, double max_s) {
+    const double left = std::min(max_s, total_left - est);
+    double pool_est = 0;
+    std::size_t n = 0;
+    for (const auto& c : cand) {
+      if ((std::string(c.list) == "tlb") != tlb) continue;
+      if (!rounds_left || left <= 0 || n >= max_n || (n > 0 && pool_est + c.seconds > left)) {
+        ++deferred;
+        continue;
+      }
+      pool_est += c.seconds;
+      ++n;
+      out.requests[c.list].push_back(c.entry);
     }
-    est += c.seconds;
-    ++taken;
-    out.requests[c.list].push_back(c.entry);
-  }
+    est += pool_est;
+    taken += n;
+    return n;
+  };
+  // TLB chases first, in their own share: the translation map converges in a few rounds of a few
+  // ms per chase, and the caches' many wishes cannot starve it (nor it them).
+  const std::size_t tlb_taken = take(true, b.tlb_round_benchmarks, b.tlb_round_seconds);
+  take(false, b.round_benchmarks, b.round_seconds);
   out.summary = {{"refinement_rounds_done", cost.rounds},
                  {"measured_seconds_so_far", std::round(cost.spent * 1000) / 1000},
                  {"next_round_chases", taken},
+                 {"next_round_tlb_chases", tlb_taken},
                  {"next_round_estimated_seconds", std::round(est * 1000) / 1000},
                  {"deferred_chases", deferred},
                  {"dropped_already_measured", dropped},
@@ -190,6 +224,8 @@ RefinementRound plan_round(const Dataset& data, const Requests& wishes, const Re
                   {{"round_benchmarks", b.round_benchmarks},
                    {"round_seconds", b.round_seconds},
                    {"total_seconds", b.total_seconds},
+                   {"tlb_round_benchmarks", b.tlb_round_benchmarks},
+                   {"tlb_round_seconds", b.tlb_round_seconds},
                    {"max_rounds", b.max_rounds}}}};
   if (!rounds_left && !cand.empty())
     out.summary["stopped"] = "the budget's " + std::to_string(b.max_rounds) + " refinement rounds are spent";

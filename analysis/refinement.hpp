@@ -2,7 +2,7 @@
 // the analyzer wished for, the chases this round measures. Derived deterministically from the data;
 // a chase the data already holds (measured, or failed) is never asked for again; the rest is taken
 // by priority (what the next steps wait for first) within a budget per round (benchmarks and
-// estimated seconds) and in total (seconds of every refinement round so far, and rounds).
+// estimated seconds; TLB chases in a share of their own) and in total (seconds of every refinement round so far, and rounds).
 #pragma once
 #include <cstddef>
 #include <nlohmann/json.hpp>
@@ -18,6 +18,10 @@ struct RefinementBudget {
   double round_seconds = 3.0;          // estimated measuring seconds per round
   double total_seconds = 8.0;          // measured + estimated seconds of all refinement rounds
   int max_rounds = 4;                  // refinement rounds (refine-N files) at most
+  // TLB chases have their own share of each round (taken first, within the total): a few ms each
+  // on a GPU, and the translation map needs them in the first rounds.
+  std::size_t tlb_round_benchmarks = 96;
+  double tlb_round_seconds = 1.0;
 };
 
 // Priority of a wish by the step that made it (0 first): fill granularity, the edge shift, doubling

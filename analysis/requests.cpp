@@ -14,6 +14,13 @@ bool TlbWish::operator<(const TlbWish& o) const {
   return std::tie(alloc, stride, bytes, lines, timed) < std::tie(o.alloc, o.stride, o.bytes, o.lines, o.timed);
 }
 
+nlohmann::json TlbWish::to_json() const {
+  nlohmann::json e = {{"bytes", bytes}, {"stride", stride}, {"alloc", alloc}};
+  if (lines) e["lines"] = lines;
+  if (timed) e["timed"] = timed;
+  return e;
+}
+
 void Requests::set_limits(const std::map<std::string, std::string>& ctx) {
   const std::string pre = "chase_limit_bytes_";
   for (const auto& [k, v] : ctx) {
@@ -77,12 +84,7 @@ nlohmann::json Requests::to_json() const {
     if (w.max_records) e["max_records"] = w.max_records;
     j["pchase"].push_back(e);
   }
-  for (const auto& w : t) {
-    nlohmann::json e = {{"bytes", w.bytes}, {"stride", w.stride}, {"alloc", w.alloc}};
-    if (w.lines) e["lines"] = w.lines;
-    if (w.timed) e["timed"] = w.timed;
-    j["tlb"].push_back(e);
-  }
+  for (const auto& w : t) j["tlb"].push_back(w.to_json());
   return j;
 }
 

@@ -25,6 +25,9 @@ struct TlbWish {
   std::uint64_t lines = 0;        // data lines per run (0: the bench default)
   std::uint64_t timed = 0;        // recorded accesses per run (0: the bench default)
   bool operator<(const TlbWish& o) const;
+  // One item of the requests file's "tlb" list (docs/formats.md): bytes, stride, alloc, and lines
+  // and timed where they differ from the bench defaults.
+  nlohmann::json to_json() const;
 };
 
 // A rerun of the cache_sequences search for one cache with what the analyzer found (the line as

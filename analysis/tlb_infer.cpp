@@ -4,7 +4,8 @@
 #include <cmath>
 #include <map>
 
-#include "analysis/tlb_levels.hpp"
+#include "analysis/tlb_checks.hpp"
+#include "analysis/tlb_page.hpp"
 
 namespace memhier::analysis {
 
@@ -65,12 +66,6 @@ TlbContext make_context(InferContext& ctx) {
   return T;
 }
 
-Evidence evidence_of(const TlbLevel& L) {
-  Evidence ev;
-  for (const auto& r : L.rises)
-    for (const auto& n : r.evidence) ev.add(n);
-  return ev;
-}
 
 }  // namespace
 
@@ -79,12 +74,13 @@ Evidence evidence_of(const TlbLevel& L) {
 namespace {
 
 struct Stage2 {
-  std::vector<double> counts;
-  SetsResult sets;
-  std::uint64_t have = 0;  // steps j = 1..have measured
-  double worst_se = 0;     // largest standard error of a count
-  double floor_se = 0;     // the part of it more accesses cannot reduce (scatter between footprints)
-  bool resolved = true;
+  std::vector<double> counts, se;  // misses per pass at j = 1, 2, ... (every measured step) and their errors
+  SetsResult sets;                 // from the resolved steps
+  std::uint64_t have = 0;          // steps j = 1..have measured (consecutive)
+  std::uint64_t resolved = 0;      // steps j = 1..resolved known to kCountSe misses
+  std::uint64_t looks_complete = 0;  // first step whose count, noise allowed, reaches every slot (0: none)
+  double worst_se = 0;             // largest standard error of a count up to looks_complete (or have)
+  double floor_se = 0;             // the part of it more accesses cannot reduce (scatter between footprints)
   Evidence ev;
 };
 
@@ -102,21 +98,25 @@ Stage2 stage2_of(const TlbContext& T, const TlbLevel& L, std::uint64_t entries) 
     const TlbFootprint* p = T.point(L.alloc, L.entry_bytes, L.reach_lo + j * L.entry_bytes);
     if (!p) break;
     const double n = static_cast<double>(entries + j), f = (p->mean - before) / L.penalty;
-    const double se = n / L.penalty * std::sqrt(p->se * p->se + T.steps.tau * T.steps.tau + se_before * se_before);
-    s2.worst_se = std::max(s2.worst_se, se);
-    s2.floor_se = std::max(s2.floor_se, n / L.penalty * T.steps.tau);
-    s2.resolved = s2.resolved && se <= kCountSe;
+    s2.se.push_back(n / L.penalty * std::sqrt(p->se * p->se + T.steps.tau * T.steps.tau + se_before * se_before));
     s2.counts.push_back(n * f);
+    if (!s2.looks_complete && s2.counts.back() + 3 * s2.se.back() >= n) s2.looks_complete = j;
+    if (s2.resolved + 1 == j && s2.se.back() <= kCountSe) s2.resolved = j;
+    if (!s2.looks_complete || j <= s2.looks_complete) {
+      s2.worst_se = std::max(s2.worst_se, s2.se.back());
+      s2.floor_se = std::max(s2.floor_se, n / L.penalty * T.steps.tau);
+    }
     for (const auto& e : p->evidence) s2.ev.add(e);
     s2.have = j;
   }
-  if (!s2.resolved || s2.counts.empty()) return s2;
+  if (s2.resolved == 0) return s2;
+  std::vector<double> known(s2.counts.begin(), s2.counts.begin() + static_cast<std::ptrdiff_t>(s2.resolved));
   // Self-calibration: where every slot misses (the last step, once all sets are open) the shift is
   // the penalty itself; a count within 5 % of its slots rescales all counts by that.
-  const double last = static_cast<double>(entries + s2.have), scale = last / std::max(s2.counts.back(), 1e-9);
+  const double last = static_cast<double>(entries + s2.resolved), scale = last / std::max(known.back(), 1e-9);
   if (std::fabs(scale - 1) < 0.05)
-    for (auto& c : s2.counts) c *= scale;
-  s2.sets = sets_from_counts(s2.counts, entries);
+    for (auto& c : known) c *= scale;
+  s2.sets = sets_from_counts(known, entries);
   return s2;
 }
 
@@ -125,9 +125,10 @@ void write_sets(nlohmann::json& c, const Stage2& s2, std::uint64_t entries, cons
     for (auto k : {"sets", "ways", "index_bits", "replacement"}) set_null(c, k, why, ev);
   };
   if (s2.have == 0) return null_sets("stage-2 runs (N = reach + j * entry reach) not measured yet (requested)");
-  if (!s2.resolved)
-    return null_sets("stage-2 miss counts per pass not resolved: standard error up to " +
-                     std::to_string(round3(s2.worst_se)) + " misses (penalty too small for the noise)");
+  if (!s2.sets.complete && s2.resolved < s2.have)
+    return null_sets("stage-2 miss counts per pass resolved up to j=" + std::to_string(s2.resolved) +
+                     " only: standard error up to " + std::to_string(round3(s2.worst_se)) +
+                     " misses (penalty small for the noise; longer runs requested where they can help)");
   if (!s2.sets.complete)
     return null_sets("stage 2 up to j=" + std::to_string(s2.have) + " has not opened every set (more requested)");
   std::uint64_t tw = 0;
@@ -173,48 +174,22 @@ void request_level(TlbContext& T, const TlbLevel& L, const std::string& name, st
       T.request((lo + (gap <= 32 ? k : (gap * k + 16) / 32)) * E, E, L.alloc, name + " reach");
     return;
   }
-  if (s2.have && !s2.resolved) {  // more recorded accesses per run, where that can resolve the counts
+  if (s2.sets.complete) return;
+  if (s2.looks_complete && s2.resolved < s2.looks_complete) {
+    // The noisy counts already show where every set is open: longer runs up to there (j = 0 is the
+    // baseline at the reach), where more accesses can resolve them.
     if (s2.floor_se > 0.8 * kCountSe) return;
     const double f = s2.worst_se / (0.7 * kCountSe);
     std::uint64_t timed = 4096;
     while (timed < 4096 * f * f && timed < (1ull << 20)) timed *= 2;
-    for (std::uint64_t j = 0; j <= s2.have; ++j)  // j = 0: the baseline at the reach
+    for (std::uint64_t j = 0; j <= s2.looks_complete; ++j)
       T.request(L.reach_lo + j * E, E, L.alloc, name + " stage 2: longer runs", timed);
     return;
   }
-  if (s2.sets.complete) return;
   std::uint64_t target = 16;
   while (target <= s2.have) target *= 2;
   for (std::uint64_t j = s2.have + 1; j <= std::min(target, std::max<std::uint64_t>(entries, 1)); ++j)
     T.request(L.reach_lo + j * E, E, L.alloc, name + " stage 2");
-}
-
-struct PageInfo {
-  std::uint64_t page = 0, granularity = 0;
-  std::string note;  // how, or why not
-  Evidence ev;
-};
-
-PageInfo page_of(const TlbContext& T, const std::vector<TlbLevel>& gap_levels) {
-  PageInfo pg;
-  const auto& cx = T.ctx.data.context();
-  if (auto it = cx.find("vmm_granularity_bytes"); it != cx.end()) pg.granularity = std::stoull(it->second);
-  for (const auto& L : gap_levels)
-    if (L.entry_bytes && (!pg.page || L.entry_bytes < pg.page)) {
-      pg.page = L.entry_bytes;
-      pg.ev = evidence_of(L);
-    }
-  if (pg.page) {
-    pg.note = "reach of one entry when memory is mapped in VMM chunks of " + std::to_string(pg.granularity) +
-              " bytes with holes (no entry can cover two chunks)" +
-              (pg.page < pg.granularity ? "; smaller than the chunk: the driver used smaller pages" : "");
-  } else {
-    pg.note = pg.granularity == 0 ? "no VMM sweep (whole-memory chases on VMM chunks not offered on this device)"
-              : gap_levels.empty() ? "the VMM sweep with holes shows no TLB level (no rise at two strides)"
-                                   : "the VMM sweep with holes does not decide the reach of one entry: " +
-                                         gap_levels.front().entry_note;
-  }
-  return pg;
 }
 
 }  // namespace
@@ -250,7 +225,7 @@ std::uint64_t write_reach(nlohmann::json& c, const TlbLevel& L, const Evidence& 
 }
 
 void write_level(TlbContext& T, nlohmann::json& c, const TlbLevel& L, const PageInfo& pg, const std::string& name) {
-  const Evidence ev = evidence_of(L);
+  const Evidence ev = tlb_level_evidence(L);
   set_value(c, "present", true, 0.9, ev, "a latency rise that moves with the stride as one translation level");
   set_value(c, "miss_penalty_cycles", round1(L.penalty), L.saturated ? 0.85 : 0.4, ev,
             "height of the rise where every access misses (+-" + std::to_string(round3(L.penalty_ci95)) + ", 95 %)");
@@ -263,7 +238,8 @@ void write_level(TlbContext& T, nlohmann::json& c, const TlbLevel& L, const Page
     for (auto k : {"reach_per_entry_bytes", "line_bytes"}) set_null(c, k, L.entry_note, ev);
   }
   if (pg.page) set_value(c, "page_bytes", pg.page, 0.85, pg.ev, pg.note);
-  else set_null(c, "page_bytes", pg.note);
+  else set_null(c, "page_bytes", pg.note, pg.ev);
+  if (pg.at_most) c["page_bytes_at_most"] = pg.at_most;
   if (pg.page && L.entry_bytes)
     set_value(c, "pages_per_entry", L.entry_bytes / pg.page, 0.8, ev, "reach of one entry / page");
   const std::uint64_t entries = write_reach(c, L, ev);
@@ -306,20 +282,28 @@ nlohmann::json coverage_json(const TlbContext& T) {
 
 namespace {
 
-// Why a level is missing: what the sweep covered and how small a step it would have seen.
-std::string missing_reason(const TlbContext& T, std::size_t found, const std::string& name) {
-  std::uint64_t reach = 0, smin = 0, smax = 0;
+// Why a level is missing: what the sweep covered and how small a step it would have seen; after a
+// level of entry reach E, how many translations of E a further level must hold (the most slots of
+// one footprint at a stride of at least E: each slot in an entry of its own) and how far it reaches.
+std::string missing_reason(const TlbContext& T, const std::vector<TlbLevel>& found, const std::string& name) {
+  std::uint64_t reach = 0, smin = 0, smax = 0, slots = 0, at = 0;
+  const std::uint64_t E = found.empty() ? 0 : found.back().entry_bytes;
   for (const auto& s : T.series)
     if (s.alloc == "malloc") {
       reach = std::max(reach, s.points.back().bytes);
       smin = smin ? std::min(smin, s.stride) : s.stride;
       smax = std::max(smax, s.stride);
+      if (E && s.stride >= E && s.points.back().slots > slots) slots = s.points.back().slots, at = s.stride;
     }
-  return "no " + std::string(found ? "further " : "") + "translation level within the measured reach of " +
-         std::to_string(reach) + " bytes (" + std::to_string(reach >> 20) + " MiB, strides " + std::to_string(smin) +
-         "-" + std::to_string(smax) + " bytes): " + std::to_string(found) + " level" + (found == 1 ? "" : "s") +
-         " found before " + name + "; a step of " + std::to_string(round3(T.steps.resolution)) +
-         " cycles between two footprints would have been seen";
+  std::string r = "no " + std::string(found.empty() ? "" : "further ") + "translation level within the measured reach of " +
+                  std::to_string(reach) + " bytes (" + std::to_string(reach >> 20) + " MiB, strides " + std::to_string(smin) +
+                  "-" + std::to_string(smax) + " bytes): " + std::to_string(found.size()) + " level" +
+                  (found.size() == 1 ? "" : "s") + " found before " + name + "; a step of " +
+                  std::to_string(round3(T.steps.resolution)) + " cycles between two footprints would have been seen";
+  if (slots)
+    r += "; a further level holds at least " + std::to_string(slots) + " translations of " + std::to_string(E) +
+         " bytes (" + std::to_string(slots) + " slots at stride " + std::to_string(at) + ", each in an entry of its own)";
+  return r;
 }
 
 // Fewer levels than two: each stride's largest footprint within the device's limit, where the
@@ -333,11 +317,13 @@ void request_largest(TlbContext& T) {
     }
 }
 
-nlohmann::json smallest_step(const TlbSteps& st) {
+// The smallest rise of a translation level (placement and rejected chains left out).
+nlohmann::json smallest_step(const std::vector<const std::vector<TlbLevel>*>& all) {
   const TlbRise* best = nullptr;
-  for (const auto& [k, rs] : st.rises)
-    for (const auto& r : rs)
-      if (!best || r.height < best->height) best = &r;
+  for (const auto* levels : all)
+    for (const auto& L : *levels)
+      for (const auto& r : L.rises)
+        if (!best || r.height < best->height) best = &r;
   return best ? rise_json(*best) : nlohmann::json();
 }
 
@@ -352,10 +338,11 @@ nlohmann::json infer_tlbs(InferContext& ctx, nlohmann::json& caches) {
     return at;
   }
   std::vector<TlbRise> single;
-  const auto levels = link_tlb_levels(T.steps, "malloc", &single);
-  const auto gap_levels = link_tlb_levels(T.steps, "vmm_gap", nullptr);
-  const auto vmm_levels = link_tlb_levels(T.steps, "vmm", nullptr);
-  const PageInfo pg = page_of(T, gap_levels);
+  std::vector<RejectedLevel> rejected;
+  const auto levels = keep_translation_levels(link_tlb_levels(T.steps, "malloc", &single), T.steps, &rejected);
+  const auto gap_levels = keep_translation_levels(link_tlb_levels(T.steps, "vmm_gap", nullptr), T.steps, &rejected);
+  const auto vmm_levels = keep_translation_levels(link_tlb_levels(T.steps, "vmm", nullptr), T.steps, &rejected);
+  const PageInfo pg = tlb_page_of(T.ctx.data, levels, gap_levels);
   nlohmann::json lv = nlohmann::json::array(), gl = nlohmann::json::array(), vl = nlohmann::json::array();
   for (std::size_t i = 0; i < levels.size(); ++i) {
     const std::string name = i < 2 ? kTlbNames[i] : "l" + std::to_string(i + 1) + "_tlb";
@@ -365,7 +352,7 @@ nlohmann::json infer_tlbs(InferContext& ctx, nlohmann::json& caches) {
     for (auto k : {"entries", "sets", "ways", "replacement"}) j[k] = c.value(k, nlohmann::json());
     lv.push_back(j);
   }
-  for (std::size_t i = levels.size(); i < 2; ++i) null_all(caches[kTlbNames[i]], missing_reason(T, levels.size(), kTlbNames[i]));
+  for (std::size_t i = levels.size(); i < 2; ++i) null_all(caches[kTlbNames[i]], missing_reason(T, levels, kTlbNames[i]));
   if (levels.size() < 2) request_largest(T);
   for (std::size_t i = 0; i < gap_levels.size(); ++i) gl.push_back(level_json(gap_levels[i], "level " + std::to_string(i + 1)));
   for (std::size_t i = 0; i < vmm_levels.size(); ++i) vl.push_back(level_json(vmm_levels[i], "level " + std::to_string(i + 1)));
@@ -374,14 +361,24 @@ nlohmann::json infer_tlbs(InferContext& ctx, nlohmann::json& caches) {
   if (!vl.empty()) at["levels_vmm"] = vl;
   at["page_bytes"] = pg.page ? nlohmann::json(pg.page) : nlohmann::json();
   at["page_note"] = pg.note;
+  at["page_bytes_at_most"] = pg.at_most ? nlohmann::json(pg.at_most) : nlohmann::json();
+  at["entry_region_bytes_vmm_gap"] = pg.region_bytes ? nlohmann::json(pg.region_bytes) : nlohmann::json();
   at["vmm_granularity_bytes"] = pg.granularity ? nlohmann::json(pg.granularity) : nlohmann::json();
   at["resolution_cycles"] = round3(T.steps.resolution);
   at["noise_between_footprints_cycles"] = round3(T.steps.tau);
+  at["placement_scatter_per_slot_cycles"] = round3(T.steps.placement);
   at["z_crit"] = round3(T.steps.z_crit);
-  at["smallest_step"] = smallest_step(T.steps);
+  at["smallest_step"] = smallest_step({&levels, &gap_levels, &vmm_levels});
   nlohmann::json un = nlohmann::json::array();
   for (const auto& r : single) un.push_back(rise_json(r));
   at["unconfirmed_rises"] = un;
+  nlohmann::json nt = nlohmann::json::array();
+  for (const auto& r : rejected) {
+    nlohmann::json j = level_json(r.level, "rejected");
+    j["reason"] = r.reason;
+    nt.push_back(j);
+  }
+  at["not_translation"] = nt;
   at["notes"] = T.steps.notes;
   at["coverage"] = coverage_json(T);
   at["lines_per_run"] = T.lines;

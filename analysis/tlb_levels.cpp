@@ -208,15 +208,25 @@ std::vector<const TlbRise*> own_rises(const TlbLevel& L) {
 
 }  // namespace
 
-// Saturation: the first stride whose height the next own stride repeats (|difference| < 3 standard
-// errors), or where the doubling stops (the next height is below 1.5 times it: a set-indexed level
-// uses fewer sets at larger strides, and its rise there is partial).
+// Saturation: the full height is the highest own rise; the level saturates at the first stride
+// whose height agrees with it (3 standard errors and 5 %), unless that is the last stride alone
+// (then the height may still double). Judged from the top, not by walking up from the smallest
+// stride: partial heights need not double exactly (on the H100 the near/far L2 mix adds a few
+// tenths of a cycle to the 1/32 and 1/16 shares), and a set-indexed level's heights fall again at
+// large strides (fewer sets used), which leaves the highest one where it saturated.
 void derive_tlb_level(TlbLevel& L) {
   const auto own = own_rises(L);
   if (own.empty()) return;
+  std::size_t km = 0;
+  for (std::size_t i = 1; i < own.size(); ++i)
+    if (own[i]->height > own[km]->height) km = i;
+  auto close = [](const TlbRise& a, const TlbRise& b) {
+    return std::fabs(a.height - b.height) <
+           3 * std::sqrt(se_of(a) * se_of(a) + se_of(b) * se_of(b)) + 0.05 * std::max(a.height, b.height);
+  };
   std::size_t k = 0;
-  while (k + 1 < own.size() && !agree(*own[k], *own[k + 1]) && own[k + 1]->height >= 1.5 * own[k]->height) ++k;
-  if (k + 1 < own.size()) return saturate_at(L, own, k);
+  while (k < km && !close(*own[k], *own[km])) ++k;
+  if (k < km || km + 1 < own.size()) return saturate_at(L, own, k);
   L.saturated = false;
   L.penalty = own.back()->height;
   L.penalty_ci95 = own.back()->ci95;

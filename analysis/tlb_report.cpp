@@ -30,6 +30,7 @@ std::string render_translation_markdown(const nlohmann::json& t) {
   o << "Whole-memory chases through the L2 (tlb family): page " << bytes_text(at.value("page_bytes", nlohmann::json()))
     << " (" << at.value("page_note", "") << "); smallest step resolvable between two footprints "
     << val(at["resolution_cycles"]) << " cycles, scatter between footprints " << val(at["noise_between_footprints_cycles"])
+    << " cycles, placement scatter of one slot " << val(at.value("placement_scatter_per_slot_cycles", nlohmann::json()))
     << " cycles.\n\n";
   o << "| Level | Miss penalty (cycles, ±95 %) | Reach of one entry | Entries | Total reach | Sets × ways |\n"
        "|---|---|---|---|---|---|\n";
@@ -40,6 +41,12 @@ std::string render_translation_markdown(const nlohmann::json& t) {
       << bytes_text(c.value("size_bytes", nlohmann::json())) << " | " << val(c.value("ways", nlohmann::json())) << " |\n";
   }
   if (at["levels"].empty()) o << "| — | no level found | | | | |\n";
+  for (const char* n : {"l1_tlb", "l2_tlb"}) {  // a level not seen: why, and what it must hold
+    const auto& c = t["caches"].value(n, nlohmann::json::object());
+    if (!c.value("present", nlohmann::json()).is_null()) continue;
+    const auto& why = c.value("provenance", nlohmann::json::object()).value("present", nlohmann::json::object());
+    o << "\n" << n << ": not seen — " << why.value("reason", std::string("no reason given")) << ".\n";
+  }
   o << "\nRises per stride (reach bracket, height ± 95 %):\n\n";
   for (const auto& l : at["levels"]) {
     o << "- " << l.value("name", "") << ": ";
@@ -51,6 +58,8 @@ std::string render_translation_markdown(const nlohmann::json& t) {
     }
     o << "\n";
   }
+  for (const auto& r : at.value("not_translation", nlohmann::json::array()))
+    o << "\nNot translation (+" << val(r["miss_penalty_cycles"]) << " cycles): " << r.value("reason", "") << ".\n";
   if (at.contains("smallest_step") && !at["smallest_step"].is_null())
     o << "\nSmallest resolved step: " << val(at["smallest_step"]["height_cycles"]) << " ± "
       << val(at["smallest_step"]["ci95_cycles"]) << " cycles at stride " << bytes_text(at["smallest_step"]["stride"]) << ".\n";

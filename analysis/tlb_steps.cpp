@@ -191,28 +191,54 @@ std::vector<TlbRise> merge_ramps(std::vector<TlbRise> rs) {
   return out;
 }
 
-// A curve's means and their variances (own interval, scatter between footprints, floor).
-void curve_of(const TlbSeries& s, double tau, std::vector<double>* x, std::vector<double>* v) {
+// A curve's means and their variances (own interval, scatter between footprints, placement of
+// the data behind its slots, floor).
+void curve_of(const TlbSeries& s, const TlbSteps& st, std::vector<double>* x, std::vector<double>* v) {
   for (const auto& p : s.points) {
     x->push_back(p.mean);
-    v->push_back(p.se * p.se + tau * tau + kFloorSd * kFloorSd);
+    const double n = static_cast<double>(std::max<std::uint64_t>(p.slots, 1));
+    v->push_back(p.se * p.se + st.tau * st.tau + st.placement * st.placement / n + kFloorSd * kFloorSd);
   }
+}
+
+// The placement scatter of one slot, from neighbouring footprints of few slots (a < b <= 8: every
+// line of each slot's span is read, so a footprint's mean is the mean of its slots'): their
+// difference has the variance se_a^2 + se_b^2 + sigma^2 (1/a + 1/b) where no level rises. The
+// upper quartile (z^2 of a normal z: 1.32 var there), not the median: placement often repeats
+// from one footprint to the next (the same slots lean the same way), and a scatter that shows in
+// a quarter of the pairs must still not pass for a step; rises are rare among so few slots.
+double placement_sigma(const std::vector<TlbSeries>& series) {
+  constexpr std::uint64_t kFewSlots = 8;
+  std::vector<double> r;
+  for (const auto& s : series)
+    for (std::size_t i = 1; i < s.points.size(); ++i) {
+      const TlbFootprint &a = s.points[i - 1], &b = s.points[i];
+      if (a.slots < 2 || b.slots > kFewSlots) continue;
+      const double d = b.mean - a.mean, w = 1.0 / static_cast<double>(a.slots) + 1.0 / static_cast<double>(b.slots);
+      r.push_back((d * d - a.se * a.se - b.se * b.se) / w);
+    }
+  if (r.size() < 8) return 0;
+  std::sort(r.begin(), r.end());
+  return std::sqrt(std::max(0.0, r[r.size() * 3 / 4] / 1.32));
 }
 
 // The scatter between footprints beyond each mean's interval, from the residuals about the plateaus
 // of a first segmentation (plateaus of at least 3 footprints): median(r^2) = 0.455 var for normal r.
 double residual_tau(const std::vector<TlbSeries>& series, const TlbSteps& st, double med_se2) {
-  std::vector<double> r2;
+  std::vector<double> r2, p2;
+  for (const auto& s : series)
+    for (const auto& p : s.points) p2.push_back(st.placement * st.placement / static_cast<double>(std::max<std::uint64_t>(p.slots, 1)));
+  const double med_placement2 = p2.empty() ? 0 : median(p2);
   for (const auto& s : series) {
     std::vector<double> x, v;
-    curve_of(s, st.tau, &x, &v);
+    curve_of(s, st, &x, &v);
     if (x.size() < 3) continue;
     for (const auto& g : plateaus(x, v, st.z_crit))
       if (g.b - g.a >= 3)
         for (std::size_t i = g.a; i < g.b; ++i) r2.push_back((x[i] - g.m) * (x[i] - g.m));
   }
   if (r2.size() < 8) return st.tau;
-  return std::sqrt(std::max(0.0, median(r2) / 0.455 - med_se2));
+  return std::sqrt(std::max(0.0, median(r2) / 0.455 - med_se2 - med_placement2));
 }
 
 }  // namespace
@@ -233,12 +259,14 @@ TlbSteps find_tlb_steps(const std::vector<TlbSeries>& series) {
   const double med_se2 = median(se2);
   st.tau = std::sqrt(std::max(0.0, sd_diff * sd_diff / 2 - med_se2));  // first guess: steps are rare
   st.z_crit = normal_quantile_upper(kStepAlpha / (2.0 * static_cast<double>(std::max<std::size_t>(points, 1))));
+  st.placement = placement_sigma(series);
   st.tau = residual_tau(series, st, med_se2);
   st.resolution = st.z_crit * std::sqrt(2 * (med_se2 + st.tau * st.tau + kFloorSd * kFloorSd));
   for (const auto& s : series) {
     std::vector<double> x, v;
-    curve_of(s, st.tau, &x, &v);
+    curve_of(s, st, &x, &v);
     if (x.size() < 2) continue;
+    st.extent[{s.alloc, s.stride}] = {s.points.front().bytes, s.points.back().bytes};
     st.rises[{s.alloc, s.stride}] = merge_ramps(rises_of(s, plateaus(x, v, st.z_crit), st.notes));
   }
   return st;

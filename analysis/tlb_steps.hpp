@@ -5,7 +5,9 @@
 // penalty once every access has an entry of its own (stride >= the reach of one entry), the
 // fraction stride / entry_reach of them below. Rises are found by binary segmentation of each
 // curve into plateaus, judged against the measured noise: the interval of each mean plus the
-// scatter between footprints beyond it (data placement), estimated from all curves.
+// scatter between footprints beyond it, estimated from all curves, plus the placement of the data
+// behind a few slots (near and far L2 partitions, slices: a footprint of n slots averages n slots'
+// placements, so its mean scatters by sigma/sqrt(n); on the H100 two slots scatter by ~1 cycle).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -51,9 +53,12 @@ struct TlbRise {
 
 struct TlbSteps {
   double tau = 0;             // scatter between footprints beyond each mean's own interval (cycles)
+  double placement = 0;       // scatter of one slot's data placement (cycles): n slots scatter by placement/sqrt(n)
   double z_crit = 0;          // a rise must exceed this many standard errors
   double resolution = 0;      // smallest step detectable between two single footprints (cycles)
   std::map<std::pair<std::string, std::uint64_t>, std::vector<TlbRise>> rises;  // by (alloc, stride)
+  // Each curve's smallest and largest footprint (bytes), by (alloc, stride): where a rise could show.
+  std::map<std::pair<std::string, std::uint64_t>, std::pair<std::uint64_t, std::uint64_t>> extent;
   std::vector<std::string> notes;  // falls, outliers
 };
 

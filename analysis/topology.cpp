@@ -20,9 +20,13 @@ namespace {
 const char* kCacheOrder[] = {"l1", "texture", "readonly", "constant_l1", "constant_l15", "l2", "l1_tlb", "l2_tlb"};
 
 void finish_cache(nlohmann::json& c, const std::string& name) {
+  const bool tlb = name == "l1_tlb" || name == "l2_tlb";
   const bool per_sm = name != "l2" && name != "l2_tlb";
-  set_value(c, "per_sm", per_sm, 0.7, {},
-            per_sm ? "served by a per-SM path (slices per SM: slices_per_sm)" : "device-wide level");
+  if (tlb)  // the tlb family chases from one thread of one SM: per SM or shared is not observable
+    set_null(c, "per_sm", "not measured: one chase on one SM cannot tell a per-SM TLB from a shared one");
+  else
+    set_value(c, "per_sm", per_sm, 0.7, {},
+              per_sm ? "served by a per-SM path (slices per SM: slices_per_sm)" : "device-wide level");
   set_null(c, "shared_with", "not measured: no cache_sharing entry for this cache");
   for (auto k : {"present", "size_bytes", "line_bytes", "sector_bytes", "sets", "ways", "replacement", "index_bits",
                  "hit_latency_cycles", "miss_penalty_cycles"})
@@ -31,7 +35,8 @@ void finish_cache(nlohmann::json& c, const std::string& name) {
   double conf = 1;
   nlohmann::json ev = nlohmann::json::array();
   for (auto k : {"size_bytes", "line_bytes", "sets", "ways", "replacement", "hit_latency_cycles"}) {
-    const auto& p = c["provenance"][k];
+    // a TLB hit has no latency of its own: its miss penalty stands in
+    const auto& p = c["provenance"][tlb && std::string(k) == "hit_latency_cycles" ? "miss_penalty_cycles" : k];
     conf = std::min(conf, p.value("confidence", 0.0));
     for (auto& e : p["evidence"])
       if (std::find(ev.begin(), ev.end(), e) == ev.end() && ev.size() < 16) ev.push_back(e);

@@ -215,6 +215,21 @@ IndexSpec parse_index(const json& j, const std::string& where) {
   return ix;
 }
 
+// "hit_latency_map": {"rows": [gf2 masks], "add_cycles": [2^rows extra cycles]}.
+void parse_latency_map(const json& j, const std::string& where, LevelSpec& L) {
+  if (!j.is_object()) fail(where, "must be an object with 'rows' and 'add_cycles'");
+  check_keys(j, where, {"rows", "add_cycles"});
+  L.latency_rows = parse_gf2_rows(j, where);
+  if (L.latency_rows.size() > 8) fail(where, "at most 8 rows (256 latencies)");
+  const json& a = j.contains("add_cycles") ? j["add_cycles"] : json();
+  if (!a.is_array() || a.size() != (1ull << L.latency_rows.size()))
+    fail(where, "'add_cycles' must list 2^rows = " + std::to_string(1ull << L.latency_rows.size()) + " numbers");
+  for (const auto& x : a) {
+    if (!x.is_number_unsigned() || x.get<std::uint64_t>() > 100000) fail(where, "'add_cycles' must hold integers 0..100000");
+    L.latency_add.push_back(x.get<std::uint32_t>());
+  }
+}
+
 LevelSpec parse_level(const json& j, const std::string& where0, bool tlb) {
   LevelSpec L;
   if (!j.is_object()) fail(where0, "must be a JSON object");
@@ -222,10 +237,10 @@ LevelSpec parse_level(const json& j, const std::string& where0, bool tlb) {
   const std::string where = where0 + " (" + L.name + ")";
   if (tlb)
     check_keys(j, where, {"name", "page_bytes", "entry_bytes", "entries", "sets", "ways", "index", "replacement",
-                          "miss_penalty_cycles"});
+                          "miss_penalty_cycles", "entry_scope"});
   else
     check_keys(j, where, {"name", "kind", "size_bytes", "line_bytes", "sector_bytes", "sets", "ways", "index",
-                          "replacement", "hit_latency_cycles", "launch_invalidates"});
+                          "replacement", "hit_latency_cycles", "launch_invalidates", "hit_latency_map"});
   const std::string kind = tlb ? "cache" : get_str(j, "kind", where, false, "cache");
   if (kind == "scratchpad") {
     L.scratchpad = true;
@@ -328,6 +343,12 @@ LevelSpec parse_level(const json& j, const std::string& where0, bool tlb) {
     L.miss_penalty_cycles = static_cast<std::uint32_t>(get_u64(j, "miss_penalty_cycles", where, true));
   else
     L.hit_latency_cycles = static_cast<std::uint32_t>(get_u64(j, "hit_latency_cycles", where, true));
+  if (tlb) {
+    const std::string scope = get_str(j, "entry_scope", where, false, "pages");
+    if (scope != "pages" && scope != "virtual") fail(where, "'entry_scope' must be 'pages' or 'virtual'");
+    L.entry_virtual = scope == "virtual";
+  }
+  if (j.contains("hit_latency_map")) parse_latency_map(j["hit_latency_map"], where + ": hit_latency_map", L);
   if (j.contains("launch_invalidates")) {
     if (!j["launch_invalidates"].is_boolean()) fail(where, "'launch_invalidates' must be true or false");
     L.launch_invalidates = j["launch_invalidates"].get<bool>();

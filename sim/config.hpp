@@ -53,6 +53,14 @@ struct LevelSpec {
   std::uint32_t miss_penalty_cycles = 0;  // TLBs
   bool launch_invalidates = false;  // emptied when a new kernel launch begins (access sequences)
   std::uint64_t page_bytes = 0;           // TLBs: the page; an entry covers line_bytes / page_bytes pages
+  // TLBs ("entry_scope": "virtual"): an entry covers an aligned virtual region of line_bytes whatever
+  // is mapped in it (separately created VMM chunks, holes); else ("pages") contiguous pages of one
+  // allocation only, so under VMM chunks an entry covers one chunk.
+  bool entry_virtual = false;
+  // Caches ("hit_latency_map"): a hit costs hit_latency_cycles + latency_add[v], where bit j of v is
+  // parity(addr & latency_rows[j]) (e.g. near and far L2 partitions by an address hash).
+  std::vector<std::uint64_t> latency_rows;
+  std::vector<std::uint32_t> latency_add;
   std::uint64_t capacity_bytes() const;
   std::size_t sets() const { return ways.size(); }
 };

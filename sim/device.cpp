@@ -18,11 +18,23 @@ SimDevice::SimDevice(Config cfg) : cfg_(std::move(cfg)), noise_state_(cfg_.noise
     plan.translated = p.translated;
     for (const auto& ln : p.levels) {
       for (std::size_t i = 0; i < cfg_.levels.size(); ++i)
-        if (cfg_.levels[i].name == ln) plan.stages.push_back({levels_[i].get(), cfg_.levels[i].hit_latency_cycles});
+        if (cfg_.levels[i].name == ln)
+          plan.stages.push_back({levels_[i].get(), cfg_.levels[i].hit_latency_cycles, &cfg_.levels[i]});
     }
     plans_.push_back(std::move(plan));
   }
 }
+
+namespace {
+// hit_latency_map: the extra cycles of a hit at `addr` (0 without a map).
+std::uint32_t extra_hit_latency(const LevelSpec& L, std::uint64_t addr) {
+  if (L.latency_rows.empty()) return 0;
+  std::size_t v = 0;
+  for (std::size_t j = 0; j < L.latency_rows.size(); ++j)
+    v |= static_cast<std::size_t>(__builtin_parityll(addr & L.latency_rows[j])) << j;
+  return L.latency_add[v];
+}
+}  // namespace
 
 int SimDevice::path_id(const std::string& path) const {
   for (std::size_t i = 0; i < plans_.size(); ++i)
@@ -35,14 +47,15 @@ std::uint32_t SimDevice::access(int path, std::uint64_t addr) {
   std::uint32_t lat = cfg_.dram_latency_cycles;
   for (const Stage& s : p.stages) {
     if (!s.cache || s.cache->access(addr)) {
-      lat = s.hit_latency;
+      lat = s.hit_latency + extra_hit_latency(*s.spec, addr);
       break;
     }
   }
   if (p.translated) {
     for (std::size_t t = 0; t < tlbs_.size(); ++t) {
       const std::uint64_t entry = cfg_.tlbs[t].line_bytes;
-      const std::uint64_t a = tlb_chunk_ && tlb_chunk_ < entry ? addr / tlb_chunk_ * entry : addr;
+      const bool chunked = tlb_chunk_ && tlb_chunk_ < entry && !cfg_.tlbs[t].entry_virtual;
+      const std::uint64_t a = chunked ? addr / tlb_chunk_ * entry : addr;
       if (tlbs_[t]->access(a)) break;
       lat += tlb_penalty_[t];
     }

@@ -25,7 +25,8 @@ class SimDevice {
   // Empties every level and TLB (caches start cold, random generators re-seeded).
   void reset();
   // Memory mapped in separately allocated chunks (VMM, bench/wide_sim.cpp): a TLB entry whose reach
-  // exceeds `chunk` covers one chunk only (its pages are not contiguous). 0: one contiguous mapping.
+  // exceeds `chunk` covers one chunk only (its pages are not contiguous), unless its entries cover
+  // virtual regions (entry_scope "virtual"). 0: one contiguous mapping.
   void set_translation_chunk(std::uint64_t chunk) { tlb_chunk_ = chunk; }
   // latency_noise: a different noise sequence per experiment (re-seeded by reset()).
   void set_noise_salt(std::uint64_t salt) { noise_salt_ = salt; }
@@ -41,6 +42,7 @@ class SimDevice {
   struct Stage {
     CacheModel* cache;  // nullptr: scratchpad, always hits
     std::uint32_t hit_latency;
+    const LevelSpec* spec;  // its hit_latency_map, if any
   };
   struct Plan {
     std::string name;

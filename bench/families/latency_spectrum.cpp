@@ -5,8 +5,11 @@
 // one line (common/wide_spectrum.hpp). Whole-memory chase (kernels/wide_chase.cuh): the far pages
 // lie in the first half of the free memory; before the chase the L2 is overwritten and one word per
 // 64 KiB of the second half is read, so the far pages' translations are not cached. Each pattern's
-// median latency is a counter `<pattern>_cycles`; the trace labels every access.
+// median latency is a counter `<pattern>_cycles`, each revisit group's mean and the group before's
+// on the same lines `revisit_<g>_paired[_before]_cycles`; the trace labels every access.
 #include <algorithm>
+#include <cmath>
+#include <map>
 
 #include "bench/wide_family.hpp"
 #include "bench/registry.hpp"
@@ -22,6 +25,40 @@ double median(std::vector<std::uint32_t> v) {
   return v[v.size() / 2];
 }
 
+// Revisit group i against group i-1 on the pages both revisit (second rounds). Both read the same
+// line of each page (offsets inside one 128-byte line), so the L2 slice and partition of the line
+// cancel out and only the translation state differs: the H100's near and far L2 halves (~29
+// cycles apart) move the groups' own medians by more than a 10-cycle TLB penalty. Counters
+// `revisit_<g>_paired_cycles` and `revisit_<g>_paired_before_cycles`: the means of group i and of
+// group i-1 over those pages (pages whose difference lies 50 cycles or more from the median
+// difference, an interrupted access, left out of both): their difference is the step; with
+// `_paired_pages` and the spread of the per-page differences `_paired_sd_cycles`.
+void revisit_steps(benchmark::State& state, const WideChaseResult& res, const WideSpectrum& ws) {
+  const std::uint8_t first = static_cast<std::uint8_t>(WidePattern::revisit);
+  std::vector<std::map<std::uint64_t, double>> by(ws.groups.size());  // group -> page -> latency
+  for (std::size_t k = 0; k < res.latency.size() && k < ws.label.size(); ++k)
+    if (ws.label[k] >= first && ws.label[k] - first < static_cast<int>(by.size()))
+      by[ws.label[k] - first][ws.positions[k] / ws.far_stride] = res.latency[k];
+  for (std::size_t i = 1; i < by.size(); ++i) {
+    std::vector<std::pair<double, double>> pairs;  // (group i, group i-1) per common page
+    for (const auto& [page, lat] : by[i - 1])
+      if (auto it = by[i].find(page); it != by[i].end()) pairs.push_back({it->second, lat});
+    if (pairs.empty()) continue;
+    std::vector<double> d;
+    for (auto [a, b] : pairs) d.push_back(a - b);
+    std::sort(d.begin(), d.end());
+    const double med = d[d.size() / 2];
+    double sa = 0, sb = 0, sd2 = 0, n = 0;
+    for (auto [a, b] : pairs)
+      if (std::fabs(a - b - med) < 50) sa += a, sb += b, sd2 += (a - b) * (a - b), ++n;
+    const std::string g = wide_pattern_name(ws, static_cast<std::uint8_t>(first + i));
+    state.counters[g + "_paired_cycles"] = sa / n;
+    state.counters[g + "_paired_before_cycles"] = sb / n;
+    state.counters[g + "_paired_pages"] = n;
+    state.counters[g + "_paired_sd_cycles"] = std::sqrt(std::max(0.0, sd2 / n - (sa - sb) * (sa - sb) / (n * n)));
+  }
+}
+
 void report_spectrum(benchmark::State& state, const std::string& name, const WideChaseRequest& req,
                      const WideChaseResult& res, const WideSpectrum& ws) {
   if (!report_wide_basics(state, res)) return;
@@ -33,6 +70,7 @@ void report_spectrum(benchmark::State& state, const std::string& name, const Wid
   for (std::size_t q = 0; q < by.size(); ++q)
     if (q != static_cast<std::size_t>(WidePattern::setup) && !by[q].empty())
       c[wide_pattern_name(ws, static_cast<std::uint8_t>(q)) + "_cycles"] = median(by[q]);
+  revisit_steps(state, res, ws);
   Trace t;
   t.benchmark = name;
   t.kind = Trace::Kind::fine;

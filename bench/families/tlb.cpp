@@ -1,10 +1,11 @@
 // tlb: a map of address translation over the whole device memory (000 §4.4; docs/methodology.md,
 // tlb). Whole-memory chases (64-bit pointers, kernels/wide_chase.cuh) through the L2-only path,
-// strides 64 KiB .. 1 GiB, footprints of 2 .. n_max slots up to the free memory. Every run reads the
+// strides 64 KiB .. 1 GiB (and larger while 4 slots fit), footprints of 2 .. n_max slots up to the
+// free memory. Every run reads the
 // same number of data lines (at most 1/8 of the L2), so only translation changes with the footprint.
 // Allocation modes: cudaMalloc (the driver's pages, which entries may coalesce) at every stride;
-// VMM chunks with holes (entries cannot cover more than a chunk) at strides up to 4 chunks, for
-// the page size. One mapping per mode (WideGroup); the analyzer asks for more points by request.
+// VMM chunks with holes at strides up to 16 chunks: whether an entry stops at a chunk (contiguous
+// pages: its reach is the page) or spans chunks and holes (a virtual region). One mapping per mode (WideGroup); the analyzer asks for more points by request.
 #include <algorithm>
 #include <stdexcept>
 
@@ -95,10 +96,16 @@ void register_tlb(Backend& be) {
   // Data lines per run and slots per footprint: at most 1/8 of the L2, so that the lines stay cached.
   const std::uint64_t budget = std::max<std::uint64_t>(lim.l2_lines / 8, 64);
   const std::uint64_t lines = std::min(kTlbDefaultLines, budget), n_max = std::min<std::uint64_t>(16384, budget);
-  sweep(groups, WideAlloc::malloc, 64ull << 10, 1ull << 30, lim.malloc_bytes, n_max, lines, quick);
+  // Strides up to 1 GiB, and beyond it while four slots fit: a set-indexed level (or one of
+  // entries wider than 1 GiB) shows at strides of several GiB with a few slots.
+  std::uint64_t s_max = 1ull << 30;
+  while (4 * (2 * s_max) <= lim.malloc_bytes) s_max *= 2;
+  sweep(groups, WideAlloc::malloc, 64ull << 10, s_max, lim.malloc_bytes, n_max, lines, quick);
   if (lim.vmm_bytes && lim.vmm_granularity) {
+    // Up to 16 chunks: two strides at least at the full height of an entry of 8 chunks and their
+    // holes (16 MiB of virtual space on the H100), so the reach of one entry under holes is measured.
     const std::uint64_t g = lim.vmm_granularity;
-    sweep(groups, WideAlloc::vmm_gap, 64ull << 10, 4 * g, std::min(lim.vmm_bytes, 2048 * g), n_max, lines, quick);
+    sweep(groups, WideAlloc::vmm_gap, 64ull << 10, 16 * g, std::min(lim.vmm_bytes, 2048 * g), n_max, lines, quick);
   }
 }
 

@@ -8,7 +8,10 @@
 RUN holds bench.json, refine-N.json and topology.json. The controls repeat the footprints on both
 sides of every rise with another line seed (seed 1: other data lines, the same pages; a translation
 step must stay), run the two footprints of the smallest step in fine mode (a record per access),
-and sweep contiguous VMM chunks (alloc vmm) at two strides.
+sweep contiguous VMM chunks (alloc vmm) at two strides, and probe what one entry of the first
+level covers: stride 3/4 of its reach (aligned regions predict a partial rise where the slots
+touch one region more than it has entries) and its own stride with the lines spread over the
+whole entry (span).
 """
 import glob
 import json
@@ -41,6 +44,49 @@ def size(b):
     return f"{b} B"
 
 
+def histogram(run, alloc, stride, nbytes):
+    """(bin width, {bin: count}) of a count-mode tlb run's trace, or None."""
+    f = os.path.join(run, "traces", f"tlb__alloc-{alloc}__bytes-{nbytes}__stride-{stride}.trace")
+    try:
+        lines = open(f).read().split("\n")
+    except OSError:
+        return None
+    width, h, on = 1, {}, False
+    for ln in lines:
+        if ln.startswith("bin_width"):
+            width = int(ln.split()[1])
+        elif ln == "data":
+            on = True
+        elif ln == "end":
+            break
+        elif on and ln.strip():
+            b, c = ln.split()[:2]
+            h[int(b)] = int(c)
+    return (width, h) if h else None
+
+
+def quantile(hist, q):
+    width, h = hist
+    n, acc = sum(h.values()), 0
+    for b in sorted(h):
+        if acc + h[b] >= q * n:
+            return (b + (q * n - acc) / h[b]) * width
+        acc += h[b]
+    return None
+
+
+def mode_shift(run, rise):
+    """A translation miss shifts the whole latency distribution by the penalty (on the H100 both
+    near/far modes of the L2 hit move); placement only moves weight between the modes. Quantile
+    shifts across a rise, from the count-mode histograms (4-cycle bins)."""
+    lo, hi = rise["reach_bracket_bytes"]
+    a, b = histogram(run, rise["alloc"], rise["stride"], lo), histogram(run, rise["alloc"], rise["stride"], hi)
+    if not a or not b:
+        return ""
+    qs = [quantile(b, q) - quantile(a, q) for q in (0.1, 0.25, 0.5, 0.75, 0.9)]
+    return "quantile shifts p10..p90 " + " ".join(f"{x:+.1f}" for x in qs)
+
+
 def print_map(run, curves_path):
     es = entries(run)
     rows = []
@@ -67,7 +113,10 @@ def print_map(run, curves_path):
         print(f"no topology: {ex}")
         return
     at = t.get("address_translation", {})
-    print(f"page {size(at.get('page_bytes'))} ({at.get('page_note', '')})")
+    print(f"page {size(at.get('page_bytes'))} (at most {size(at.get('page_bytes_at_most'))}; vmm_gap entry region "
+          f"{size(at.get('entry_region_bytes_vmm_gap'))}; {at.get('page_note', '')})")
+    print(f"placement scatter of one slot {at.get('placement_scatter_per_slot_cycles')} cycles "
+          f"(a footprint of n slots scatters by that / sqrt(n))")
     print(f"resolution {at.get('resolution_cycles')} cycles between two footprints; scatter between footprints "
           f"{at.get('noise_between_footprints_cycles')} cycles; smallest step {json.dumps(at.get('smallest_step'))}")
     print("level    penalty(+-95%)        entry-reach  entries  total-reach  sets/ways")
@@ -86,6 +135,15 @@ def print_map(run, curves_path):
             if c.get(k) is None:
                 print(f"{n}.{k}: null: {c.get('provenance', {}).get(k, {}).get('reason')}")
                 break
+    for lv in at.get("levels", []):
+        full = next((r for r in lv.get("rises", []) if r["stride"] == lv.get("full_height_from_stride")), None)
+        if full:
+            print(f"{lv['name']} rise at {size(full['stride'])}: +{full['height_cycles']} mean, {mode_shift(run, full)}")
+    for lv in at.get("not_translation", []):
+        print(f"not translation (+{lv.get('miss_penalty_cycles')}): {lv.get('reason')}")
+        top = (lv.get("rises") or [None])[-1]
+        if top:
+            print(f"  its rise at {size(top['stride'])}: +{top['height_cycles']} mean, {mode_shift(run, top)}")
     for lv in at.get("levels_vmm_gap", []):
         print(f"vmm_gap {lv['name']}: penalty {lv['miss_penalty_cycles']}, entry reach {size(lv.get('reach_per_entry_bytes'))}")
     for r in at.get("unconfirmed_rises", [])[:6]:
@@ -95,6 +153,10 @@ def print_map(run, curves_path):
     for path, lst in (t.get("global_memory", {}).get("latency_spectrum") or {}).items():
         print(f"spectrum {path}: " + ", ".join(f"{e['pattern']}{'(' + e['p'] + ')' if e.get('p') else ''} {e['cycles']:g}"
                                                for e in lst))
+        steps = [e for e in lst if e.get("step_cycles") is not None]
+        if steps:
+            print(f"spectrum {path} revisit steps on the same lines: " +
+                  ", ".join(f"{e['pattern']} {e['step_cycles']:+.1f}+-{e.get('step_se_cycles', 0):.1f}" for e in steps))
     pend = t.get("refinement_pending", {})
     print(f"refinement pending: {pend.get('tlb', 0)} tlb requests")
 
@@ -117,6 +179,18 @@ def controls(run):
         for r in rises[:1] + rises[-1:] + [x for x in rises if x["stride"] == lv.get("reach_per_entry_bytes")]:
             for b in r["reach_bracket_bytes"]:
                 reqs.append({"bytes": b, "stride": r["stride"], "alloc": "malloc", "seed": 1, "lines": lines})
+    # What one entry of the first level covers: at stride 3E/4 aligned regions of E predict a rise
+    # of 3/4 of the penalty once the slots touch N+1 regions (slot 4N/3+2); at stride E with the
+    # lines spread over the whole entry (span E) the full rise at N+1 slots (all of E, not its
+    # first page, is one entry).
+    for lv in at.get("levels", [])[:1]:
+        e, n = lv.get("reach_per_entry_bytes"), lv.get("entries")
+        if e and n:
+            s3 = e * 3 // 4 // 128 * 128
+            for m in range(max(2, n - 2), n * 4 // 3 + 6):
+                reqs.append({"bytes": m * s3, "stride": s3, "alloc": "malloc", "lines": lines})
+            for m in (n - 1, n, n + 1, n + 2):
+                reqs.append({"bytes": m * e, "stride": e, "alloc": "malloc", "span": e, "lines": lines})
     g = int(t["device"].get("vmm_granularity_bytes") or 0)
     lim = int(t["device"].get("tlb_limit_bytes_vmm") or 0)
     if g and lim:
@@ -135,7 +209,7 @@ def compare(run, diag):
         fam, p = params(e["name"])
         if fam == "tlb" and not e.get("error_occurred") and p.get("seed", "0") == "0":
             base[(p.get("alloc", "malloc"), p["stride"], p["bytes"])] = e
-    vmm = []
+    vmm, probes = [], {}
     for e in json.load(open(diag)).get("benchmarks", []):
         fam, p = params(e["name"])
         if fam != "tlb":
@@ -156,6 +230,21 @@ def compare(run, diag):
                   f"{b['latency_cycles']:.2f} (diff {d:+.2f} +-{ci:.2f})")
         elif p.get("alloc") == "vmm":
             vmm.append((int(p["stride"]), int(p["bytes"]), e["latency_cycles"]))
+        elif p.get("span") or key not in base:
+            probes.setdefault((int(p["stride"]), p.get("span", "")), []).append((int(p["bytes"]), e["latency_cycles"]))
+    t = json.load(open(os.path.join(run, "topology.json")))
+    lv = (t.get("address_translation", {}).get("levels") or [{}])[0]
+    e, n, pen = lv.get("reach_per_entry_bytes"), lv.get("entries"), lv.get("miss_penalty_cycles")
+    for (st, span), pts in sorted(probes.items()):
+        pts.sort()
+        what = f"span {size(int(span))}" if span else "no power of two"
+        pred = ""
+        if e and n and pen and not span:
+            m1 = next((m for m in range(2, 4 * n) if ((m - 1) * st) // e + 1 > n), None)
+            pred = f"; aligned {size(e)} regions predict +{0.75 * pen:.1f} from {m1} slots"
+        elif e and n and pen:
+            pred = f"; one entry per {size(e)} predicts +{pen:.1f} from {n + 1} slots"
+        print(f"control stride {size(st)} ({what}): " + ", ".join(f"{b // st} slots {m:.1f}" for b, m in pts) + pred)
     for s in sorted({v[0] for v in vmm}):
         print(f"vmm contiguous stride {size(s)}: " + ", ".join(f"{size(b)} {m:.1f}" for st, b, m in sorted(vmm) if st == s))
 

@@ -66,3 +66,33 @@ TEST(Refinement, StopsWhenTheRoundsAreSpent) {
   EXPECT_TRUE(r.requests["pchase"].empty());
   EXPECT_TRUE(r.summary.contains("stopped"));
 }
+
+// TLB wishes keep their allocation mode, lines and recorded accesses (a run with other lines reads
+// another data footprint, a longer run resolves stage 2): never-repeat tells them apart, and the
+// TLB share of a round is taken even when the caches' wishes fill theirs.
+TEST(Refinement, TlbWishesKeepTheirParametersAndShare) {
+  Dataset d = Dataset::from_runs({run_with({"tlb/alloc:malloc/bytes:33554432/stride:2097152/lines:1024"})});
+  Requests w;
+  w.tlb_limit_vmm = 1ull << 40;  // VMM chases offered (context tlb_limit_bytes_vmm)
+  w.add(TlbWish{33554432, 2097152, "l1_tlb reach", "malloc", 1024, 0});               // measured
+  w.add(TlbWish{33554432, 2097152, "l1_tlb stage 2: longer runs", "malloc", 1024, 65536});  // longer
+  w.add(TlbWish{33554432, 2097152, "level reach", "vmm_gap", 1024, 0});               // other mapping
+  for (int k = 1; k <= 10; ++k) w.add(wish(1 << (20 + k), "l2 size: narrowing"));
+  RefinementBudget b;
+  b.round_benchmarks = 1;
+  const auto r = plan_round(d, w, b);
+  ASSERT_EQ(r.requests["tlb"].size(), 2u);
+  EXPECT_EQ(r.requests["pchase"].size(), 1u);
+  EXPECT_EQ(r.summary["dropped_already_measured"], 1);
+  EXPECT_EQ(r.summary["next_round_tlb_chases"], 2);
+  bool longer = false, gap = false;
+  for (const auto& e : r.requests["tlb"]) {
+    EXPECT_EQ(e["lines"], 1024);
+    longer = longer || e.value("timed", 0) == 65536;
+    gap = gap || e["alloc"] == "vmm_gap";
+  }
+  EXPECT_TRUE(longer);
+  EXPECT_TRUE(gap);
+  b.tlb_round_benchmarks = 1;
+  EXPECT_EQ(plan_round(d, w, b).requests["tlb"].size(), 1u);
+}

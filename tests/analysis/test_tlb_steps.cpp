@@ -7,6 +7,7 @@
 
 #include "analysis/tlb_levels.hpp"
 #include "analysis/tlb_steps.hpp"
+#include "tlb_test_curves.hpp"
 
 using namespace memhier::analysis;
 
@@ -18,22 +19,12 @@ TlbSeries curve(std::uint64_t stride, std::uint64_t max_slots, double base,
                 const std::vector<std::pair<std::uint64_t, double>>& levels,  // (reach bytes, penalty)
                 std::uint64_t entry, double se, std::mt19937_64& rng) {
   std::normal_distribution<double> noise(0, se);
-  TlbSeries s;
-  s.alloc = "malloc";
-  s.stride = stride;
-  for (std::uint64_t m = 2; m <= max_slots; m = m % 3 == 0 ? m / 3 * 4 : m / 2 * 3) {
-    TlbFootprint p;
-    p.bytes = m * stride;
-    p.slots = m;
-    p.mean = base + noise(rng);
+  return tlbtest::tlb_curve(stride, max_slots, se, [&](std::uint64_t st, std::uint64_t m) {
+    double x = base + noise(rng);
     for (auto [reach, pen] : levels)
-      if (p.bytes > reach) p.mean += pen * std::min(1.0, static_cast<double>(stride) / static_cast<double>(entry));
-    p.se = se;
-    p.accesses = 4096;
-    p.evidence.push_back("tlb/bytes:" + std::to_string(p.bytes) + "/stride:" + std::to_string(stride));
-    s.points.push_back(p);
-  }
-  return s;
+      if (m * st > reach) x += pen * std::min(1.0, static_cast<double>(st) / static_cast<double>(entry));
+    return x;
+  });
 }
 
 }  // namespace
