@@ -16,6 +16,7 @@ struct CacheJob {
   const CacheLevel& cl;
   nlohmann::json& cache;  // caches.<name> of the topology
   int primary = -1;       // the carveout of size_bytes (-1: the path has none)
+  double noise_per_access = 0;  // spurious misses per access below where the primary sweep's misses begin
 
   const Dataset& data() const { return ctx.data; }
   // A chase counts for the structure steps when it ran at the primary carveout.

@@ -178,8 +178,8 @@ std::shared_ptr<SeqFindings> analyze_sequences(CacheJob& job) {
   if (f->traces.empty()) return nullptr;
   const nlohmann::json& c = job.cache;
   f->line = has_value(c, "line_bytes") ? c["line_bytes"].get<std::uint64_t>() : 0;
-  f->sets = analyze_sets(f->traces, f->line);
-  if (f->sets.minimal && f->line) f->policy = analyze_policy(f->sets);
+  f->sets = analyze_sets(f->traces, f->line, job.noise_per_access);
+  if (f->sets.minimal && f->line) f->policy = analyze_policy(f->sets, job.noise_per_access);
   return f;
 }
 

@@ -60,15 +60,53 @@ struct UnionFind {
   void join(std::uint64_t a, std::uint64_t b) { parent[find(a)] = find(b); }
 };
 
-// Classes of lines known to share a set: an evicting set of exactly W lines shares the victim's set
-// (W lines of it are needed); so do the lines an insertion evicted.
-void congruence_classes(const SeqEvidence& ev, const SeqStructure& s, unsigned lb, UnionFind& uf) {
+// Claims that two lines share a set: an evicting set of exactly W lines shares the victim's set (W
+// lines of it are needed); so do the lines an insertion evicted. A claim is strong when it rests on
+// two or more misses (noise that only adds latency makes one miss now and then, never two in the
+// same test), weak when on one (an insertion's probe, a single-miss test).
+struct Claim {
+  std::uint64_t a = 0, b = 0;  // line addresses >> line bit
+  bool strong = false;
+};
+
+std::vector<Claim> congruence_claims(const SeqEvidence& ev, const SeqStructure& s, unsigned lb) {
+  std::vector<Claim> out;
   const std::size_t W = s.eviction_set.size();
   for (const auto& t : ev.tests)
     if (evicted(t) && t.set.size() == W)
-      for (auto x : t.set) uf.join(x >> lb, t.victim >> lb);
+      for (auto x : t.set) out.push_back({x >> lb, t.victim >> lb, t.misses >= 2});
   for (const auto& ins : ev.insertions)
-    for (auto x : ins.same_set) uf.join(x >> lb, ins.line >> lb);
+    for (auto x : ins.same_set) out.push_back({x >> lb, ins.line >> lb, false});
+  return out;
+}
+
+// Where the cache's level shows spurious misses (noise > 0), a weak claim counts only when the
+// other claims span its difference too: a true one lies in the kernel the others span (every
+// insertion and test of the set gives several), a spurious one (one line an outlier marked) adds a
+// direction nothing else supports. Without noise every claim counts. Returns the claims dropped.
+std::size_t corroborate(std::vector<Claim>& claims, double noise) {
+  if (noise <= 0) return 0;
+  gf2::Basis strong;
+  std::vector<std::size_t> weak;
+  for (std::size_t i = 0; i < claims.size(); ++i) {
+    if (claims[i].strong) strong.add(claims[i].a ^ claims[i].b);
+    else weak.push_back(i);
+  }
+  std::vector<bool> drop(claims.size(), false);
+  for (std::size_t i : weak) {
+    const std::uint64_t d = claims[i].a ^ claims[i].b;
+    if (strong.contains(d)) continue;
+    gf2::Basis others = strong;
+    for (std::size_t j : weak)
+      if (j != i && (claims[j].a ^ claims[j].b) != d) others.add(claims[j].a ^ claims[j].b);
+    drop[i] = !others.contains(d);
+  }
+  std::size_t n = 0, k = 0;
+  for (std::size_t i = 0; i < claims.size(); ++i)
+    if (!drop[i]) claims[k++] = claims[i];
+    else ++n;
+  claims.resize(k);
+  return n;
 }
 
 // Differences known to leave the target's set: a line the eviction set E (W congruent lines) did
@@ -81,9 +119,11 @@ std::vector<std::uint64_t> leaving(const SeqEvidence& ev, const SeqStructure& s,
   return out;
 }
 
-void index_matrix(const SeqEvidence& ev, SeqStructure& s, unsigned lb) {
+void index_matrix(const SeqEvidence& ev, SeqStructure& s, unsigned lb, double noise) {
   UnionFind uf;
-  congruence_classes(ev, s, lb, uf);
+  std::vector<Claim> claims = congruence_claims(ev, s, lb);
+  s.uncorroborated = corroborate(claims, noise);
+  for (const auto& c : claims) uf.join(c.a, c.b);
   std::map<std::uint64_t, std::vector<std::uint64_t>> classes;
   for (auto& [x, p] : uf.parent) classes[uf.find(x)].push_back(x);
   for (auto& [root, members] : classes)
@@ -108,7 +148,7 @@ void index_matrix(const SeqEvidence& ev, SeqStructure& s, unsigned lb) {
 
 }  // namespace
 
-SeqStructure analyze_sets(const std::vector<SeqEvidence>& traces, std::uint64_t line_bytes) {
+SeqStructure analyze_sets(const std::vector<SeqEvidence>& traces, std::uint64_t line_bytes, double noise) {
   SeqStructure best;
   for (const auto& ev : traces) {
     SeqStructure s;
@@ -116,7 +156,7 @@ SeqStructure analyze_sets(const std::vector<SeqEvidence>& traces, std::uint64_t 
     s.evidence = &ev;
     minimal_set(ev, s);
     if (!s.has_set) continue;
-    if (s.minimal) index_matrix(ev, s, line_bit_of(line_bytes ? line_bytes : 1));
+    if (s.minimal) index_matrix(ev, s, line_bit_of(line_bytes ? line_bytes : 1), noise);
     // The trace that tells most: a minimal set, then the most address bits decided.
     if (!best.has_set || (s.minimal && !best.minimal) ||
         (s.minimal == best.minimal && s.decided_bits() > best.decided_bits()))

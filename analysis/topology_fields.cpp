@@ -110,9 +110,52 @@ FlatTopology flatten(const nlohmann::json& topology) {
   return f;
 }
 
+std::optional<PolicyCandidates> policy_candidates(const nlohmann::json& v) {
+  PolicyCandidates c;
+  if (v.is_array()) {
+    for (const auto& x : v) {
+      if (!x.is_string()) return std::nullopt;
+      c.names.insert(x.get<std::string>());
+    }
+    return c.names.empty() ? std::nullopt : std::optional<PolicyCandidates>(c);
+  }
+  if (!v.is_string()) return std::nullopt;
+  const std::string s = v.get<std::string>();
+  if (s == "lru_or_fifo") c.names = {"lru", "fifo"};
+  else if (s == "non-lru") c.names = {"lru", "fifo"}, c.all_but = true;
+  else c.names = {s};
+  return c;
+}
+
+bool overlap(const PolicyCandidates& a, const PolicyCandidates& b) {
+  if (a.all_but && b.all_but) return true;
+  if (a.all_but || b.all_but) {
+    const PolicyCandidates& pos = a.all_but ? b : a;
+    const PolicyCandidates& neg = a.all_but ? a : b;
+    return std::any_of(pos.names.begin(), pos.names.end(), [&](const std::string& n) { return !neg.names.count(n); });
+  }
+  return std::any_of(a.names.begin(), a.names.end(), [&](const std::string& n) { return b.names.count(n) > 0; });
+}
+
+namespace {
+// A replacement stated as candidates (a list, "lru_or_fifo", "non-lru") on either side: CHANGED only
+// when no policy is a candidate of both runs (one run narrowing the other's list is no change).
+bool judge_candidates(const FlatTopology& fa, const FlatTopology& fb, const std::string& k, StructuralJudgement& j) {
+  const auto parts = path_parts(k);
+  if (parts.empty() || parts.back() != "replacement") return false;
+  const auto a = policy_candidates(fa.at(k)), b = policy_candidates(fb.at(k));
+  if (!a || !b) return false;
+  j.test = "candidates";
+  j.changed = !overlap(*a, *b);
+  j.note = j.changed ? "no policy is a candidate of both runs" : "a policy is a candidate of both runs";
+  return true;
+}
+}  // namespace
+
 StructuralJudgement judge_structural(const FlatTopology& fa, const FlatTopology& fb, const std::string& k,
                                      double size_tolerance) {
   StructuralJudgement j;
+  if (fa.count(k) && fb.count(k) && judge_candidates(fa, fb, k, j)) return j;
   auto ra = range_of(fa, k), rb = range_of(fb, k);
   const double ca = confidence_of(fa, k), cb = confidence_of(fb, k);
   j.test = ra && rb ? "range" : "exact";

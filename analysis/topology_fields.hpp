@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,16 @@ std::string show(const nlohmann::json& v);
 std::optional<std::pair<double, double>> range_of(const FlatTopology& f, const std::string& key);
 // Confidence the analyzer states for a leaf: <section>.provenance.<key>.confidence (1 when absent).
 double confidence_of(const FlatTopology& f, const std::string& key);
+
+// A replacement policy as the set of policies it allows: a name, a list of candidates,
+// "lru_or_fifo" (LRU or FIFO: a cyclic P-chase cannot tell them apart), "non-lru" (any policy but
+// LRU and FIFO: all_but). Not a policy statement (a number, ...): nullopt.
+struct PolicyCandidates {
+  std::set<std::string> names;
+  bool all_but = false;  // every policy except `names`
+};
+std::optional<PolicyCandidates> policy_candidates(const nlohmann::json& v);
+bool overlap(const PolicyCandidates& a, const PolicyCandidates& b);
 
 // Two structural values that are present and non-null on both sides and differ as JSON: CHANGED
 // when their stated ranges are disjoint beyond `size_tolerance` (fraction of the size) or, without
