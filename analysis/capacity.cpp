@@ -41,15 +41,18 @@ struct Noise {
   }
 };
 
-// The prefix grows while the next footprint's count is likely (kNoiseAlpha) under the prefix's noise
-// with half a pseudo-miss per run (a clean prefix of R runs says "about 0.5/R per run", not 0). A
-// prefix without a single miss is noise-free (the simulated device): any miss is then evidence.
+// The prefix grows while the next footprint's count is likely (kNoiseAlpha) under the largest noise
+// the prefix allows: the upper confidence limit (kNoiseAlpha) of its misses, per access and per run
+// (a clean prefix of A accesses allows up to -ln(alpha)/A per access: a rate of 1 in 2000 hides in a
+// prefix of a few thousand accesses, and its first miss must not end the prefix). A prefix without
+// a single miss is noise-free (the simulated device): any miss is then evidence.
 Noise noise_prefix(const MissCounts& m) {
   Noise z;
   for (std::size_t i = 0; i < m.k.size(); ++i) {
     if (m.miss[i] >= 0.5) break;
     if (z.nr > 0) {
-      const double prior = std::max(z.nk / z.nn * m.n[i], (z.nk + 0.5) / z.nr * m.runs[i]);
+      const double upper = poisson_upper_limit(z.nk, kNoiseAlpha);
+      const double prior = std::max(upper / z.nn * m.n[i], upper / z.nr * m.runs[i]);
       if (poisson_upper_tail(m.k[i], prior) < kNoiseAlpha) break;
     }
     z.add(m, i);
@@ -355,6 +358,10 @@ void write_half(nlohmann::json& cache, const Capacity& cap, const Evidence& ev) 
     return;
   }
   const double conf = h.transition >= kHalfPointMinTransition ? 0.6 : 0.5;
+  set_value(cache, "half_point_bytes", h.bytes, conf, ev, "the 50 % point of the miss-rate curve: " + h.note);
+  set_value(cache, "half_point_bracket_bytes", nlohmann::json::array({h.ilo, h.ihi}), 0.9, ev,
+            "the 50 % point's interval: its scatter about a local line through the footprints around it");
+  set_value(cache, "size_source", "half_point", 0.9, ev, "size_bytes is the 50 % point (index and policy not known)");
   set_value(cache, "size_bytes", h.bytes, conf, ev, half_note(h));
   set_value(cache, "size_bracket_bytes", half_capacity_interval(cap), 0.9, ev,
             "where the capacity lies while the 50 % point stands for it: from the largest footprint without "
@@ -487,22 +494,18 @@ bool fit_capacity_to_policy(CacheJob& job, const Capacity& cap, std::vector<SetM
     c["provenance"]["size_bytes"]["model_fit"] = f.note;
     return false;
   }
-  const nlohmann::json half = c.value("size_bytes", nlohmann::json());
   set_value(c, "size_bytes", f.bytes, 0.8, cap.onset.evidence, "capacity: " + f.note);
   set_value(c, "size_bracket_bytes", nlohmann::json::array({f.lo, f.hi}), 0.9, cap.onset.evidence,
             "capacities whose model curve fits the measured one as well as the best");
-  if (!half.is_null() && !c.contains("half_point_bytes"))
-    set_value(c, "half_point_bytes", half, 0.6, cap.onset.evidence, "the 50 % point of the miss-rate curve (for comparison)");
+  set_value(c, "size_source", "model_fit", 0.9, cap.onset.evidence, "size_bytes is a model fit of the miss-rate curve");
   return true;
 }
 
 void write_structure_capacity(CacheJob& job, std::uint64_t bytes, const std::string& how, const Evidence& ev) {
-  const nlohmann::json half = job.cache.value("size_bytes", nlohmann::json());
   set_value(job.cache, "size_bytes", bytes, 0.9, ev, "capacity from the structure: " + how);
   set_value(job.cache, "size_bracket_bytes", nlohmann::json::array({bytes, bytes}), 0.9, ev,
             "exact: sets x ways x line");
-  if (!half.is_null() && !job.cache.contains("half_point_bytes"))
-    set_value(job.cache, "half_point_bytes", half, 0.6, ev, "the 50 % point of the miss-rate curve (for comparison)");
+  set_value(job.cache, "size_source", "structure", 0.9, ev, "size_bytes is sets x ways x line");
 }
 
 }  // namespace memhier::analysis

@@ -86,7 +86,7 @@ const std::set<std::string> kBookkeepingLeaves = {
     // cache inference (issue 10): the 50 % point beside a capacity the structure or a fit gives (the
     // curve's feature, kept for comparison: size_bytes carries the capacity), the address bits the
     // index matrix is decided over (the measurement's reach, not the hardware)
-    "half_point_bytes", "index_matrix_bits"};
+    "half_point_bytes", "half_point_bracket_bytes", "index_matrix_bits"};
 
 }  // namespace
 
