@@ -108,13 +108,15 @@ Structure infer_structure(CacheJob& job, const Capacity& cap) {
   return s2.sets.complete ? Structure::undetermined : Structure::pending;
 }
 
-// Spurious misses per access: the cache's own sweep below where misses begin, or the device's pooled
-// over the caches before it where that is more (a short sweep may show none).
+// Spurious misses per access the structure steps allow for: the upper confidence limit
+// (kNoiseAlpha) of the misses below where the sweep's misses begin, the cache's own or the device's
+// pooled over the caches before it where that is more (a short sweep may show none; a clean sweep of
+// A accesses cannot rule out a rate up to -ln(alpha)/A).
 double noise_of(InferContext& ctx, const SizeResult& r) {
-  const double own = r.spurious_accesses > 0 ? r.spurious_misses / r.spurious_accesses : 0;
+  auto bound = [](double k, double n) { return n > 0 ? poisson_upper_limit(k, kNoiseAlpha) / n : 0.0; };
   ctx.spurious_misses += r.spurious_misses;
   ctx.spurious_accesses += r.spurious_accesses;
-  return std::max(own, ctx.spurious_accesses > 0 ? ctx.spurious_misses / ctx.spurious_accesses : 0.0);
+  return std::max(bound(r.spurious_misses, r.spurious_accesses), bound(ctx.spurious_misses, ctx.spurious_accesses));
 }
 
 // One cache: latency, where misses begin and the capacity, then its structure. The capacity is the

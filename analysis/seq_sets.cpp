@@ -1,6 +1,9 @@
 #include "analysis/seq_sets.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <numeric>
 #include <set>
@@ -73,40 +76,74 @@ std::vector<Claim> congruence_claims(const SeqEvidence& ev, const SeqStructure& 
   std::vector<Claim> out;
   const std::size_t W = s.eviction_set.size();
   for (const auto& t : ev.tests)
-    if (evicted(t) && t.set.size() == W)
+    if (evicted(t) && t.set.size() == W) {
       for (auto x : t.set) out.push_back({x >> lb, t.victim >> lb, t.misses >= 2});
+      if (std::getenv("MEMHIER_DEBUG_SETS")) {
+        std::fprintf(stderr, "TEST v %llx m %u r %u set", (unsigned long long)t.victim, t.misses, t.rounds);
+        for (auto x : t.set) std::fprintf(stderr, " %llx", (unsigned long long)x);
+        std::fprintf(stderr, "\n");
+      }
+    }
   for (const auto& ins : ev.insertions)
-    for (auto x : ins.same_set) out.push_back({x >> lb, ins.line >> lb, false});
+    for (auto x : ins.same_set) {
+      out.push_back({x >> lb, ins.line >> lb, false});
+      if (std::getenv("MEMHIER_DEBUG_SETS"))
+        std::fprintf(stderr, "INS x %llx line %llx\n", (unsigned long long)x, (unsigned long long)ins.line);
+    }
   return out;
 }
 
-// Where the cache's level shows spurious misses (noise > 0), a weak claim counts only when the
-// other claims span its difference too: a true one lies in the kernel the others span (every
-// insertion and test of the set gives several), a spurious one (one line an outlier marked) adds a
-// direction nothing else supports. Without noise every claim counts. Returns the claims dropped.
+// Where spurious misses are possible (noise > 0: an upper bound from the capacity sweep), a weak
+// claim counts only when other claims corroborate its direction. Modulo the kernel K the strong claims
+// span, the true weak claims fall on the few classes of the true kernel's extra directions, each many
+// times (every insertion of the set gives several), while a spurious one (a pool line an outlier
+// marked) falls on a class of its own. Greedily, the class most claims share joins K while more claims
+// share it than chance makes false claims coincide (C(F, c) / 2^(d (c-1)) < kCoincidenceAlpha with F
+// the claims alone in their class and d the dimension the weak claims span beyond K); the claims
+// outside K at the end are dropped. Without noise every claim counts. Returns how many were dropped.
+constexpr double kCoincidenceAlpha = 0.01;
+
+std::size_t coincidence_threshold(std::size_t singletons, std::size_t dim) {
+  const double F = static_cast<double>(std::max<std::size_t>(singletons, 1));
+  for (double c = 2; c < 64; ++c) {
+    if (c > F) return static_cast<std::size_t>(c);
+    const double log_binom = std::lgamma(F + 1) - std::lgamma(c + 1) - std::lgamma(F - c + 1);
+    if (log_binom - (c - 1) * static_cast<double>(dim) * std::log(2.0) < std::log(kCoincidenceAlpha))
+      return static_cast<std::size_t>(c);
+  }
+  return 64;
+}
+
 std::size_t corroborate(std::vector<Claim>& claims, double noise) {
   if (noise <= 0) return 0;
-  gf2::Basis strong;
-  std::vector<std::size_t> weak;
-  for (std::size_t i = 0; i < claims.size(); ++i) {
-    if (claims[i].strong) strong.add(claims[i].a ^ claims[i].b);
-    else weak.push_back(i);
+  gf2::Basis k, all;
+  std::vector<std::uint64_t> weak;
+  for (const auto& c : claims) {
+    all.add(c.a ^ c.b);
+    if (c.strong) k.add(c.a ^ c.b);
+    else weak.push_back(c.a ^ c.b);
   }
-  std::vector<bool> drop(claims.size(), false);
-  for (std::size_t i : weak) {
-    const std::uint64_t d = claims[i].a ^ claims[i].b;
-    if (strong.contains(d)) continue;
-    gf2::Basis others = strong;
-    for (std::size_t j : weak)
-      if (j != i && (claims[j].a ^ claims[j].b) != d) others.add(claims[j].a ^ claims[j].b);
-    drop[i] = !others.contains(d);
+  const std::size_t dim = all.rank() - k.rank();
+  for (;;) {
+    std::map<std::uint64_t, std::size_t> classes;
+    for (auto d : weak)
+      if (const std::uint64_t r = k.reduce(d)) ++classes[r];
+    if (classes.empty()) break;
+    std::size_t singles = 0;
+    auto best = classes.begin();
+    for (auto it = classes.begin(); it != classes.end(); ++it) {
+      singles += it->second == 1 ? 1 : 0;
+      if (it->second > best->second) best = it;
+    }
+    if (best->second < coincidence_threshold(singles, dim)) break;
+    k.add(best->first);
   }
-  std::size_t n = 0, k = 0;
-  for (std::size_t i = 0; i < claims.size(); ++i)
-    if (!drop[i]) claims[k++] = claims[i];
-    else ++n;
-  claims.resize(k);
-  return n;
+  const std::size_t before = claims.size();
+  claims.erase(std::remove_if(claims.begin(), claims.end(), [&](const Claim& c) { return !c.strong && !k.contains(c.a ^ c.b); }),
+               claims.end());
+  if (std::getenv("MEMHIER_DEBUG_SETS"))
+    std::fprintf(stderr, "claims %zu weak %zu dim %zu dropped %zu noise %g\n", before, weak.size(), dim, before - claims.size(), noise);
+  return before - claims.size();
 }
 
 // Differences known to leave the target's set: a line the eviction set E (W congruent lines) did
@@ -114,8 +151,11 @@ std::size_t corroborate(std::vector<Claim>& claims, double noise) {
 std::vector<std::uint64_t> leaving(const SeqEvidence& ev, const SeqStructure& s, unsigned lb) {
   std::vector<std::uint64_t> out;
   for (const auto& t : ev.tests)
-    if (not_evicted(t) && t.set == s.eviction_set && (t.victim >> lb) != (s.target >> lb))
+    if (not_evicted(t) && t.set == s.eviction_set && (t.victim >> lb) != (s.target >> lb)) {
       out.push_back((t.victim >> lb) ^ (s.target >> lb));
+      if (std::getenv("MEMHIER_DEBUG_SETS"))
+        std::fprintf(stderr, "LEAVE v %llx t %llx r %u\n", (unsigned long long)t.victim, (unsigned long long)s.target, t.rounds);
+    }
   return out;
 }
 
