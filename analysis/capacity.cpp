@@ -41,18 +41,15 @@ struct Noise {
   }
 };
 
-// The prefix grows while the next footprint's count is likely (kNoiseAlpha) under the largest noise
-// the prefix allows: the upper confidence limit (kNoiseAlpha) of its misses, per access and per run
-// (a clean prefix of A accesses allows up to -ln(alpha)/A per access: a rate of 1 in 2000 hides in a
-// prefix of a few thousand accesses, and its first miss must not end the prefix). A prefix without
-// a single miss is noise-free (the simulated device): any miss is then evidence.
+// The prefix grows while the next footprint's count is likely (kNoiseAlpha) under the prefix's noise
+// with half a pseudo-miss per run (a clean prefix of R runs says "about 0.5/R per run", not 0). A
+// prefix without a single miss is noise-free (the simulated device): any miss is then evidence.
 Noise noise_prefix(const MissCounts& m) {
   Noise z;
   for (std::size_t i = 0; i < m.k.size(); ++i) {
     if (m.miss[i] >= 0.5) break;
     if (z.nr > 0) {
-      const double upper = poisson_upper_limit(z.nk, kNoiseAlpha);
-      const double prior = std::max(upper / z.nn * m.n[i], upper / z.nr * m.runs[i]);
+      const double prior = std::max(z.nk / z.nn * m.n[i], (z.nk + 0.5) / z.nr * m.runs[i]);
       if (poisson_upper_tail(m.k[i], prior) < kNoiseAlpha) break;
     }
     z.add(m, i);
@@ -134,22 +131,33 @@ SizeResult find_size(const std::vector<std::uint64_t>& sizes, const std::vector<
     mc.k[i] = std::round(miss[i] * n[i]);
     mc.runs[i] = i < runs.size() && runs[i] > 0 ? runs[i] : 1.0;
   }
-  const Noise z = noise_prefix(mc);
-  // Poisson excess over the noise rate: misses beyond the noise rate ("weak" presence).
-  std::vector<bool> P(m);
-  std::vector<double> lambda(m);
-  bool any = false;
-  for (std::size_t i = 0; i < m; ++i) {
-    lambda[i] = z.expect(mc, i);
-    P[i] = poisson_upper_tail(mc.k[i], lambda[i]) < kMissAlpha;
-    any = any || P[i];
+  Noise z = noise_prefix(mc);
+  // Every footprint up to lo shows misses no larger than the noise's bursts: noise, whose rate the
+  // prefix (ended by the first rare miss when the noise is 1 in thousands of accesses) may have
+  // under-read. Their rate, where it is more, decides the excess again, until lo stays.
+  for (int round = 0; round < 4; ++round) {
+    std::vector<bool> P(m);
+    std::vector<double> lambda(m);
+    bool any = false;
+    for (std::size_t i = 0; i < m; ++i) {
+      lambda[i] = z.expect(mc, i);
+      P[i] = poisson_upper_tail(mc.k[i], lambda[i]) < kMissAlpha;
+      any = any || P[i];
+    }
+    SizeResult q = r;
+    q.noise_rate = z.nn > 0 ? z.nk / z.nn : 0;
+    q.noise_per_run = z.nr > 0 ? z.nk / z.nr : 0;
+    if (!any && !q.cp.found && miss.front() >= 0.5) return below_at(sizes, q);  // one high miss rate everywhere
+    q = bracket_of(sizes, mc, P, lambda, q);
+    if (!size_decided(q)) return q;
+    Noise below;
+    for (std::size_t i = 0; i < m && sizes[i] <= q.lo; ++i) below.add(mc, i);
+    q.spurious_misses = below.nk;
+    q.spurious_accesses = below.nn;
+    if (below.nn <= 0 || below.nk * z.nn <= z.nk * below.nn * (1 + 1e-9)) return q;  // no higher rate
+    z = below;
+    if (round == 3) return q;
   }
-  r.noise_rate = z.nn > 0 ? z.nk / z.nn : 0;
-  r.noise_per_run = z.nr > 0 ? z.nk / z.nr : 0;
-  if (!any && !r.cp.found && miss.front() >= 0.5) return below_at(sizes, r);  // one high miss rate everywhere
-  r = bracket_of(sizes, mc, P, lambda, r);
-  if (size_decided(r))
-    for (std::size_t i = 0; i < m && sizes[i] <= r.lo; ++i) r.spurious_misses += mc.k[i], r.spurious_accesses += n[i];
   return r;
 }
 
