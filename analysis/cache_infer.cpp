@@ -3,6 +3,7 @@
 #include "analysis/line_stride.hpp"
 #include "analysis/seq_infer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
@@ -107,6 +108,17 @@ Structure infer_structure(CacheJob& job, const Capacity& cap) {
   return s2.sets.complete ? Structure::undetermined : Structure::pending;
 }
 
+// Spurious misses per access the structure steps allow for: the upper confidence limit
+// (kNoiseAlpha) of the misses below where the sweep's misses begin, the cache's own or the device's
+// pooled over the caches before it where that is more (a short sweep may show none; a clean sweep of
+// A accesses cannot rule out a rate up to -ln(alpha)/A).
+double noise_of(InferContext& ctx, const SizeResult& r) {
+  auto bound = [](double k, double n) { return n > 0 ? poisson_upper_limit(k, kNoiseAlpha) / n : 0.0; };
+  ctx.spurious_misses += r.spurious_misses;
+  ctx.spurious_accesses += r.spurious_accesses;
+  return std::max(bound(r.spurious_misses, r.spurious_accesses), bound(ctx.spurious_misses, ctx.spurious_accesses));
+}
+
 // One cache: latency, where misses begin and the capacity, then its structure. The capacity is the
 // structure's (sets x ways x line) when that is decided, else a fit of the miss-rate curve with the
 // policy (and line) found, else the 50 % point of the curve, whose interval is narrowed by request
@@ -122,6 +134,7 @@ void infer_one(CacheJob& job) {
     return;
   }
   const Capacity& cap = sizes.at(job.primary);
+  job.noise_per_access = noise_of(job.ctx, cap.onset);
   const Structure st = infer_structure(job, cap);
   if (st == Structure::undetermined && !fit_capacity_to_policy(job, cap)) {
     for (const auto& [co, c] : sizes) request_half_point(job, co, c);

@@ -16,6 +16,9 @@ struct CacheJob {
   const CacheLevel& cl;
   nlohmann::json& cache;  // caches.<name> of the topology
   int primary = -1;       // the carveout of size_bytes (-1: the path has none)
+  // Spurious misses per access the structure steps allow for (an upper bound from the primary sweep
+  // below where its misses begin: cache_infer.cpp noise_of).
+  double noise_per_access = 0;
 
   const Dataset& data() const { return ctx.data; }
   // A chase counts for the structure steps when it ran at the primary carveout.

@@ -18,6 +18,10 @@ namespace memhier::analysis {
 struct InferContext {
   const Dataset& data;
   Requests& requests;
+  // Spurious misses and accesses below where misses begin, pooled over the caches inferred so far
+  // (the L1-side paths first, with the largest sweeps): the device's noise, which a path whose own
+  // sweep is too short to show it (the constant caches) shares.
+  double spurious_misses = 0, spurious_accesses = 0;
 };
 
 // Latency samples of one trace or histogram.

@@ -131,20 +131,34 @@ SizeResult find_size(const std::vector<std::uint64_t>& sizes, const std::vector<
     mc.k[i] = std::round(miss[i] * n[i]);
     mc.runs[i] = i < runs.size() && runs[i] > 0 ? runs[i] : 1.0;
   }
-  const Noise z = noise_prefix(mc);
-  // Poisson excess over the noise rate: misses beyond the noise rate ("weak" presence).
-  std::vector<bool> P(m);
-  std::vector<double> lambda(m);
-  bool any = false;
-  for (std::size_t i = 0; i < m; ++i) {
-    lambda[i] = z.expect(mc, i);
-    P[i] = poisson_upper_tail(mc.k[i], lambda[i]) < kMissAlpha;
-    any = any || P[i];
+  Noise z = noise_prefix(mc);
+  // Every footprint up to lo shows misses no larger than the noise's bursts: noise, whose rate the
+  // prefix (ended by the first rare miss when the noise is 1 in thousands of accesses) may have
+  // under-read. Their rate, where it is more, decides the excess again, until lo stays.
+  for (int round = 0; round < 4; ++round) {
+    std::vector<bool> P(m);
+    std::vector<double> lambda(m);
+    bool any = false;
+    for (std::size_t i = 0; i < m; ++i) {
+      lambda[i] = z.expect(mc, i);
+      P[i] = poisson_upper_tail(mc.k[i], lambda[i]) < kMissAlpha;
+      any = any || P[i];
+    }
+    SizeResult q = r;
+    q.noise_rate = z.nn > 0 ? z.nk / z.nn : 0;
+    q.noise_per_run = z.nr > 0 ? z.nk / z.nr : 0;
+    if (!any && !q.cp.found && miss.front() >= 0.5) return below_at(sizes, q);  // one high miss rate everywhere
+    q = bracket_of(sizes, mc, P, lambda, q);
+    if (!size_decided(q)) return q;
+    Noise below;
+    for (std::size_t i = 0; i < m && sizes[i] <= q.lo; ++i) below.add(mc, i);
+    q.spurious_misses = below.nk;
+    q.spurious_accesses = below.nn;
+    if (below.nn <= 0 || below.nk * z.nn <= z.nk * below.nn * (1 + 1e-9)) return q;  // no higher rate
+    z = below;
+    if (round == 3) return q;
   }
-  r.noise_rate = z.nn > 0 ? z.nk / z.nn : 0;
-  r.noise_per_run = z.nr > 0 ? z.nk / z.nr : 0;
-  if (!any && !r.cp.found && miss.front() >= 0.5) return below_at(sizes, r);  // one high miss rate everywhere
-  return bracket_of(sizes, mc, P, lambda, r);
+  return r;
 }
 
 bool size_decided(const SizeResult& r) {
@@ -332,16 +346,36 @@ void write_onset(nlohmann::json& cache, const SizeResult& r) {
                    : "largest footprint without and smallest with capacity misses");
 }
 
+// The capacity's interval when the 50 % point stands for it: from where misses begin (a cyclic
+// sweep over more lines than the cache holds must miss, so C >= the largest footprint without
+// capacity misses, whatever the index and policy) to the 50 % point's upper end (an index that
+// spreads consecutive lines evenly puts the 50 % point at or above C under LRU, FIFO, PLRU and
+// random replacement: C (1 + 1/(2W+1)) for LRU with W ways, 1.39 C for random). The 50 % point's own
+// scatter interval says how well the curve is measured, not where the capacity lies.
+nlohmann::json half_capacity_interval(const Capacity& cap) {
+  const HalfPoint& h = cap.half;
+  const std::uint64_t lo = size_decided(cap.onset) ? std::min(cap.onset.lo, h.ilo) : h.ilo;
+  return nlohmann::json::array({lo, h.ihi});
+}
+
 // size_bytes from the 50 % point, or null with the reason.
-void write_half(nlohmann::json& cache, const HalfPoint& h, const Evidence& ev) {
+void write_half(nlohmann::json& cache, const Capacity& cap, const Evidence& ev) {
+  const HalfPoint& h = cap.half;
   if (h.state != HalfPoint::State::found) {
     set_null(cache, "size_bytes", h.note.empty() ? "no capacity sweep" : h.note, ev);
     return;
   }
   const double conf = h.transition >= kHalfPointMinTransition ? 0.6 : 0.5;
+  set_value(cache, "half_point_bytes", h.bytes, conf, ev, "the 50 % point of the miss-rate curve: " + h.note);
+  set_value(cache, "half_point_bracket_bytes", nlohmann::json::array({h.ilo, h.ihi}), 0.9, ev,
+            "the 50 % point's interval: its scatter about a local line through the footprints around it");
+  set_value(cache, "size_source", "half_point", 0.9, ev, "size_bytes is the 50 % point (index and policy not known)");
   set_value(cache, "size_bytes", h.bytes, conf, ev, half_note(h));
-  set_value(cache, "size_bracket_bytes", nlohmann::json::array({h.ilo, h.ihi}), 0.9, ev,
-            "interval of the 50 % point from the scatter of the footprints around it");
+  set_value(cache, "size_bracket_bytes", half_capacity_interval(cap), 0.9, ev,
+            "where the capacity lies while the 50 % point stands for it: from the largest footprint without "
+            "capacity misses to the upper end of the 50 % point's interval [" + std::to_string(h.ilo) + ", " +
+                std::to_string(h.ihi) + "] (its scatter about a local line); an index that spreads consecutive "
+                "lines evenly puts the 50 % point at or above the capacity");
 }
 
 void write_by_carveout(nlohmann::json& cache, const std::map<int, Capacity>& sizes) {
@@ -355,7 +389,7 @@ void write_by_carveout(nlohmann::json& cache, const std::map<int, Capacity>& siz
     const std::string k = std::to_string(co);
     const bool found = h.state == HalfPoint::State::found;
     by[k] = found ? nlohmann::json(h.bytes) : nlohmann::json();
-    br[k] = found ? nlohmann::json::array({h.ilo, h.ihi}) : nlohmann::json();
+    br[k] = found ? half_capacity_interval(cap) : nlohmann::json();
     on[k] = size_decided(sr) ? nlohmann::json(sr.lo) : nlohmann::json();
     obr[k] = size_decided(sr) ? nlohmann::json::array({sr.lo, sr.hi}) : nlohmann::json();
     all.add(sr.evidence);
@@ -364,7 +398,8 @@ void write_by_carveout(nlohmann::json& cache, const std::map<int, Capacity>& siz
   }
   set_value(cache, "size_bytes_by_carveout", by, 0.9, all,
             "keys: shared-memory carveout percent; the capacity (50 % point) per carveout; null: not decided" + notes);
-  set_value(cache, "size_bracket_bytes_by_carveout", br, 0.9, all, "per carveout: the interval of the 50 % point");
+  set_value(cache, "size_bracket_bytes_by_carveout", br, 0.9, all,
+            "per carveout: where the capacity lies (from where misses begin to the 50 % point's upper end)");
   set_value(cache, "onset_size_bytes_by_carveout", on, 0.9, all, "per carveout: where misses begin");
   set_value(cache, "onset_size_bracket_bytes_by_carveout", obr, 0.95, all,
             "per carveout: largest footprint without and smallest with capacity misses");
@@ -381,7 +416,7 @@ void write_capacity(CacheJob& job, const std::map<int, Capacity>& sizes) {
   }
   const Capacity& cap = sizes.at(job.primary);
   write_onset(cache, cap.onset);
-  write_half(cache, cap.half, cap.onset.evidence);
+  write_half(cache, cap, cap.onset.evidence);
   if (job.primary >= 0)
     set_value(cache, "size_carveout", job.primary, 0.95, cap.onset.evidence,
               "shared-memory carveout (percent) of size_bytes: the smallest measured, the plan's default (the "
@@ -467,22 +502,18 @@ bool fit_capacity_to_policy(CacheJob& job, const Capacity& cap, std::vector<SetM
     c["provenance"]["size_bytes"]["model_fit"] = f.note;
     return false;
   }
-  const nlohmann::json half = c.value("size_bytes", nlohmann::json());
   set_value(c, "size_bytes", f.bytes, 0.8, cap.onset.evidence, "capacity: " + f.note);
   set_value(c, "size_bracket_bytes", nlohmann::json::array({f.lo, f.hi}), 0.9, cap.onset.evidence,
             "capacities whose model curve fits the measured one as well as the best");
-  if (!half.is_null() && !c.contains("half_point_bytes"))
-    set_value(c, "half_point_bytes", half, 0.6, cap.onset.evidence, "the 50 % point of the miss-rate curve (for comparison)");
+  set_value(c, "size_source", "model_fit", 0.9, cap.onset.evidence, "size_bytes is a model fit of the miss-rate curve");
   return true;
 }
 
 void write_structure_capacity(CacheJob& job, std::uint64_t bytes, const std::string& how, const Evidence& ev) {
-  const nlohmann::json half = job.cache.value("size_bytes", nlohmann::json());
   set_value(job.cache, "size_bytes", bytes, 0.9, ev, "capacity from the structure: " + how);
   set_value(job.cache, "size_bracket_bytes", nlohmann::json::array({bytes, bytes}), 0.9, ev,
             "exact: sets x ways x line");
-  if (!half.is_null() && !job.cache.contains("half_point_bytes"))
-    set_value(job.cache, "half_point_bytes", half, 0.6, ev, "the 50 % point of the miss-rate curve (for comparison)");
+  set_value(job.cache, "size_source", "structure", 0.9, ev, "size_bytes is sets x ways x line");
 }
 
 }  // namespace memhier::analysis

@@ -36,6 +36,9 @@ struct SizeResult {
   double burst = 0;              // their largest excess (misses above the noise expectation)
   double noise_rate = 0;         // misses per access at the small footprints
   double noise_per_run = 0;      // misses per run there (the floor of a run's expected noise)
+  // Misses and accesses of every footprint up to lo (noise and the bursts set aside: none of them
+  // capacity misses): the spurious misses the structure steps allow for.
+  double spurious_misses = 0, spurious_accesses = 0;
   ChangePoint cp;
   Evidence evidence;
   std::string reason;

@@ -62,7 +62,10 @@ const std::set<std::string> kStructuralLeaves = {
     "slices_per_sm", "design", "entries_per_sm", "merge_capacity", "request_unit",
     "max_outstanding_requests_per_sm", "partitions", "interleave_bytes",
     // address translation (issue 11)
-    "reach_per_entry_bytes", "pages_per_entry"};
+    "reach_per_entry_bytes", "pages_per_entry",
+    // cache inference (issue 10): where misses begin (compared by its bracket, like size_bytes), the
+    // minimal eviction set's size, the index matrix (reduced row echelon form: one matrix, one text)
+    "onset_size_bytes", "onset_size_bracket_bytes", "ways_one_set", "index_matrix"};
 // Path components under which everything is bookkeeping.
 const std::set<std::string> kBookkeepingParts = {
     "provenance", "evidence",  "inputs",   "refinement_pending", "measurement", "skipped", "skipped_benchmarks",
@@ -79,7 +82,11 @@ const std::set<std::string> kBookkeepingLeaves = {
     "readers_per_line", "peak_readers_per_line", "warps_per_sm", "bytes_in_flight_per_sm",
     "size_bytes_lower_bound", "replacements_observed", "theoretical_bytes_per_second",
     "theoretical_bytes_per_clock_per_sm", "reach_bracket_bytes", "full_height_from_stride", "lines_per_run",
-    "z_crit"};
+    "z_crit",
+    // cache inference (issue 10): the 50 % point beside a capacity the structure or a fit gives (the
+    // curve's feature, kept for comparison: size_bytes carries the capacity), the address bits the
+    // index matrix is decided over (the measurement's reach, not the hardware)
+    "half_point_bytes", "half_point_bracket_bytes", "index_matrix_bits"};
 
 }  // namespace
 

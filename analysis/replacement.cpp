@@ -1,6 +1,10 @@
 #include "analysis/replacement.hpp"
 
+#include "analysis/stats.hpp"
+
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -8,9 +12,44 @@
 
 namespace memhier::analysis {
 
-PolicyResult replacement_of(const std::vector<std::uint64_t>& line, const std::vector<bool>& miss,
-                            std::uint64_t period) {
+namespace {
+
+// The trace with spurious misses removed, when they are all it departs from a periodic pattern by:
+// per position in the pass, the majority over the passes; every departure an extra miss (noise only
+// adds latency), as many as Poisson(noise x accesses the pattern has hit) makes plausible. Else the
+// trace unchanged. `cleaned` counts the misses removed.
+std::vector<bool> without_spurious_misses(const std::vector<bool>& miss, std::uint64_t period, double noise,
+                                          std::size_t* cleaned) {
+  *cleaned = 0;
+  const std::size_t n = miss.size();
+  if (std::getenv("MEMHIER_DEBUG_POLICY"))
+    std::fprintf(stderr, "trace: n %zu period %llu noise %g\n", n, (unsigned long long)period, noise);
+  if (noise <= 0 || period == 0 || n < 3 * period) return miss;
+  std::vector<int> votes(period, 0), passes(period, 0);
+  for (std::size_t k = 0; k < n; ++k) votes[k % period] += miss[k] ? 1 : 0, passes[k % period] += 1;
+  std::vector<bool> major(period);
+  for (std::size_t j = 0; j < period; ++j) major[j] = 2 * votes[j] > passes[j];
+  double extra = 0, hits = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (major[k % period] && !miss[k]) return miss;  // a miss of the pattern that hit: not noise
+    hits += major[k % period] ? 0 : 1;
+    extra += !major[k % period] && miss[k] ? 1 : 0;
+  }
+  if (std::getenv("MEMHIER_DEBUG_POLICY"))
+    std::fprintf(stderr, "trace clean: n %zu period %llu noise %g extra %g hits %g\n", n, (unsigned long long)period, noise, extra, hits);
+  if (extra == 0 || poisson_upper_tail(extra, noise * hits) < kNoiseFitAlphaTrace) return miss;
+  *cleaned = static_cast<std::size_t>(extra);
+  std::vector<bool> out(n);
+  for (std::size_t k = 0; k < n; ++k) out[k] = major[k % period];
+  return out;
+}
+
+}  // namespace
+
+PolicyResult replacement_of(const std::vector<std::uint64_t>& line, const std::vector<bool>& measured,
+                            std::uint64_t period, double noise) {
   PolicyResult r;
+  const std::vector<bool> miss = without_spurious_misses(measured, period, noise, &r.spurious_misses);
   const std::size_t n = line.size();
   if (period == 0 || n < 2 * period) {
     r.reason = "the N = C + b trace holds " + std::to_string(n) + " accesses, fewer than two passes of " +
@@ -81,7 +120,7 @@ void replacement_from_trace(CacheJob& job, const Stage2& s2) {
   }
   Evidence pev;
   pev.add(s2.first_step->name());
-  PolicyResult pr = replacement_of(ln, ms, s2.lines_c + 1);
+  PolicyResult pr = replacement_of(ln, ms, s2.lines_c + 1, job.noise_per_access);
   if (pr.policy.empty()) {
     set_null(job.cache, "replacement", pr.reason, pev);
     return;
@@ -89,7 +128,10 @@ void replacement_from_trace(CacheJob& job, const Stage2& s2) {
   set_value(job.cache, "replacement", pr.policy, pr.policy == "lru_or_fifo" ? 0.9 : 0.8, pev,
             pr.policy == "lru_or_fifo"
                 ? "periodic: every line of the overflowed set misses in every pass; a cyclic P-chase cannot "
-                  "tell LRU from FIFO"
+                  "tell LRU from FIFO" +
+                      (pr.spurious_misses ? " (" + std::to_string(pr.spurious_misses) +
+                                                " isolated extra misses, as many as the measured noise makes, set aside)"
+                                          : std::string())
                 : "aperiodic misses; per-way probabilities from the victims' slots (000 Fig. 11), ways sorted by "
                   "probability (their numbering is not observable)");
   if (pr.way_probabilities.empty()) return;

@@ -16,10 +16,14 @@ struct PolicyResult {
   std::vector<double> way_probabilities;  // sorted descending (way numbering is not observable)
   std::vector<double> way_counts;
   double replacements = 0;
+  std::size_t spurious_misses = 0;  // isolated misses set aside as noise (see noise below)
   std::string reason;
 };
+// noise: spurious misses per access of the cache's level; above 0, a trace that departs from a
+// periodic pattern only by extra misses as rare as the noise counts as that pattern.
 PolicyResult replacement_of(const std::vector<std::uint64_t>& line, const std::vector<bool>& miss,
-                            std::uint64_t period);
+                            std::uint64_t period, double noise = 0);
+constexpr double kNoiseFitAlphaTrace = 0.001;
 
 // Writes replacement (and the per-way probabilities) from the stage-2 runs.
 void write_replacement(CacheJob& job, const Stage2& s2);

@@ -28,7 +28,7 @@ void write_eviction_set(nlohmann::json& c, const SeqStructure& s) {
   nlohmann::json e = {{"benchmark", s.benchmark}, {"target", hex(s.target)}, {"lines", s.eviction_set.size()},
                       {"minimal", s.minimal}, {"lines_in_target_set", s.same_set.size()},
                       {"lines_outside_target_set", s.other_lines}, {"kernel_dimension", s.kernel.rank()},
-                      {"contradictions", s.contradictions}};
+                      {"contradictions", s.contradictions}, {"claims_not_taken", s.uncorroborated}};
   c["eviction_set"] = e;
 }
 
@@ -116,7 +116,10 @@ bool write_seq_sets(CacheJob& job, const Capacity& cap, const SeqStructure& s, s
                           std::to_string(s.rows.size()) + " over address bits " + std::to_string(s.line_bit) + "-" +
                           std::to_string(s.top_bit) + " from " + std::to_string(s.kernel.rank()) +
                           " independent congruent differences" +
-                          (s.contradictions ? " (" + std::to_string(s.contradictions) + " contradicting tests)" : "");
+                          (s.uncorroborated ? " (" + std::to_string(s.uncorroborated) + " same-set claims not taken: " +
+                                                  std::to_string(s.contradictions) +
+                                                  " contradicted by lines known to leave the set, the rest uncorroborated)"
+                                            : "");
   set_value(c, "ways_one_set", W, 0.85, ev, "size of the minimal eviction set (the ways of the target's set)");
   // The matrix holds when 2^rank fits the capacity, or when it predicts the capacity sweep itself:
   // no overflowing set where the sweep has no misses, one where it misses (an index that does not
@@ -178,8 +181,8 @@ std::shared_ptr<SeqFindings> analyze_sequences(CacheJob& job) {
   if (f->traces.empty()) return nullptr;
   const nlohmann::json& c = job.cache;
   f->line = has_value(c, "line_bytes") ? c["line_bytes"].get<std::uint64_t>() : 0;
-  f->sets = analyze_sets(f->traces, f->line);
-  if (f->sets.minimal && f->line) f->policy = analyze_policy(f->sets);
+  f->sets = analyze_sets(f->traces, f->line, job.noise_per_access);
+  if (f->sets.minimal && f->line) f->policy = analyze_policy(f->sets, job.noise_per_access);
   return f;
 }
 

@@ -2,7 +2,7 @@
 // "Replacement"; nanoBench, Abel & Reineke RTAS 2013): every sequence whose lines all lie in the
 // target's set is simulated under each candidate policy of common/policy (one model, two users) with
 // the eviction set's ways, from an empty set; a deterministic candidate is consistent when it
-// predicts every record exactly, random when every record lies within four standard deviations of
+// predicts every record exactly (up to misses the measured noise explains), random when every record lies within four standard deviations of
 // its expected misses. None consistent: "none of the known policies", with the hit probability per
 // age (distinct lines of the set accessed since the line's previous access).
 #pragma once
@@ -21,6 +21,9 @@ struct SeqPolicy {
   std::map<std::size_t, std::pair<double, double>> age_hits;  // age -> (hits, timed accesses)
   std::string note;
 };
-SeqPolicy analyze_policy(const SeqStructure& s);
+// noise: spurious misses per access of the cache's level (the capacity sweep's small footprints).
+SeqPolicy analyze_policy(const SeqStructure& s, double noise = 0);
+// Excess misses over a deterministic candidate's prediction this improbable under the noise reject it.
+constexpr double kNoiseFitAlpha = 0.001;
 
 }  // namespace memhier::analysis

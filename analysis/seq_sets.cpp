@@ -1,6 +1,9 @@
 #include "analysis/seq_sets.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <numeric>
 #include <set>
@@ -49,30 +52,31 @@ unsigned line_bit_of(std::uint64_t line_bytes) {
   return b;
 }
 
-struct UnionFind {
-  std::map<std::uint64_t, std::uint64_t> parent;
-  std::uint64_t find(std::uint64_t x) {
-    auto it = parent.find(x);
-    if (it == parent.end()) return parent[x] = x;
-    if (it->second == x) return x;
-    return it->second = find(it->second);
-  }
-  void join(std::uint64_t a, std::uint64_t b) { parent[find(a)] = find(b); }
+// Claims that two lines share a set: an evicting set of exactly W lines shares the victim's set (W
+// lines of it are needed under LRU-like policies); so do the lines an insertion evicted. A claim is
+// strong when it rests on two or more misses (noise that only adds latency makes one miss now and
+// then, rarely two in one test), weak when on one (an insertion's probe, a single-miss test).
+struct Claim {
+  std::uint64_t a = 0, b = 0;  // line addresses >> line bit
+  bool strong = false;
+  double weight = 0;  // the test's eviction fraction (misses per timed access)
+  std::uint64_t d() const { return a ^ b; }
 };
 
-// Classes of lines known to share a set: an evicting set of exactly W lines shares the victim's set
-// (W lines of it are needed); so do the lines an insertion evicted.
-void congruence_classes(const SeqEvidence& ev, const SeqStructure& s, unsigned lb, UnionFind& uf) {
+std::vector<Claim> congruence_claims(const SeqEvidence& ev, const SeqStructure& s, unsigned lb) {
+  std::vector<Claim> out;
   const std::size_t W = s.eviction_set.size();
   for (const auto& t : ev.tests)
     if (evicted(t) && t.set.size() == W)
-      for (auto x : t.set) uf.join(x >> lb, t.victim >> lb);
+      for (auto x : t.set)
+        out.push_back({x >> lb, t.victim >> lb, t.misses >= 2, t.rounds ? static_cast<double>(t.misses) / t.rounds : 0});
   for (const auto& ins : ev.insertions)
-    for (auto x : ins.same_set) uf.join(x >> lb, ins.line >> lb);
+    for (auto x : ins.same_set) out.push_back({x >> lb, ins.line >> lb, false, 0});
+  return out;
 }
 
 // Differences known to leave the target's set: a line the eviction set E (W congruent lines) did
-// not evict.
+// not evict (zero misses: noise only adds them, so this reading is sure).
 std::vector<std::uint64_t> leaving(const SeqEvidence& ev, const SeqStructure& s, unsigned lb) {
   std::vector<std::uint64_t> out;
   for (const auto& t : ev.tests)
@@ -81,21 +85,96 @@ std::vector<std::uint64_t> leaving(const SeqEvidence& ev, const SeqStructure& s,
   return out;
 }
 
-void index_matrix(const SeqEvidence& ev, SeqStructure& s, unsigned lb) {
-  UnionFind uf;
-  congruence_classes(ev, s, lb, uf);
-  std::map<std::uint64_t, std::vector<std::uint64_t>> classes;
-  for (auto& [x, p] : uf.parent) classes[uf.find(x)].push_back(x);
-  for (auto& [root, members] : classes)
-    for (auto m : members) s.kernel.add(m ^ root);
-  const std::uint64_t troot = uf.find(s.target >> lb);
-  for (auto m : classes[troot]) s.same_set.push_back(m << lb);
-  const auto out = leaving(ev, s, lb);
-  s.other_lines = out.size();
-  for (auto d : out) {
-    s.contradictions += s.kernel.contains(d) ? 1 : 0;
-    if (d && !(d & (d - 1))) s.leaving_bits.push_back(static_cast<unsigned>(__builtin_ctzll(d)) + lb);
+// The kernel of the index, grown claim by claim: a claim that would put a difference known to leave
+// the set into the kernel is contradicted (a test whose W lines were not all congruent: a policy
+// without the stack property can evict with fewer; an outlier) and is not taken.
+struct KernelBuilder {
+  gf2::Basis k;
+  std::vector<std::uint64_t> leave;
+  std::size_t contradicted = 0;
+  bool add(std::uint64_t d) {
+    if (k.contains(d)) return true;
+    gf2::Basis next = k;
+    next.add(d);
+    for (auto e : leave)
+      if (next.contains(e)) return ++contradicted, false;
+    k = next;
+    return true;
   }
+};
+
+// Where spurious misses are possible (noise > 0: an upper bound from the capacity sweep), a weak
+// claim counts only when other claims corroborate its direction. Modulo the kernel K, the true weak
+// claims fall on the few classes of the true kernel's extra directions, each many times (every
+// insertion of the set gives several), while a spurious one (a pool line an outlier marked) falls on
+// a class of its own. Greedily, the class most claims share joins K while more claims share it than
+// chance makes false claims coincide (C(F, c) / 2^(d (c-1)) < kCoincidenceAlpha, F the claims alone
+// in their class, d the dimension the weak claims span beyond K). Without noise every weak claim is
+// taken that no known difference contradicts.
+constexpr double kCoincidenceAlpha = 0.01;
+
+std::size_t coincidence_threshold(std::size_t singletons, std::size_t dim) {
+  const double F = static_cast<double>(std::max<std::size_t>(singletons, 1));
+  for (double c = 2; c < 64; ++c) {
+    if (c > F) return static_cast<std::size_t>(c);
+    const double log_binom = std::lgamma(F + 1) - std::lgamma(c + 1) - std::lgamma(F - c + 1);
+    if (log_binom - (c - 1) * static_cast<double>(dim) * std::log(2.0) < std::log(kCoincidenceAlpha))
+      return static_cast<std::size_t>(c);
+  }
+  return 64;
+}
+
+void add_weak(KernelBuilder& kb, const std::vector<std::uint64_t>& weak, double noise) {
+  if (noise <= 0) {
+    for (auto d : weak) kb.add(d);
+    return;
+  }
+  gf2::Basis all = kb.k;
+  for (auto d : weak) all.add(d);
+  const std::size_t dim = all.rank() - kb.k.rank();
+  std::set<std::uint64_t> refused;  // residuals (under the K they were refused at) of contradicted classes
+  for (;;) {
+    std::map<std::uint64_t, std::size_t> classes;
+    for (auto d : weak)
+      if (const std::uint64_t r = kb.k.reduce(d); r && !refused.count(r)) ++classes[r];
+    std::size_t singles = 0;
+    auto best = classes.end();
+    for (auto it = classes.begin(); it != classes.end(); ++it) {
+      singles += it->second == 1 ? 1 : 0;
+      if (best == classes.end() || it->second > best->second) best = it;
+    }
+    if (best == classes.end() || best->second < coincidence_threshold(singles, dim)) return;
+    if (!kb.add(best->first)) refused.insert(best->first);
+  }
+}
+
+// The kernel from the claims (strong ones first, the surest first), the target's set, the leaving
+// bits, and H over the bits the tests could flip.
+void index_matrix(const SeqEvidence& ev, SeqStructure& s, unsigned lb, double noise) {
+  std::vector<Claim> claims = congruence_claims(ev, s, lb);
+  std::stable_sort(claims.begin(), claims.end(), [](const Claim& x, const Claim& y) {
+    return x.strong != y.strong ? x.strong : x.weight > y.weight;
+  });
+  KernelBuilder kb;
+  kb.leave = leaving(ev, s, lb);
+  std::vector<std::uint64_t> weak;
+  for (const auto& c : claims)
+    if (c.strong) kb.add(c.d());
+    else weak.push_back(c.d());
+  add_weak(kb, weak, noise);
+  s.kernel = kb.k;
+  s.contradictions = kb.contradicted;
+  // The target's set: the lines of the claims whose difference to the target the kernel holds.
+  std::set<std::uint64_t> same = {s.target >> lb};
+  for (const auto& c : claims) {
+    s.uncorroborated += kb.k.contains(c.d()) ? 0 : 1;
+    for (auto x : {c.a, c.b})
+      if (kb.k.contains(x ^ (s.target >> lb))) same.insert(x);
+  }
+  for (auto x : same) s.same_set.push_back(x << lb);
+  s.other_lines = kb.leave.size();
+  for (auto d : kb.leave)
+    if (d && !(d & (d - 1))) s.leaving_bits.push_back(static_cast<unsigned>(__builtin_ctzll(d)) + lb);
   std::sort(s.leaving_bits.begin(), s.leaving_bits.end());
   s.leaving_bits.erase(std::unique(s.leaving_bits.begin(), s.leaving_bits.end()), s.leaving_bits.end());
   unsigned top = 0;
@@ -108,7 +187,7 @@ void index_matrix(const SeqEvidence& ev, SeqStructure& s, unsigned lb) {
 
 }  // namespace
 
-SeqStructure analyze_sets(const std::vector<SeqEvidence>& traces, std::uint64_t line_bytes) {
+SeqStructure analyze_sets(const std::vector<SeqEvidence>& traces, std::uint64_t line_bytes, double noise) {
   SeqStructure best;
   for (const auto& ev : traces) {
     SeqStructure s;
@@ -116,7 +195,7 @@ SeqStructure analyze_sets(const std::vector<SeqEvidence>& traces, std::uint64_t 
     s.evidence = &ev;
     minimal_set(ev, s);
     if (!s.has_set) continue;
-    if (s.minimal) index_matrix(ev, s, line_bit_of(line_bytes ? line_bytes : 1));
+    if (s.minimal) index_matrix(ev, s, line_bit_of(line_bytes ? line_bytes : 1), noise);
     // The trace that tells most: a minimal set, then the most address bits decided.
     if (!best.has_set || (s.minimal && !best.minimal) ||
         (s.minimal == best.minimal && s.decided_bits() > best.decided_bits()))

@@ -26,7 +26,8 @@ struct SeqStructure {
   unsigned line_bit = 0, top_bit = 0;
   gf2::Basis kernel;                     // line-address differences that keep a line in its set
   std::vector<std::uint64_t> rows;       // H's rows as byte-address masks, reduced row echelon form
-  std::size_t contradictions = 0;        // differences known to leave the set that lie in the kernel
+  std::size_t contradictions = 0;        // claims not taken: they would put a leaving difference in the kernel
+  std::size_t uncorroborated = 0;        // claims outside the kernel at the end (contradicted or uncorroborated)
   std::vector<unsigned> leaving_bits;    // byte-address bits whose single flip is known to leave the set
   std::string benchmark, note;
   const SeqEvidence* evidence = nullptr;
@@ -37,7 +38,9 @@ struct SeqStructure {
   bool every_bit_decided() const { return top_bit >= line_bit && decided_bits() == static_cast<int>(top_bit - line_bit + 1); }
 };
 // line_bytes: the cache's line (the analyzer's); 0: the lowest bit whose flip leaves the set.
-SeqStructure analyze_sets(const std::vector<SeqEvidence>& traces, std::uint64_t line_bytes);
+// noise: spurious misses per access of the cache's level (capacity sweep); above 0, a claim resting
+// on one miss counts only where the other claims span its difference too.
+SeqStructure analyze_sets(const std::vector<SeqEvidence>& traces, std::uint64_t line_bytes, double noise = 0);
 
 // Whether a chase from offset 0 over `footprint` bytes at `stride` overflows a set (more than `ways`
 // of its lines in one of H's sets): what the index predicts for a footprint of a capacity sweep.

@@ -259,4 +259,16 @@ double poisson_upper_tail(double k, double lambda) {
   return std::clamp(sum, 0.0, 1.0);
 }
 
+double poisson_upper_limit(double k, double alpha) {
+  k = std::max(0.0, std::floor(k + 1e-9));
+  // P(X <= k | lambda) = 1 - P(X >= k + 1) falls as lambda grows: bisection.
+  double lo = 0, hi = k + 10;
+  while (1 - poisson_upper_tail(k + 1, hi) > alpha) hi *= 2;
+  for (int i = 0; i < 100 && hi - lo > 1e-9 * std::max(1.0, hi); ++i) {
+    const double mid = (lo + hi) / 2;
+    (1 - poisson_upper_tail(k + 1, mid) > alpha ? lo : hi) = mid;
+  }
+  return hi;
+}
+
 }  // namespace memhier::analysis

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "analysis/compare.hpp"
+#include "common/policy.hpp"
 
 namespace memhier::analysis {
 
@@ -110,9 +111,130 @@ FlatTopology flatten(const nlohmann::json& topology) {
   return f;
 }
 
+std::set<std::string> cyclic_thrashing_policies(std::uint32_t ways) {
+  static std::map<std::uint32_t, std::set<std::string>> known;
+  if (known.count(ways)) return known[ways];
+  std::set<std::string> out;
+  const std::vector<std::uint32_t> all = {2, 3, 4, 6, 8, 12, 16, 24, 32};
+  for (std::uint32_t w : ways ? std::vector<std::uint32_t>{ways} : all) {
+    std::vector<std::int64_t> lines;
+    for (std::uint32_t pass = 0; pass < 8; ++pass)
+      for (std::uint32_t i = 0; i <= w; ++i) lines.push_back(i);
+    for (const auto& p : policy::candidate_policies(w, true)) {
+      if (!policy::policy_is_deterministic(p)) continue;
+      const auto hit = policy::simulate_set(p, w, lines);
+      bool thrash = true;
+      for (std::size_t k = 4 * (w + 1); k < hit.size() && thrash; ++k) thrash = !hit[k];
+      if (thrash) out.insert(p);
+    }
+  }
+  return known[ways] = out;
+}
+
+std::optional<PolicyCandidates> policy_candidates(const nlohmann::json& v, std::uint32_t ways) {
+  PolicyCandidates c;
+  if (v.is_array()) {
+    for (const auto& x : v) {
+      if (!x.is_string()) return std::nullopt;
+      c.names.insert(x.get<std::string>());
+    }
+    return c.names.empty() ? std::nullopt : std::optional<PolicyCandidates>(c);
+  }
+  if (!v.is_string()) return std::nullopt;
+  const std::string s = v.get<std::string>();
+  if (s == "lru_or_fifo") c.names = cyclic_thrashing_policies(ways);
+  else if (s == "non-lru") c.names = ways ? cyclic_thrashing_policies(ways) : std::set<std::string>{"lru", "fifo"}, c.all_but = true;
+  else c.names = {s};
+  return c;
+}
+
+bool overlap(const PolicyCandidates& a, const PolicyCandidates& b) {
+  if (a.all_but && b.all_but) return true;
+  if (a.all_but || b.all_but) {
+    const PolicyCandidates& pos = a.all_but ? b : a;
+    const PolicyCandidates& neg = a.all_but ? a : b;
+    return std::any_of(pos.names.begin(), pos.names.end(), [&](const std::string& n) { return !neg.names.count(n); });
+  }
+  return std::any_of(a.names.begin(), a.names.end(), [&](const std::string& n) { return b.names.count(n) > 0; });
+}
+
+namespace {
+// The ways of one set both runs state alike (ways_one_set, else every set's ways), 0 when unknown.
+std::uint32_t common_ways(const FlatTopology& fa, const FlatTopology& fb, const std::string& prefix) {
+  auto ways = [&](const FlatTopology& f) -> std::uint32_t {
+    auto it = f.find(prefix + "ways_one_set");
+    if (it != f.end() && it->second.is_number_unsigned()) return it->second.get<std::uint32_t>();
+    it = f.find(prefix + "ways");
+    if (it == f.end() || !it->second.is_array() || it->second.empty()) return 0;
+    for (const auto& x : it->second)
+      if (x != it->second.front()) return 0;
+    return it->second.front().is_number_unsigned() ? it->second.front().get<std::uint32_t>() : 0;
+  };
+  const std::uint32_t a = ways(fa), b = ways(fb);
+  return a == b ? a : 0;
+}
+
+// A replacement stated as candidates (a list, "lru_or_fifo", "non-lru") on either side: CHANGED only
+// when no policy is a candidate of both runs (one run narrowing the other's list is no change).
+bool judge_candidates(const FlatTopology& fa, const FlatTopology& fb, const std::string& k, StructuralJudgement& j) {
+  const auto parts = path_parts(k);
+  if (parts.empty() || parts.back() != "replacement") return false;
+  const std::uint32_t w = common_ways(fa, fb, k.substr(0, k.size() - std::string("replacement").size()));
+  const auto a = policy_candidates(fa.at(k), w), b = policy_candidates(fb.at(k), w);
+  if (!a || !b) return false;
+  j.test = "candidates";
+  j.changed = !overlap(*a, *b);
+  j.note = j.changed ? "no policy is a candidate of both runs" : "a policy is a candidate of both runs";
+  return true;
+}
+}  // namespace
+
+namespace {
+std::optional<std::pair<double, double>> pair_at(const FlatTopology& f, const std::string& key) {
+  auto it = f.find(key);
+  if (it == f.end() || !it->second.is_array() || it->second.size() != 2 || !it->second[0].is_number() ||
+      !it->second[1].is_number())
+    return std::nullopt;
+  return std::make_pair(it->second[0].get<double>(), it->second[1].get<double>());
+}
+
+// Disjoint ranges farther apart than `tolerance` of the larger end.
+bool ranges_differ(std::pair<double, double> a, std::pair<double, double> b, double tolerance) {
+  const double gap = std::max(a.first, b.first) - std::min(a.second, b.second);
+  return gap > tolerance * std::max({std::fabs(a.second), std::fabs(b.second), 1.0});
+}
+
+// A capacity one run takes from its 50 % point and the other from the structure or a model fit:
+// like with like, the two runs' 50 % points (the curve both measured) by their intervals.
+bool judge_size_sources(const FlatTopology& fa, const FlatTopology& fb, const std::string& k, double tol,
+                        StructuralJudgement& j) {
+  const auto parts = path_parts(k);
+  if (parts.empty() || parts.back() != "size_bytes") return false;
+  const std::string pre = k.substr(0, k.size() - std::string("size_bytes").size());
+  auto src = [&](const FlatTopology& f) {
+    auto it = f.find(pre + "size_source");
+    return it != f.end() && it->second.is_string() ? it->second.get<std::string>() : std::string();
+  };
+  const std::string sa = src(fa), sb = src(fb);
+  if (sa.empty() || sb.empty() || sa == sb || (sa != "half_point" && sb != "half_point")) return false;
+  const auto ha = pair_at(fa, pre + "half_point_bracket_bytes"), hb = pair_at(fb, pre + "half_point_bracket_bytes");
+  if (!ha || !hb) return false;
+  j.test = "half_point";
+  j.changed = ranges_differ(*ha, *hb, tol);
+  std::ostringstream n;
+  n << "capacity from " << sa << " vs " << sb << ": the 50 % points' intervals " << (j.changed ? "differ" : "agree")
+    << ": [" << std::setprecision(12) << ha->first << ", " << ha->second << "] vs [" << hb->first << ", " << hb->second
+    << "]";
+  j.note = n.str();
+  return true;
+}
+}  // namespace
+
 StructuralJudgement judge_structural(const FlatTopology& fa, const FlatTopology& fb, const std::string& k,
                                      double size_tolerance) {
   StructuralJudgement j;
+  if (fa.count(k) && fb.count(k) && judge_candidates(fa, fb, k, j)) return j;
+  if (judge_size_sources(fa, fb, k, size_tolerance, j)) return j;
   auto ra = range_of(fa, k), rb = range_of(fb, k);
   const double ca = confidence_of(fa, k), cb = confidence_of(fb, k);
   j.test = ra && rb ? "range" : "exact";

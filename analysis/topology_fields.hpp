@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,21 @@ std::string show(const nlohmann::json& v);
 std::optional<std::pair<double, double>> range_of(const FlatTopology& f, const std::string& key);
 // Confidence the analyzer states for a leaf: <section>.provenance.<key>.confidence (1 when absent).
 double confidence_of(const FlatTopology& f, const std::string& key);
+
+// A replacement policy as the set of policies it allows: a name; a list of candidates;
+// "lru_or_fifo" (the cyclic P-chase's reading: every line of the overflowed set misses in every
+// pass, which LRU, FIFO and every policy that thrashes on a cyclic sweep of ways + 1 lines give:
+// tree-PLRU, NRU, most QLRU variants); "non-lru" (aperiodic misses: any policy but those; all_but).
+// ways: of the set (0: unknown, every common count). Not a policy statement (a number): nullopt.
+struct PolicyCandidates {
+  std::set<std::string> names;
+  bool all_but = false;  // every policy except `names`
+};
+std::optional<PolicyCandidates> policy_candidates(const nlohmann::json& v, std::uint32_t ways = 0);
+// The deterministic policies of common/policy under which a cyclic sweep over ways + 1 lines of
+// one set misses on every access (ways 0: for any of 2-32 ways).
+std::set<std::string> cyclic_thrashing_policies(std::uint32_t ways);
+bool overlap(const PolicyCandidates& a, const PolicyCandidates& b);
 
 // Two structural values that are present and non-null on both sides and differ as JSON: CHANGED
 // when their stated ranges are disjoint beyond `size_tolerance` (fraction of the size) or, without
