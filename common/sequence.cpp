@@ -81,6 +81,8 @@ bool SequenceBuilder::extend_last(const AccessRun& a) {
   if (p.count == 0xFFFFFFFFu) return false;
   const std::int64_t step = static_cast<std::int64_t>(a.offset - p.offset);
   if (p.count == 1 ? step == 0 : step != p.stride * static_cast<std::int64_t>(p.count)) return false;
+  // the GPU kernel stores a run's stride in 32 bits: lines farther apart stay separate runs
+  if (step > kMaxRunStride || step < -kMaxRunStride) return false;
   if (a.timed() && (p.slot_step != 1 || a.slot != p.slot + p.count)) return false;
   if (p.count == 1) {
     p.stride = step;

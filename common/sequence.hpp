@@ -27,6 +27,9 @@ const char* record_mode_name(RecordMode m);
 bool parse_record_mode(const std::string& name, RecordMode* m);
 
 constexpr std::uint32_t kUntimed = 0xFFFFFFFFu;
+// The largest |stride| of one run the CUDA backend can run (a 32-bit signed stride); the builder
+// never merges accesses farther apart into one run.
+constexpr std::int64_t kMaxRunStride = 0x7FFFFFFF;
 
 struct AccessRun {
   std::uint64_t offset = 0;       // byte offset of the first access (a multiple of 4)

@@ -93,8 +93,11 @@ def check_chain(instrs):
         prev, taint, stored, drained = None, set(), False, False
         for addr, pred, op, operands in blk:
             if LOAD.match(op):
-                dest = regs(operands.split(",")[0])
-                srcs = regs(operands[len(operands.split(",")[0]) + 1:])
+                ops = [o.strip() for o in operands.split(",")]
+                # texture loads name two destinations, the first RZ when one is unused: TLD.LZ RZ, Rd, Ra, ...
+                nd = 2 if op.startswith(("TLD", "TEX")) and len(ops) > 2 else 1
+                dest = regs(",".join(ops[:nd]))
+                srcs = regs(",".join(ops[nd:]))
                 if prev is not None:
                     checked += 1
                     if not drained and not any(r in taint for r in srcs):
@@ -113,25 +116,27 @@ def check_chain(instrs):
 
 
 def check_windows(instrs, name, windows):
+    """Timed windows: consecutive clock reads with exactly one array load between them must hold a
+    dependent STS and no other memory access. Stretches without a load lie between windows; the
+    walk's own clock reads (first run to last access, out_cycles) and the untimed runs between two
+    timed accesses (code with branches) enclose many loads and are no timed window; a straight-line
+    stretch with several loads between two clock reads is a window gone wrong."""
     n = ok = 0
-    inwin, body = False, []
-    for _, _, op, operands in instrs:
-        if "SR_CLOCK" in operands:
-            if inwin:
-                n += 1
-                loads = sum(1 for o in body if LOAD.match(o))
-                sts = sum(1 for o in body if re.match(r"^STS(\.|$)", o))
-                other = sum(1 for o in body if OTHER_MEM.match(o))
-                good = loads == 1 and sts >= 1 and other == 0
-                ok += good
-                if n <= 4 or not good:
-                    windows.append(f"{name}: {'ok' if good else 'NOT AS INTENDED'}: {' '.join(body)}")
-                inwin = False
-            else:
-                inwin, body = True, []
+    clocks = [i for i, (_, _, _, operands) in enumerate(instrs) if "SR_CLOCK" in operands]
+    for j in range(len(clocks) - 1):
+        body = [instrs[k][2] for k in range(clocks[j] + 1, clocks[j + 1])]
+        loads = sum(1 for o in body if LOAD.match(o))
+        if loads == 0:
             continue
-        if inwin:
-            body.append(op)
+        if loads > 1 and (j == 0 or j == len(clocks) - 2 or any(BRANCH.match(o) for o in body)):
+            continue  # the walk's bounds, or untimed runs between two timed accesses (a loop)
+        n += 1
+        sts = sum(1 for o in body if re.match(r"^STS(\.|$)", o))
+        other = sum(1 for o in body if OTHER_MEM.match(o))
+        good = loads == 1 and sts >= 1 and other == 0
+        ok += good
+        if n <= 4 or not good:
+            windows.append(f"{name}: {'ok' if good else 'NOT AS INTENDED'}: {' '.join(body)}")
     return n, ok
 
 

@@ -48,6 +48,24 @@ TEST(Sequence, SingleAccessesCompressIntoRuns) {
   EXPECT_EQ(v[102], (Acc{8, 1, 2}));
 }
 
+TEST(Sequence, LinesFartherApartThanARunStrideStaySeparateRuns) {
+  // a flip of address bit 31 (the H100's L1 search on a 4 GiB array): the two accesses must not
+  // become one run of stride -2^31 - x, which the CUDA kernel cannot hold
+  SequenceBuilder b;
+  b.access(0x8023afe0ull, 0);
+  b.access(0x1000ull, 0);
+  b.access(0x1000ull + 0x7FFFFFFCull, 0);  // +2^31 - 4: still fits
+  AccessSequence s = b.take();
+  ASSERT_EQ(s.runs.size(), 2u);
+  EXPECT_EQ(s.runs[0].count, 1u);
+  EXPECT_EQ(s.runs[1].count, 2u);
+  EXPECT_EQ(s.runs[1].stride, kMaxRunStride - 3);
+  const auto v = expand(s);
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_EQ(v[0].off, 0x8023afe0ull);
+  EXPECT_EQ(v[2].off, 0x1000ull + 0x7FFFFFFCull);
+}
+
 TEST(Sequence, RepeatBlocksAndLaunchBreaks) {
   SequenceBuilder b(RecordMode::miss_count, 100);
   b.access(0, 0);

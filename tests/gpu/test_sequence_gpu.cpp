@@ -34,7 +34,8 @@ TEST(SequenceGpu, SecondReadHitsOnEveryPath) {
     SequenceBuilder b;
     b.access(1 << 20, p);
     b.access(1 << 20, p, true);        // slot 0: hit
-    b.access((8 << 20) + 4096, p, true);  // slot 1: a line never read: miss
+    // slot 1: a line never read, one per path (a line an earlier path read is an L2 hit for global_cg)
+    b.access((8u << 20) + 4096u + (static_cast<std::uint64_t>(p) << 20), p, true);
     SequenceResult r = run(b.take());
     ASSERT_EQ(r.error, "") << seq_path_name(p);
     ASSERT_EQ(r.records.size(), 2u);
