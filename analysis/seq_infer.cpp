@@ -28,7 +28,7 @@ void write_eviction_set(nlohmann::json& c, const SeqStructure& s) {
   nlohmann::json e = {{"benchmark", s.benchmark}, {"target", hex(s.target)}, {"lines", s.eviction_set.size()},
                       {"minimal", s.minimal}, {"lines_in_target_set", s.same_set.size()},
                       {"lines_outside_target_set", s.other_lines}, {"kernel_dimension", s.kernel.rank()},
-                      {"contradictions", s.contradictions}, {"claims_not_taken", s.uncorroborated}};
+                      {"contradictions", s.contradictions}};
   c["eviction_set"] = e;
 }
 
@@ -116,10 +116,7 @@ bool write_seq_sets(CacheJob& job, const Capacity& cap, const SeqStructure& s, s
                           std::to_string(s.rows.size()) + " over address bits " + std::to_string(s.line_bit) + "-" +
                           std::to_string(s.top_bit) + " from " + std::to_string(s.kernel.rank()) +
                           " independent congruent differences" +
-                          (s.uncorroborated ? " (" + std::to_string(s.uncorroborated) + " same-set claims not taken: " +
-                                                  std::to_string(s.contradictions) +
-                                                  " contradicted by lines known to leave the set, the rest uncorroborated)"
-                                            : "");
+                          (s.contradictions ? " (" + std::to_string(s.contradictions) + " contradicting tests)" : "");
   set_value(c, "ways_one_set", W, 0.85, ev, "size of the minimal eviction set (the ways of the target's set)");
   // The matrix holds when 2^rank fits the capacity, or when it predicts the capacity sweep itself:
   // no overflowing set where the sweep has no misses, one where it misses (an index that does not

@@ -52,65 +52,55 @@ unsigned line_bit_of(std::uint64_t line_bytes) {
   return b;
 }
 
+struct UnionFind {
+  std::map<std::uint64_t, std::uint64_t> parent;
+  std::uint64_t find(std::uint64_t x) {
+    auto it = parent.find(x);
+    if (it == parent.end()) return parent[x] = x;
+    if (it->second == x) return x;
+    return it->second = find(it->second);
+  }
+  void join(std::uint64_t a, std::uint64_t b) { parent[find(a)] = find(b); }
+};
+
 // Claims that two lines share a set: an evicting set of exactly W lines shares the victim's set (W
-// lines of it are needed under LRU-like policies); so do the lines an insertion evicted. A claim is
-// strong when it rests on two or more misses (noise that only adds latency makes one miss now and
-// then, rarely two in one test), weak when on one (an insertion's probe, a single-miss test).
+// lines of it are needed); so do the lines an insertion evicted. A claim is strong when it rests on
+// two or more misses (noise that only adds latency makes one miss now and then, never two in the
+// same test), weak when on one (an insertion's probe, a single-miss test).
 struct Claim {
   std::uint64_t a = 0, b = 0;  // line addresses >> line bit
   bool strong = false;
-  double weight = 0;  // the test's eviction fraction (misses per timed access)
-  std::uint64_t d() const { return a ^ b; }
 };
 
 std::vector<Claim> congruence_claims(const SeqEvidence& ev, const SeqStructure& s, unsigned lb) {
   std::vector<Claim> out;
   const std::size_t W = s.eviction_set.size();
   for (const auto& t : ev.tests)
-    if (evicted(t) && t.set.size() == W)
-      for (auto x : t.set)
-        out.push_back({x >> lb, t.victim >> lb, t.misses >= 2, t.rounds ? static_cast<double>(t.misses) / t.rounds : 0});
+    if (evicted(t) && t.set.size() == W) {
+      for (auto x : t.set) out.push_back({x >> lb, t.victim >> lb, t.misses >= 2});
+      if (std::getenv("MEMHIER_DEBUG_SETS")) {
+        std::fprintf(stderr, "TEST v %llx m %u r %u set", (unsigned long long)t.victim, t.misses, t.rounds);
+        for (auto x : t.set) std::fprintf(stderr, " %llx", (unsigned long long)x);
+        std::fprintf(stderr, "\n");
+      }
+    }
   for (const auto& ins : ev.insertions)
-    for (auto x : ins.same_set) out.push_back({x >> lb, ins.line >> lb, false, 0});
+    for (auto x : ins.same_set) {
+      out.push_back({x >> lb, ins.line >> lb, false});
+      if (std::getenv("MEMHIER_DEBUG_SETS"))
+        std::fprintf(stderr, "INS x %llx line %llx\n", (unsigned long long)x, (unsigned long long)ins.line);
+    }
   return out;
 }
-
-// Differences known to leave the target's set: a line the eviction set E (W congruent lines) did
-// not evict (zero misses: noise only adds them, so this reading is sure).
-std::vector<std::uint64_t> leaving(const SeqEvidence& ev, const SeqStructure& s, unsigned lb) {
-  std::vector<std::uint64_t> out;
-  for (const auto& t : ev.tests)
-    if (not_evicted(t) && t.set == s.eviction_set && (t.victim >> lb) != (s.target >> lb))
-      out.push_back((t.victim >> lb) ^ (s.target >> lb));
-  return out;
-}
-
-// The kernel of the index, grown claim by claim: a claim that would put a difference known to leave
-// the set into the kernel is contradicted (a test whose W lines were not all congruent: a policy
-// without the stack property can evict with fewer; an outlier) and is not taken.
-struct KernelBuilder {
-  gf2::Basis k;
-  std::vector<std::uint64_t> leave;
-  std::size_t contradicted = 0;
-  bool add(std::uint64_t d) {
-    if (k.contains(d)) return true;
-    gf2::Basis next = k;
-    next.add(d);
-    for (auto e : leave)
-      if (next.contains(e)) return ++contradicted, false;
-    k = next;
-    return true;
-  }
-};
 
 // Where spurious misses are possible (noise > 0: an upper bound from the capacity sweep), a weak
-// claim counts only when other claims corroborate its direction. Modulo the kernel K, the true weak
-// claims fall on the few classes of the true kernel's extra directions, each many times (every
-// insertion of the set gives several), while a spurious one (a pool line an outlier marked) falls on
-// a class of its own. Greedily, the class most claims share joins K while more claims share it than
-// chance makes false claims coincide (C(F, c) / 2^(d (c-1)) < kCoincidenceAlpha, F the claims alone
-// in their class, d the dimension the weak claims span beyond K). Without noise every weak claim is
-// taken that no known difference contradicts.
+// claim counts only when other claims corroborate its direction. Modulo the kernel K the strong claims
+// span, the true weak claims fall on the few classes of the true kernel's extra directions, each many
+// times (every insertion of the set gives several), while a spurious one (a pool line an outlier
+// marked) falls on a class of its own. Greedily, the class most claims share joins K while more claims
+// share it than chance makes false claims coincide (C(F, c) / 2^(d (c-1)) < kCoincidenceAlpha with F
+// the claims alone in their class and d the dimension the weak claims span beyond K); the claims
+// outside K at the end are dropped. Without noise every claim counts. Returns how many were dropped.
 constexpr double kCoincidenceAlpha = 0.01;
 
 std::size_t coincidence_threshold(std::size_t singletons, std::size_t dim) {
@@ -124,57 +114,68 @@ std::size_t coincidence_threshold(std::size_t singletons, std::size_t dim) {
   return 64;
 }
 
-void add_weak(KernelBuilder& kb, const std::vector<std::uint64_t>& weak, double noise) {
-  if (noise <= 0) {
-    for (auto d : weak) kb.add(d);
-    return;
+std::size_t corroborate(std::vector<Claim>& claims, double noise) {
+  if (noise <= 0) return 0;
+  gf2::Basis k, all;
+  std::vector<std::uint64_t> weak;
+  for (const auto& c : claims) {
+    all.add(c.a ^ c.b);
+    if (c.strong) k.add(c.a ^ c.b);
+    else weak.push_back(c.a ^ c.b);
   }
-  gf2::Basis all = kb.k;
-  for (auto d : weak) all.add(d);
-  const std::size_t dim = all.rank() - kb.k.rank();
-  std::set<std::uint64_t> refused;  // residuals (under the K they were refused at) of contradicted classes
+  const std::size_t dim = all.rank() - k.rank();
   for (;;) {
     std::map<std::uint64_t, std::size_t> classes;
     for (auto d : weak)
-      if (const std::uint64_t r = kb.k.reduce(d); r && !refused.count(r)) ++classes[r];
+      if (const std::uint64_t r = k.reduce(d)) ++classes[r];
+    if (classes.empty()) break;
     std::size_t singles = 0;
-    auto best = classes.end();
+    auto best = classes.begin();
     for (auto it = classes.begin(); it != classes.end(); ++it) {
       singles += it->second == 1 ? 1 : 0;
-      if (best == classes.end() || it->second > best->second) best = it;
+      if (it->second > best->second) best = it;
     }
-    if (best == classes.end() || best->second < coincidence_threshold(singles, dim)) return;
-    if (!kb.add(best->first)) refused.insert(best->first);
+    if (best->second < coincidence_threshold(singles, dim)) break;
+    k.add(best->first);
   }
+  const std::size_t before = claims.size();
+  claims.erase(std::remove_if(claims.begin(), claims.end(), [&](const Claim& c) { return !c.strong && !k.contains(c.a ^ c.b); }),
+               claims.end());
+  if (std::getenv("MEMHIER_DEBUG_SETS"))
+    std::fprintf(stderr, "claims %zu weak %zu dim %zu dropped %zu noise %g\n", before, weak.size(), dim, before - claims.size(), noise);
+  return before - claims.size();
 }
 
-// The kernel from the claims (strong ones first, the surest first), the target's set, the leaving
-// bits, and H over the bits the tests could flip.
+// Differences known to leave the target's set: a line the eviction set E (W congruent lines) did
+// not evict.
+std::vector<std::uint64_t> leaving(const SeqEvidence& ev, const SeqStructure& s, unsigned lb) {
+  std::vector<std::uint64_t> out;
+  for (const auto& t : ev.tests)
+    if (not_evicted(t) && t.set == s.eviction_set && (t.victim >> lb) != (s.target >> lb)) {
+      out.push_back((t.victim >> lb) ^ (s.target >> lb));
+      if (std::getenv("MEMHIER_DEBUG_SETS"))
+        std::fprintf(stderr, "LEAVE v %llx t %llx r %u\n", (unsigned long long)t.victim, (unsigned long long)s.target, t.rounds);
+    }
+  return out;
+}
+
 void index_matrix(const SeqEvidence& ev, SeqStructure& s, unsigned lb, double noise) {
+  UnionFind uf;
   std::vector<Claim> claims = congruence_claims(ev, s, lb);
-  std::stable_sort(claims.begin(), claims.end(), [](const Claim& x, const Claim& y) {
-    return x.strong != y.strong ? x.strong : x.weight > y.weight;
-  });
-  KernelBuilder kb;
-  kb.leave = leaving(ev, s, lb);
-  std::vector<std::uint64_t> weak;
-  for (const auto& c : claims)
-    if (c.strong) kb.add(c.d());
-    else weak.push_back(c.d());
-  add_weak(kb, weak, noise);
-  s.kernel = kb.k;
-  s.contradictions = kb.contradicted;
-  // The target's set: the lines of the claims whose difference to the target the kernel holds.
-  std::set<std::uint64_t> same = {s.target >> lb};
-  for (const auto& c : claims) {
-    s.uncorroborated += kb.k.contains(c.d()) ? 0 : 1;
-    for (auto x : {c.a, c.b})
-      if (kb.k.contains(x ^ (s.target >> lb))) same.insert(x);
-  }
-  for (auto x : same) s.same_set.push_back(x << lb);
-  s.other_lines = kb.leave.size();
-  for (auto d : kb.leave)
+  s.uncorroborated = corroborate(claims, noise);
+  for (const auto& c : claims) uf.join(c.a, c.b);
+  std::map<std::uint64_t, std::vector<std::uint64_t>> classes;
+  for (auto& [x, p] : uf.parent) classes[uf.find(x)].push_back(x);
+  for (auto& [root, members] : classes)
+    for (auto m : members) s.kernel.add(m ^ root);
+  const std::uint64_t troot = uf.find(s.target >> lb);
+  for (auto m : classes[troot]) s.same_set.push_back(m << lb);
+  const auto out = leaving(ev, s, lb);
+  s.other_lines = out.size();
+  for (auto d : out) {
+    s.contradictions += s.kernel.contains(d) ? 1 : 0;
     if (d && !(d & (d - 1))) s.leaving_bits.push_back(static_cast<unsigned>(__builtin_ctzll(d)) + lb);
+  }
   std::sort(s.leaving_bits.begin(), s.leaving_bits.end());
   s.leaving_bits.erase(std::unique(s.leaving_bits.begin(), s.leaving_bits.end()), s.leaving_bits.end());
   unsigned top = 0;

@@ -26,8 +26,8 @@ struct SeqStructure {
   unsigned line_bit = 0, top_bit = 0;
   gf2::Basis kernel;                     // line-address differences that keep a line in its set
   std::vector<std::uint64_t> rows;       // H's rows as byte-address masks, reduced row echelon form
-  std::size_t contradictions = 0;        // claims not taken: they would put a leaving difference in the kernel
-  std::size_t uncorroborated = 0;        // claims outside the kernel at the end (contradicted or uncorroborated)
+  std::size_t contradictions = 0;        // differences known to leave the set that lie in the kernel
+  std::size_t uncorroborated = 0;        // weak claims (one miss) no other claim supports: not used
   std::vector<unsigned> leaving_bits;    // byte-address bits whose single flip is known to leave the set
   std::string benchmark, note;
   const SeqEvidence* evidence = nullptr;

@@ -93,8 +93,10 @@ TEST(SoftEdge, TwoRunsOfOneCacheCompareSame) {
     ASSERT_TRUE(r->state == SizeResult::State::exact || r->state == SizeResult::State::bracket);
     EXPECT_LE(r->lo, edge + 64 * 1024);  // the bracket holds the edge (misses become countable
     EXPECT_GT(r->hi, edge);              // within 64 KiB above it)
-    EXPECT_GT(r->noise_per_run, 0.3);  // the odd access per run, measured
-    EXPECT_LT(r->noise_per_run, 0.9);
+    // the odd access per run (0.6), measured; run A's burst of 12 below the bracket is noise too
+    // and counts in its mean (about 0.6 + 12 / 20), but no capacity miss does
+    EXPECT_GT(r->noise_per_run, 0.3);
+    EXPECT_LT(r->noise_per_run, 0.9 + (r == &a ? 12.0 / 20 : 0.0));
   }
   EXPECT_TRUE(a.soft);  // the few misses at edge + 64 KiB are within the burst: not distinguishable
   EXPECT_EQ(a.hi, 24 * kMiB);
