@@ -10,11 +10,13 @@
 #
 # usage: scripts/characterize.sh [--device cuda:N|sim:<config.json>] [--all] [--plan full|quick]
 #                                [--rounds N] [--results DIR] [--no-build | --build-dir DIR]
-#                                [--full-traces DIR] [-- extra memhier-bench flags]
+#                                [--full-traces DIR] [--no-plots] [-- extra memhier-bench flags]
 # The archive stays within 2 MB: traces packed into traces.pack.gz, bench.json and refine-N.json
 # gzip-compressed (scripts/archive_pack.py; memhier-infer, memhier-compare and plot.py read them
 # as they are). --full-traces DIR keeps the unpacked traces (and the plots when the archive has
-# no room for them) in DIR/<the archive's relative path>/, outside results/.
+# no room for them) in DIR/<the archive's relative path>/, outside results/. --no-plots skips the
+# plots (on the H100 they take ~16 s and do not fit the archive; scripts/plot.py <archive> draws
+# them from the archive at any time).
 set -euo pipefail
 START=$(pwd)
 cd "$(dirname "$0")/.."
@@ -30,7 +32,7 @@ value() { [ $# -ge 2 ] && [ -n "$2" ] && [ "${2#--}" = "$2" ] || usage_error "$1
 
 device=cuda:0; device_given=0; all=0; plan=full; rounds=6; results=$ROOT/results; build=1; extra=(); BIN=$ROOT/build/release
 build_dir=""
-full_traces=""; limit=2000000  # bytes on disk of one archive
+full_traces=""; plots=1; limit=2000000  # bytes on disk of one archive
 if [ "$installed" = 1 ]; then BIN=$(cd "$ROOT/../../bin" && pwd); build=0; results=$START/results; fi
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -44,11 +46,12 @@ while [ $# -gt 0 ]; do
     --results) results=$(value "$@") || exit 2; shift 2 ;;
     --results=*) results=${1#*=}; shift ;;
     --no-build) build=0; shift ;;
+    --no-plots) plots=0; shift ;;
     --full-traces) full_traces=$(value "$@") || exit 2; shift 2 ;;
     --full-traces=*) full_traces=${1#*=}; shift ;;
     --build-dir) build_dir=$(value "$@") || exit 2; shift 2 ;;
     --build-dir=*) build_dir=${1#*=}; shift ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; extra=("$@"); break ;;
     *) usage_error "unknown argument '$1' (see --help)" ;;
   esac
@@ -236,7 +239,7 @@ d = json.load(open(p)); d["context"]["characterize_wall_seconds"] = s
 json.dump(d, open(p, "w"), separators=(",", ":"))
 PY
   # plots first, so that report.md can embed them
-  if [ -f scripts/plot.py ]; then
+  if [ "$plots" = 1 ] && [ -f scripts/plot.py ]; then
     say "plotting"
     run python3 scripts/plot.py "$tmp" >/dev/null || say "plot.py failed (is matplotlib installed?); archive has no plots"
   fi

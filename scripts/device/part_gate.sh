@@ -25,7 +25,7 @@ for i in $(seq 1 "$runs"); do
     break
   fi
   s=$SECONDS
-  "$ROOT/scripts/characterize.sh" --device "$device" --no-build --build-dir "$BIN" --results "$dir/results" --full-traces "$dir/full" \
+  "$ROOT/scripts/characterize.sh" --device "$device" --no-plots --no-build --build-dir "$BIN" --results "$dir/results" --full-traces "$dir/full" \
     > "$dir/run$i.log" 2>&1
   rc=$? last=$((SECONDS - s))
   a=$(grep -o 'archive: .*' "$dir/run$i.log" | tail -1 | cut -d' ' -f2)
