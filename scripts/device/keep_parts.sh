@@ -12,6 +12,7 @@ set -euo pipefail
 src=${1:?usage: keep_parts.sh SRC DEST PART...}; dest=${2:?DEST}; shift 2
 [ -e "$dest" ] && { echo "keep_parts.sh: $dest exists; not overwriting" >&2; exit 1; }
 mkdir -p "$dest"
+dest=$(cd "$dest" && pwd)
 for p in "$@"; do
   [ -d "$src/$p" ] || { echo "keep_parts.sh: no part $p in $src" >&2; continue; }
   mkdir -p "$dest/$p"
