@@ -184,12 +184,15 @@ void global_section(const std::vector<BenchRun>& runs, json& topo) {
 // overlap:K, layout:all): the L2 side merges such requests before the cache slices (ncu on the
 // H100: fewer lts sectors than bytes requested), so they measure delivery of shared lines, not the
 // rate at which the slices serve distinct lines. Kept out of the curve and the peak, reported apart.
-// layout:peer (gpu-benches' pattern) reads each chunk from several resident blocks; layouts that
-// state their own readers (counter readers_per_line, layout:oneshot) are shared above one.
+// layout:peer (gpu-benches' pattern) reads each chunk from several resident blocks at once, except
+// its rotated variant, whose readers of a chunk start rows apart (no line read by two blocks at the
+// same time: one reader per line per round); layouts that state their own readers (counter
+// readers_per_line, layout:oneshot) are shared above one.
 bool shared_lines(const Point& p) {
+  const bool peer_concurrent =
+      p.params.get_or("layout", "") == "peer" && p.params.get_or("variant", "") != "rotated";
   return p.params.get_int_or("share", 1) > 1 || p.params.get_int_or("overlap", 1) > 1 ||
-         p.params.get_or("layout", "") == "all" || p.params.get_or("layout", "") == "peer" ||
-         p.get("readers_per_line", 1) > 1.01;
+         p.params.get_or("layout", "") == "all" || peer_concurrent || p.get("readers_per_line", 1) > 1.01;
 }
 
 // How many CTAs read each line of the working set per round (l2_throughput's tile arithmetic,
