@@ -33,6 +33,9 @@ RanSequence expand(const SeqTraceEntry& e, std::uint32_t header_threshold) {
   if (!r.complete)
     for (auto& run : seq.runs)
       if (run.is_repeat()) run.count = std::min(run.count, kRepeatCap);
+  const std::uint64_t n = access_count(seq);
+  r.offset.reserve(n);
+  r.slot.reserve(n);
   for_each_access(
       seq,
       [&](std::uint64_t off, std::uint8_t, std::uint32_t slot) {
