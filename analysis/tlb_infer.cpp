@@ -6,6 +6,7 @@
 
 #include "analysis/tlb_checks.hpp"
 #include "analysis/tlb_page.hpp"
+#include "analysis/tlb_stage2.hpp"
 
 namespace memhier::analysis {
 
@@ -111,11 +112,7 @@ Stage2 stage2_of(const TlbContext& T, const TlbLevel& L, std::uint64_t entries) 
   }
   if (s2.resolved == 0) return s2;
   std::vector<double> known(s2.counts.begin(), s2.counts.begin() + static_cast<std::ptrdiff_t>(s2.resolved));
-  // Self-calibration: where every slot misses (the last step, once all sets are open) the shift is
-  // the penalty itself; a count within 5 % of its slots rescales all counts by that.
-  const double last = static_cast<double>(entries + s2.resolved), scale = last / std::max(known.back(), 1e-9);
-  if (std::fabs(scale - 1) < 0.05)
-    for (auto& c : known) c *= scale;
+  known = calibrate_tlb_counts(known, s2.counts, s2.se, entries, tlb_height_scatter(L));
   s2.sets = sets_from_counts(known, entries);
   return s2;
 }
