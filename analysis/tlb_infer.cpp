@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iomanip>
 #include <map>
-#include <sstream>
 
 #include "analysis/tlb_checks.hpp"
 #include "analysis/tlb_page.hpp"
+#include "analysis/tlb_penalty.hpp"
 #include "analysis/tlb_stage2.hpp"
 
 namespace memhier::analysis {
@@ -18,7 +17,6 @@ constexpr std::size_t kTlbRequestBudget = 96;  // tlb runs per refinement round 
 constexpr double kCountSe = 0.3;               // stage 2: misses per pass must be known this well
 const char* const kTlbNames[] = {"l1_tlb", "l2_tlb"};
 
-double round1(double x) { return std::round(x * 10) / 10; }
 double round3(double x) { return std::round(x * 1000) / 1000; }
 
 struct TlbContext {
@@ -223,69 +221,11 @@ std::uint64_t write_reach(nlohmann::json& c, const TlbLevel& L, const Evidence& 
   return entries;
 }
 
-// A rise with no plateau above it: the last footprint of its curve alone above the bracket, or the
-// last two disagreeing (still rising). Such a footprint may lie at the reach itself and miss only in
-// part, by a share that changes from run to run (the H100's 64 GiB footprints: 4.8-24 cycles at
-// 32 MiB in three runs, 94 at 76 GiB in two).
-bool rise_at_curve_end(const TlbContext& T, const TlbRise& r) {
-  const TlbSeries* c = T.find(r.alloc, r.stride);
-  if (!c || c->points.size() < 2 || r.i_hi + 1 > c->points.size()) return true;
-  if (r.i_hi + 1 == c->points.size()) return true;
-  const TlbFootprint &a = c->points[c->points.size() - 2], &b = c->points.back();
-  return std::fabs(b.mean - a.mean) > 3 * std::sqrt(a.se * a.se + b.se * b.se + 2 * T.steps.tau * T.steps.tau);
-}
-
-bool rests_on_last_footprints(const TlbContext& T, const TlbLevel& L) {
-  for (const auto& r : L.rises)
-    if (!r.shared && !rise_at_curve_end(T, r)) return false;
-  return true;
-}
-
-std::string fixed(double x, int digits) {
-  std::ostringstream o;
-  o << std::fixed << std::setprecision(digits) << x;
-  return o.str();
-}
-
-// An unsaturated level: its heights still grow with the stride at the largest stride that shows
-// it, so its penalty is only bounded below.
-std::string unsaturated_reason(const TlbContext& T, const TlbLevel& L) {
-  std::string h, s;
-  std::uint64_t top = 0;
-  for (const auto& r : L.rises) {
-    if (r.shared) continue;
-    h += (h.empty() ? "" : ", ") + fixed(r.height, 1);
-    s += (s.empty() ? "" : ", ") + std::to_string(r.stride >> 20) + " MiB";
-    const TlbSeries* c = T.find(r.alloc, r.stride);
-    if (c) top = std::max(top, c->points.back().bytes);
-  }
-  std::string why = "not saturated: heights " + h + " cycles at strides " + s +
-                    " grow with the stride up to the largest one that shows the level (a fraction stride / entry reach "
-                    "of the accesses miss), so the penalty is at least " + fixed(L.penalty, 1) +
-                    " cycles (miss_penalty_lower_bound_cycles), not a value";
-  if (rests_on_last_footprints(T, L))
-    why += "; no rise has a plateau above it (the largest footprint of its curve alone, up to " +
-           std::to_string(top >> 20) + " MiB): a footprint at the reach itself misses only in part, by a share that "
-           "varies between runs (larger footprints requested)";
-  return why;
-}
-
-void write_penalty(const TlbContext& T, nlohmann::json& c, const TlbLevel& L, const Evidence& ev) {
-  if (!L.saturated) {
-    set_null(c, "miss_penalty_cycles", unsaturated_reason(T, L), ev);
-    c["miss_penalty_lower_bound_cycles"] = round1(L.penalty);
-    return;
-  }
-  set_value(c, "miss_penalty_cycles", round1(L.penalty), 0.85, ev,
-            "height of the rise where every access misses (+-" + std::to_string(round3(L.penalty_ci95)) + ", 95 %)");
-  c["miss_penalty_ci95_cycles"] = round3(L.penalty_ci95);
-}
-
 void write_level(TlbContext& T, nlohmann::json& c, const TlbLevel& L, const PageInfo& pg, const std::string& name) {
   const Evidence ev = tlb_level_evidence(L);
-  set_value(c, "present", true, L.saturated || !rests_on_last_footprints(T, L) ? 0.9 : 0.5, ev,
+  set_value(c, "present", true, L.saturated || !tlb_rests_on_last_footprints(T.series, T.steps, L) ? 0.9 : 0.5, ev,
             "a latency rise that moves with the stride as one translation level");
-  write_penalty(T, c, L, ev);
+  write_tlb_penalty(c, L, T.series, T.steps, ev);
   set_null(c, "hit_latency_cycles", "a TLB hit has no latency of its own (part of every access)");
   if (L.entry_bytes) {
     set_value(c, "reach_per_entry_bytes", L.entry_bytes, 0.85, ev, L.entry_note);
@@ -416,7 +356,7 @@ nlohmann::json infer_tlbs(InferContext& ctx, nlohmann::json& caches) {
   }
   for (std::size_t i = levels.size(); i < 2; ++i) null_all(caches[kTlbNames[i]], missing_reason(T, levels, kTlbNames[i]));
   if (levels.size() < 2 || std::any_of(levels.begin(), levels.end(), [&](const TlbLevel& L) {
-        return !L.saturated && rests_on_last_footprints(T, L);
+        return !L.saturated && tlb_rests_on_last_footprints(T.series, T.steps, L);
       }))
     request_largest(T);
   for (std::size_t i = 0; i < gap_levels.size(); ++i) gl.push_back(level_json(gap_levels[i], "level " + std::to_string(i + 1)));
