@@ -5,10 +5,17 @@
 
 namespace memhier::analysis {
 
+// Only the heights that agree with the penalty (3 standard errors and 5 %, as saturation is judged):
+// a set-indexed level's heights fall again at large strides (fewer sets used), which is no scatter.
 double tlb_height_scatter(const TlbLevel& L) {
   std::vector<double> h;
-  for (const auto& r : L.rises)
-    if (!r.shared && r.stride >= L.s_sat) h.push_back(r.height);
+  const double se_p = L.penalty_ci95 / 1.96;
+  for (const auto& r : L.rises) {
+    const double se = r.ci95 / 1.96;
+    if (!r.shared && r.stride >= L.s_sat &&
+        std::fabs(r.height - L.penalty) < 3 * std::sqrt(se * se + se_p * se_p) + 0.05 * L.penalty)
+      h.push_back(r.height);
+  }
   double v = 0;
   for (double x : h) v += (x - L.penalty) * (x - L.penalty);
   const double sd = h.size() > 1 ? std::sqrt(v / static_cast<double>(h.size() - 1)) : 0;

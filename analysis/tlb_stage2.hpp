@@ -11,8 +11,9 @@
 
 namespace memhier::analysis {
 
-// The relative scatter of the level's full height between the strides where it is saturated
-// (3 standard deviations over the penalty), at least 5 % (a penalty seen at one stride).
+// The relative scatter of the level's full height between the strides where it is saturated and
+// agrees with the penalty (3 standard deviations over the penalty), at least 5 % (a penalty seen at
+// one stride).
 double tlb_height_scatter(const TlbLevel& L);
 
 // The median fraction count / slots over the steps from the first whose count reaches its slots

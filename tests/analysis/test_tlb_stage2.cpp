@@ -74,10 +74,12 @@ TEST(TlbStage2, HeightScatterFromTheSaturatedStrides) {
   TlbLevel L;
   L.penalty = 10;
   L.s_sat = 16;
-  for (auto [s, h] : {std::pair{8ull, 5.0}, {16ull, 9.5}, {32ull, 10.5}, {64ull, 10.0}}) {
+  // a set-indexed level's height falls again at large strides (4 cycles at 128): no scatter
+  for (auto [s, h] : {std::pair{8ull, 5.0}, {16ull, 9.5}, {32ull, 10.5}, {64ull, 10.0}, {128ull, 4.0}}) {
     TlbRise r;
     r.stride = s;
     r.height = h;
+    r.ci95 = 0.4;
     L.rises.push_back(r);
   }
   EXPECT_NEAR(tlb_height_scatter(L), 3 * 0.5 / 10, 1e-9);  // sd of 9.5, 10.5, 10.0 around 10 = 0.5
