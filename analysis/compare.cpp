@@ -82,7 +82,7 @@ const std::set<std::string> kBookkeepingLeaves = {
     "readers_per_line", "peak_readers_per_line", "warps_per_sm", "bytes_in_flight_per_sm",
     "size_bytes_lower_bound", "replacements_observed", "theoretical_bytes_per_second",
     "theoretical_bytes_per_clock_per_sm", "reach_bracket_bytes", "full_height_from_stride", "lines_per_run",
-    "z_crit",
+    "z_crit", "miss_penalty_lower_bound_cycles",  // a TLB level not saturated: a bound, not its penalty
     // cache inference (issue 10): the 50 % point beside a capacity the structure or a fit gives (the
     // curve's feature, kept for comparison: size_bytes carries the capacity), the address bits the
     // index matrix is decided over (the measurement's reach, not the hardware)

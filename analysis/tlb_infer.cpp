@@ -6,6 +6,8 @@
 
 #include "analysis/tlb_checks.hpp"
 #include "analysis/tlb_page.hpp"
+#include "analysis/tlb_penalty.hpp"
+#include "analysis/tlb_stage2.hpp"
 
 namespace memhier::analysis {
 
@@ -15,7 +17,6 @@ constexpr std::size_t kTlbRequestBudget = 96;  // tlb runs per refinement round 
 constexpr double kCountSe = 0.3;               // stage 2: misses per pass must be known this well
 const char* const kTlbNames[] = {"l1_tlb", "l2_tlb"};
 
-double round1(double x) { return std::round(x * 10) / 10; }
 double round3(double x) { return std::round(x * 1000) / 1000; }
 
 struct TlbContext {
@@ -111,11 +112,7 @@ Stage2 stage2_of(const TlbContext& T, const TlbLevel& L, std::uint64_t entries) 
   }
   if (s2.resolved == 0) return s2;
   std::vector<double> known(s2.counts.begin(), s2.counts.begin() + static_cast<std::ptrdiff_t>(s2.resolved));
-  // Self-calibration: where every slot misses (the last step, once all sets are open) the shift is
-  // the penalty itself; a count within 5 % of its slots rescales all counts by that.
-  const double last = static_cast<double>(entries + s2.resolved), scale = last / std::max(known.back(), 1e-9);
-  if (std::fabs(scale - 1) < 0.05)
-    for (auto& c : known) c *= scale;
+  known = calibrate_tlb_counts(known, s2.counts, s2.se, entries, tlb_height_scatter(L));
   s2.sets = sets_from_counts(known, entries);
   return s2;
 }
@@ -226,10 +223,9 @@ std::uint64_t write_reach(nlohmann::json& c, const TlbLevel& L, const Evidence& 
 
 void write_level(TlbContext& T, nlohmann::json& c, const TlbLevel& L, const PageInfo& pg, const std::string& name) {
   const Evidence ev = tlb_level_evidence(L);
-  set_value(c, "present", true, 0.9, ev, "a latency rise that moves with the stride as one translation level");
-  set_value(c, "miss_penalty_cycles", round1(L.penalty), L.saturated ? 0.85 : 0.4, ev,
-            "height of the rise where every access misses (+-" + std::to_string(round3(L.penalty_ci95)) + ", 95 %)");
-  c["miss_penalty_ci95_cycles"] = round3(L.penalty_ci95);
+  set_value(c, "present", true, L.saturated || !tlb_rests_on_last_footprints(T.series, T.steps, L) ? 0.9 : 0.5, ev,
+            "a latency rise that moves with the stride as one translation level");
+  write_tlb_penalty(c, L, T.series, T.steps, ev);
   set_null(c, "hit_latency_cycles", "a TLB hit has no latency of its own (part of every access)");
   if (L.entry_bytes) {
     set_value(c, "reach_per_entry_bytes", L.entry_bytes, 0.85, ev, L.entry_note);
@@ -255,9 +251,15 @@ nlohmann::json rise_json(const TlbRise& r) {
 }
 
 nlohmann::json level_json(const TlbLevel& L, const std::string& name) {
-  nlohmann::json j = {{"name", name}, {"alloc", L.alloc}, {"miss_penalty_cycles", round3(L.penalty)},
-                      {"miss_penalty_ci95_cycles", round3(L.penalty_ci95)}, {"saturated", L.saturated},
+  nlohmann::json j = {{"name", name}, {"alloc", L.alloc}, {"saturated", L.saturated},
                       {"full_height_from_stride", L.s_sat}, {"entry_note", L.entry_note}};
+  if (L.saturated) {
+    j["miss_penalty_cycles"] = round3(L.penalty);
+    j["miss_penalty_ci95_cycles"] = round3(L.penalty_ci95);
+  } else {  // heights still growing at the largest stride: a bound, not a penalty
+    j["miss_penalty_cycles"] = nullptr;
+    j["miss_penalty_lower_bound_cycles"] = round3(L.penalty);
+  }
   j["reach_per_entry_bytes"] = L.entry_bytes ? nlohmann::json(L.entry_bytes) : nlohmann::json();
   j["reach_bracket_bytes"] = L.reach_hi ? nlohmann::json{L.reach_lo, L.reach_hi} : nlohmann::json();
   nlohmann::json rs = nlohmann::json::array();
@@ -353,7 +355,10 @@ nlohmann::json infer_tlbs(InferContext& ctx, nlohmann::json& caches) {
     lv.push_back(j);
   }
   for (std::size_t i = levels.size(); i < 2; ++i) null_all(caches[kTlbNames[i]], missing_reason(T, levels, kTlbNames[i]));
-  if (levels.size() < 2) request_largest(T);
+  if (levels.size() < 2 || std::any_of(levels.begin(), levels.end(), [&](const TlbLevel& L) {
+        return !L.saturated && tlb_rests_on_last_footprints(T.series, T.steps, L);
+      }))
+    request_largest(T);
   for (std::size_t i = 0; i < gap_levels.size(); ++i) gl.push_back(level_json(gap_levels[i], "level " + std::to_string(i + 1)));
   for (std::size_t i = 0; i < vmm_levels.size(); ++i) vl.push_back(level_json(vmm_levels[i], "level " + std::to_string(i + 1)));
   at["levels"] = lv;

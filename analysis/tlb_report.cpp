@@ -36,7 +36,10 @@ std::string render_translation_markdown(const nlohmann::json& t) {
        "|---|---|---|---|---|---|\n";
   for (const auto& l : at["levels"]) {
     const auto& c = t["caches"].value(l.value("name", ""), nlohmann::json::object());
-    o << "| " << l.value("name", "") << " | " << val(l["miss_penalty_cycles"]) << " ± " << val(l["miss_penalty_ci95_cycles"])
+    const std::string pen = l["miss_penalty_cycles"].is_null() && l.contains("miss_penalty_lower_bound_cycles")
+                                ? "≥ " + val(l["miss_penalty_lower_bound_cycles"]) + " (not saturated)"
+                                : val(l["miss_penalty_cycles"]) + " ± " + val(l.value("miss_penalty_ci95_cycles", nlohmann::json()));
+    o << "| " << l.value("name", "") << " | " << pen
       << " | " << bytes_text(l["reach_per_entry_bytes"]) << " | " << val(c.value("entries", nlohmann::json())) << " | "
       << bytes_text(c.value("size_bytes", nlohmann::json())) << " | " << val(c.value("ways", nlohmann::json())) << " |\n";
   }
@@ -59,7 +62,9 @@ std::string render_translation_markdown(const nlohmann::json& t) {
     o << "\n";
   }
   for (const auto& r : at.value("not_translation", nlohmann::json::array()))
-    o << "\nNot translation (+" << val(r["miss_penalty_cycles"]) << " cycles): " << r.value("reason", "") << ".\n";
+    o << "\nNot translation (+"
+      << val(r["miss_penalty_cycles"].is_null() ? r.value("miss_penalty_lower_bound_cycles", nlohmann::json()) : r["miss_penalty_cycles"])
+      << " cycles): " << r.value("reason", "") << ".\n";
   if (at.contains("smallest_step") && !at["smallest_step"].is_null())
     o << "\nSmallest resolved step: " << val(at["smallest_step"]["height_cycles"]) << " ± "
       << val(at["smallest_step"]["ci95_cycles"]) << " cycles at stride " << bytes_text(at["smallest_step"]["stride"]) << ".\n";

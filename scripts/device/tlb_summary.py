@@ -122,7 +122,9 @@ def print_map(run, curves_path):
     print("level    penalty(+-95%)        entry-reach  entries  total-reach  sets/ways")
     for lv in at.get("levels", []):
         c = t["caches"].get(lv["name"], {})
-        print(f"{lv['name']:8} {lv['miss_penalty_cycles']:>8} +-{lv['miss_penalty_ci95_cycles']:<8} "
+        pen = (f"{lv['miss_penalty_cycles']:>8} +-{lv.get('miss_penalty_ci95_cycles')!s:<8}"
+               if lv.get("miss_penalty_cycles") is not None else f">={lv.get('miss_penalty_lower_bound_cycles')!s:<17}")
+        print(f"{lv['name']:8} {pen} "
               f"{size(lv.get('reach_per_entry_bytes')):>12} {str(c.get('entries')):>8} {size(c.get('size_bytes')):>12}  "
               f"{c.get('sets')}/{c.get('ways')}")
         print(f"         {lv.get('entry_note', '')}")
