@@ -6,6 +6,9 @@
   and in a copy of each archive compared with itself — goal: every one caught (exit 1 or 3).
 
 usage: python3 scripts/ci_figures.py ARCHIVE ARCHIVE [...] [--compare PATH] [--work DIR] [--markdown]
+                                     [--reinfer MEMHIER_INFER]
+--reinfer analyzes copies of the archives again with that memhier-infer first (their measurements
+as they are, the topology from the analyzer at hand): the figures then test the analyzer too.
 Prints a table (Markdown with --markdown, to paste into docs/ci.md); exit 0 when both goals hold,
 1 otherwise, 2 on bad input.
 """
@@ -13,6 +16,7 @@ import argparse
 import itertools
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -37,18 +41,35 @@ def inject(archive, out, kind):
     return p.returncode == 0
 
 
+def reinfer(infer, archives, work):
+    out = []
+    for i, arch in enumerate(archives):
+        dest = os.path.join(work, "reinfer", "%d-%s" % (i, os.path.basename(arch.rstrip("/"))))
+        shutil.rmtree(dest, ignore_errors=True)
+        shutil.copytree(arch, dest)
+        p = subprocess.run([infer, "--allow-errors", dest, "-o", os.path.join(dest, "topology.json"),
+                            "--report", os.path.join(dest, "report.md")], capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.exit("ci_figures.py: memhier-infer on %s failed: %s" % (arch, p.stderr.strip()[-400:]))
+        out.append(dest)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("archives", nargs="+")
     ap.add_argument("--compare", default=os.path.join(HERE, "..", "build", "release", "memhier-compare"))
     ap.add_argument("--work", help="directory for the injected copies (default: a temporary one)")
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--reinfer", metavar="MEMHIER_INFER", help="analyze copies of the archives again first")
     a = ap.parse_args()
     if len(a.archives) < 2 or not os.access(a.compare, os.X_OK):
         print("ci_figures.py: needs two or more archives and memhier-compare (--compare)", file=sys.stderr)
         return 2
     archives = sorted(a.archives, key=lambda p: os.path.basename(p.rstrip("/")))
     work = a.work or tempfile.mkdtemp(prefix="ci_figures-")
+    if a.reinfer:
+        archives = reinfer(a.reinfer, archives, work)
     pairs = list(itertools.combinations(archives, 2))
     fp = []
     for base, new in pairs:

@@ -8,12 +8,34 @@ if(TARGET memhier-compare AND TARGET memhier-bench AND MEMHIER_PYTHON3_GATE)
                    ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} ${CMAKE_CURRENT_BINARY_DIR}/cli_gate_sim)
   set_tests_properties(cli_gate_sim PROPERTIES LABELS cli TIMEOUT 600)
 endif()
-file(GLOB MEMHIER_H100_ARCHIVES LIST_DIRECTORIES true
+# The H100 archives of the newest day under results/ (one session's back-to-back runs; older
+# sessions measured other plans), analyzed again by this build's memhier-infer before the gate
+# compares them: the figures of docs/ci.md, and a test of the analyzer's stability on real data.
+file(GLOB MEMHIER_H100_ALL LIST_DIRECTORIES true
      ${PROJECT_SOURCE_DIR}/results/sm_90/nvidia-h100-80gb-hbm3/*/[0-9]*Z)
+set(MEMHIER_H100_ARCHIVES "")
+if(MEMHIER_H100_ALL)
+  set(_newest "")
+  foreach(_a IN LISTS MEMHIER_H100_ALL)
+    get_filename_component(_ts ${_a} NAME)
+    string(SUBSTRING ${_ts} 0 8 _day)
+    if(_day STRGREATER _newest)
+      set(_newest ${_day})
+    endif()
+  endforeach()
+  foreach(_a IN LISTS MEMHIER_H100_ALL)
+    get_filename_component(_ts ${_a} NAME)
+    string(SUBSTRING ${_ts} 0 8 _day)
+    if(_day STREQUAL _newest)
+      list(APPEND MEMHIER_H100_ARCHIVES ${_a})
+    endif()
+  endforeach()
+endif()
 list(LENGTH MEMHIER_H100_ARCHIVES _n)
-if(TARGET memhier-compare AND MEMHIER_PYTHON3_GATE AND _n GREATER 1)
+if(TARGET memhier-compare AND TARGET memhier-infer AND MEMHIER_PYTHON3_GATE AND _n GREATER 1)
   add_test(NAME cli_gate_h100_archives
            COMMAND ${MEMHIER_PYTHON3_GATE} ${PROJECT_SOURCE_DIR}/scripts/ci_figures.py ${MEMHIER_H100_ARCHIVES}
-                   --compare $<TARGET_FILE:memhier-compare> --work ${CMAKE_CURRENT_BINARY_DIR}/cli_gate_h100)
+                   --compare $<TARGET_FILE:memhier-compare> --reinfer $<TARGET_FILE:memhier-infer>
+                   --work ${CMAKE_CURRENT_BINARY_DIR}/cli_gate_h100)
   set_tests_properties(cli_gate_h100_archives PROPERTIES LABELS cli TIMEOUT 600)
 endif()
