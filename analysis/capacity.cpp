@@ -106,7 +106,7 @@ SizeResult bracket_of(const std::vector<std::uint64_t>& sizes, const MissCounts&
   // shown to be one: hi stands when the footprint measured next above it lies within kConfirmSpan
   // bracket widths of it (misses persisting from hi checked about as finely as lo was placed; a
   // narrowing round refines 32-fold, so the slack cannot hide an unchecked stretch). Else hi moves up
-  // to that footprint and the narrowing of [lo, hi) measures in between.
+  // to that footprint; the wider bracket is the onset's uncertainty (nothing more is requested).
   if (r.noise_rate > 0 || r.noise_per_run > 0)
     while (hs + 1 < n && sizes[hs + 1] - sizes[hs] > kConfirmSpan * (sizes[hs] - sizes[l]))
       r.unconfirmed.push_back(sizes[hs++]);
@@ -270,14 +270,18 @@ void request_sizes(CacheJob& job, int co, const SizeResult& r) {
     want(2 * r.lo, name + " size: doubling");
   } else if (r.state == SizeResult::State::below && r.hi / 2 >= s0) {
     want(round_to(r.hi / 2, s0), name + " size: halving");
-  } else if (r.state == SizeResult::State::bracket && (!r.soft || !r.unconfirmed.empty())) {
+  } else if (r.state == SizeResult::State::bracket && !r.soft) {
+    // An unconfirmed hi asks for what the bracket up to it would (the confirmation rule changes what
+    // is stated, never what is measured): the wider bracket, like a soft edge, is the uncertainty.
+    const std::uint64_t hi = r.unconfirmed.empty() ? r.hi : r.unconfirmed.front();
+    if (hi - r.lo <= s0) return;
     // Access sequences decide the sets of a cache that has them: an exact onset (for stage 2 of the
     // P-chase) is then wanted last.
     const std::string why = has_sequence_runs(job.data(), name) ? " size: narrowing (after the sequences)" : " size: narrowing";
-    const std::uint64_t gap = r.hi - r.lo;
+    const std::uint64_t gap = hi - r.lo;
     for (int k = 1; k < 32; ++k) {
       std::uint64_t b = round_to(r.lo + gap * k / 32, s0);
-      if (b > r.lo && b < r.hi) want(b, name + why);
+      if (b > r.lo && b < hi) want(b, name + why);
     }
   }
 }
@@ -316,8 +320,9 @@ std::string size_note(const SizeResult& r) {
              "ones ignored (first " + std::to_string(r.isolated.front()) + ")";
   if (!r.unconfirmed.empty())
     noise += "; excess misses at " + std::to_string(r.unconfirmed.front()) + " not confirmed: the next footprint "
-             "measured above it lies farther than the bracket is wide (a burst is not ruled out; sizes in between "
-             "requested), so the bracket reaches " + std::to_string(r.hi);
+             "measured above it lies more than " + std::to_string(kConfirmSpan) + " bracket widths away (a burst is not "
+             "ruled out"
+             "), so the bracket reaches " + std::to_string(r.hi);
   if (r.state == SizeResult::State::exact)
     return "largest size without capacity misses; misses at " + std::to_string(r.hi) +
            (r.cp.found ? "; KS D=" + std::to_string(r.cp.ks.d).substr(0, 5) + " > " +

@@ -26,7 +26,7 @@ namespace memhier::analysis {
 // bracket is the size's uncertainty and no narrowing inside it is asked for. On a noisy path hi
 // stands only when the next footprint measured above it lies within kConfirmSpan bracket widths
 // (a lone excess footprint may be an unrecognised burst): else hi moves up to it, and the
-// bracket, unconfirmed, asks for narrowing.
+// bracket, unconfirmed, is the onset's uncertainty like a soft edge's (no narrowing asked for).
 constexpr double kMissAlpha = 0.01;
 // hi of a noisy path's bracket needs the next footprint measured above it within this many widths.
 constexpr std::uint64_t kConfirmSpan = 2;

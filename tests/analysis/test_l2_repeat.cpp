@@ -84,15 +84,21 @@ struct Latencies {
 // The L2-only path of one run: warm footprints inside and far beyond the L2, cold fine passes at
 // strides 4 and 128 over 128-byte lines fetched 64 bytes at a time (one miss per 16 accesses at
 // stride 4: no prefetching), every miss a DRAM access.
-Dataset l2_path(unsigned seed, double tail) {
-  Latencies L{std::mt19937(seed), tail};
-  PathRun r;
+// Warm footprints inside the L2 (every access a hit) and far beyond it (every access DRAM).
+void warm_footprints(PathRun& r, Latencies& L) {
   std::vector<std::uint32_t> v;
   for (int k = 0; k < 65536; ++k) v.push_back(L.hit());
   r.chase("count", 1 << 20, 128, true, v);
   v.clear();
   for (int k = 0; k < 65536; ++k) v.push_back(L.dram());
   r.chase("count", 100u << 20, 128, true, v);
+}
+
+Dataset l2_path(unsigned seed, double tail) {
+  Latencies L{std::mt19937(seed), tail};
+  PathRun r;
+  warm_footprints(r, L);
+  std::vector<std::uint32_t> v;
   for (std::uint64_t stride : {4, 128}) {
     v.clear();
     v.push_back(1050);  // the first access of a cold pass: a slow one (a new DRAM page)
@@ -142,13 +148,8 @@ TEST(L2Repeat, PrefetchIsDecidedAboveTheHitLevelAgainstOneMissPerLine) {
   // A prefetcher: a cold pass that misses in its first accesses only is detected.
   Latencies L{std::mt19937(4), 0.0};
   PathRun r;
+  warm_footprints(r, L);
   std::vector<std::uint32_t> v;
-  for (int k = 0; k < 65536; ++k) v.push_back(L.hit());
-  r.chase("count", 1 << 20, 128, true, v);
-  v.clear();
-  for (int k = 0; k < 65536; ++k) v.push_back(L.dram());
-  r.chase("count", 100u << 20, 128, true, v);
-  v.clear();
   for (int k = 0; k < 4096; ++k) v.push_back(k < 4 ? L.dram() : L.hit());
   r.chase("fine", 3200u << 10, 128, false, v);
   const nlohmann::json l2 = infer_l2(r.dataset(), &gm);
@@ -222,7 +223,7 @@ TEST(L2Repeat, ALoneExcessFootprintDoesNotSetTheOnsetAlone) {
   EXPECT_LE(a.lo, edge);
   EXPECT_GT(a.hi, edge);
   // Before: B's bracket [19581952, 19660800], 9 % below A's: CHANGED. After: hi moves past the lone
-  // footprint to the next one measured (and the bracket asks for narrowing in between).
+  // footprint to the next one measured.
   EXPECT_EQ(b.lo, 19581952u);
   EXPECT_EQ(b.hi, 23592960u);
   ASSERT_EQ(b.unconfirmed.size(), 1u);
