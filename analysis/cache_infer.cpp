@@ -1,5 +1,6 @@
 #include "analysis/cache_infer.hpp"
 
+#include "analysis/dram_level.hpp"
 #include "analysis/line_stride.hpp"
 #include "analysis/seq_infer.hpp"
 
@@ -215,9 +216,13 @@ CacheLevel cache_level(InferContext& ctx, const PathData& pd, const std::string&
                    " bytes, every access beyond the L2 hit level: DRAM) minus the hit latency";
     cl.miss_evidence.add(b->run->name());
   }
-  if (L.size() > 2) {
+  // Levels between the hit and the dominant DRAM level (analysis/dram_level.hpp): a rare slower
+  // tail split off as a level of its own is DRAM, not a level between.
+  const auto dram = dram_level(ctx.data, pd);
+  const std::size_t last = dram ? dram->level : L.size() - 1;
+  if (last > 1) {
     nlohmann::json mid = nlohmann::json::array();
-    for (std::size_t k = 1; k + 1 < L.size(); ++k) mid.push_back(std::round(L[k].mean * 10) / 10);
+    for (std::size_t k = 1; k < last; ++k) mid.push_back(std::round(L[k].mean * 10) / 10);
     cache["levels_between_hit_and_dram_cycles"] = mid;
   }
   return cl;

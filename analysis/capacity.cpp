@@ -102,12 +102,21 @@ SizeResult bracket_of(const std::vector<std::uint64_t>& sizes, const MissCounts&
   while (l > 0 && P[l]) --l;
   if (P[l]) return below_at(sizes, r);
   for (std::size_t i = l + 1; i < hs; ++i) r.soft_sizes.push_back(sizes[i]);
+  // On a path with noise a lone excess footprint may be a burst that no clean footprint above it has
+  // shown to be one: hi stands when the footprint measured next above it lies within kConfirmSpan
+  // bracket widths of it (misses persisting from hi checked about as finely as lo was placed; a
+  // narrowing round refines 32-fold, so the slack cannot hide an unchecked stretch). Else hi moves up
+  // to that footprint; the wider bracket is the onset's uncertainty (nothing more is requested).
+  if (r.noise_rate > 0 || r.noise_per_run > 0)
+    while (hs + 1 < n && sizes[hs + 1] - sizes[hs] > kConfirmSpan * (sizes[hs] - sizes[l]))
+      r.unconfirmed.push_back(sizes[hs++]);
   r.isolated.erase(std::remove_if(r.isolated.begin(), r.isolated.end(), [&](std::uint64_t b) { return b > sizes[l]; }),
                    r.isolated.end());
   r.soft = !r.soft_sizes.empty();
   r.lo = sizes[l];
   r.hi = sizes[hs];
-  r.state = r.hi - r.lo <= r.stride && !r.soft ? SizeResult::State::exact : SizeResult::State::bracket;
+  r.state = r.hi - r.lo <= r.stride && !r.soft && r.unconfirmed.empty() ? SizeResult::State::exact
+                                                                         : SizeResult::State::bracket;
   if (!r.cp.found)
     r.reason = "no change point confirmed by the KS test over the sweep (too few sizes or a weak change)";
   return r;
@@ -262,13 +271,17 @@ void request_sizes(CacheJob& job, int co, const SizeResult& r) {
   } else if (r.state == SizeResult::State::below && r.hi / 2 >= s0) {
     want(round_to(r.hi / 2, s0), name + " size: halving");
   } else if (r.state == SizeResult::State::bracket && !r.soft) {
+    // An unconfirmed hi asks for what the bracket up to it would (the confirmation rule changes what
+    // is stated, never what is measured): the wider bracket, like a soft edge, is the uncertainty.
+    const std::uint64_t hi = r.unconfirmed.empty() ? r.hi : r.unconfirmed.front();
+    if (hi - r.lo <= s0) return;
     // Access sequences decide the sets of a cache that has them: an exact onset (for stage 2 of the
     // P-chase) is then wanted last.
     const std::string why = has_sequence_runs(job.data(), name) ? " size: narrowing (after the sequences)" : " size: narrowing";
-    const std::uint64_t gap = r.hi - r.lo;
+    const std::uint64_t gap = hi - r.lo;
     for (int k = 1; k < 32; ++k) {
       std::uint64_t b = round_to(r.lo + gap * k / 32, s0);
-      if (b > r.lo && b < r.hi) want(b, name + why);
+      if (b > r.lo && b < hi) want(b, name + why);
     }
   }
 }
@@ -305,6 +318,11 @@ std::string size_note(const SizeResult& r) {
   if (!r.isolated.empty())
     noise += "; " + std::to_string(r.isolated.size()) + " smaller footprint(s) with excess misses followed by clean "
              "ones ignored (first " + std::to_string(r.isolated.front()) + ")";
+  if (!r.unconfirmed.empty())
+    noise += "; excess misses at " + std::to_string(r.unconfirmed.front()) + " not confirmed: the next footprint "
+             "measured above it lies more than " + std::to_string(kConfirmSpan) + " bracket widths away (a burst is not "
+             "ruled out"
+             "), so the bracket reaches " + std::to_string(r.hi);
   if (r.state == SizeResult::State::exact)
     return "largest size without capacity misses; misses at " + std::to_string(r.hi) +
            (r.cp.found ? "; KS D=" + std::to_string(r.cp.ks.d).substr(0, 5) + " > " +
@@ -325,7 +343,7 @@ std::string size_note(const SizeResult& r) {
 
 double size_confidence(const SizeResult& r) {
   if (r.state == SizeResult::State::exact) return r.cp.found ? 0.95 : 0.7;
-  return r.soft ? 0.4 : (r.cp.found ? 0.7 : 0.5);
+  return r.soft || !r.unconfirmed.empty() ? 0.4 : (r.cp.found ? 0.7 : 0.5);
 }
 
 std::string half_note(const HalfPoint& h) {

@@ -23,8 +23,13 @@ namespace memhier::analysis {
 // C's bracket [lo, hi): hi = the first footprint from which every larger one misses beyond the
 // bursts, lo = the largest footprint below it without excess misses. Footprints between them
 // (excess misses within the bursts: not distinguishable from noise) make the edge soft: the
-// bracket is the size's uncertainty and no narrowing inside it is asked for.
+// bracket is the size's uncertainty and no narrowing inside it is asked for. On a noisy path hi
+// stands only when the next footprint measured above it lies within kConfirmSpan bracket widths
+// (a lone excess footprint may be an unrecognised burst): else hi moves up to it, and the
+// bracket, unconfirmed, is the onset's uncertainty like a soft edge's (no narrowing asked for).
 constexpr double kMissAlpha = 0.01;
+// hi of a noisy path's bracket needs the next footprint measured above it within this many widths.
+constexpr std::uint64_t kConfirmSpan = 2;
 constexpr double kNoiseAlpha = 0.1;  // a footprint this improbable under the noise ends the noise prefix
 struct SizeResult {
   enum class State { none, exact, bracket, above, below } state = State::none;
@@ -33,6 +38,9 @@ struct SizeResult {
   bool soft = false;             // footprints with excess misses within the bursts lie in (lo, hi)
   std::vector<std::uint64_t> soft_sizes;  // those footprints
   std::vector<std::uint64_t> isolated;    // footprints below lo with excess misses, followed by clean ones
+  // Excess footprints that would have been hi, each with the next footprint measured above it farther
+  // away than the bracket was wide (noisy paths only): hi moved past them.
+  std::vector<std::uint64_t> unconfirmed;
   double burst = 0;              // their largest excess (misses above the noise expectation)
   double noise_rate = 0;         // misses per access at the small footprints
   double noise_per_run = 0;      // misses per run there (the floor of a run's expected noise)
