@@ -188,9 +188,16 @@ std::vector<std::uint64_t> steps(std::uint64_t from, std::uint64_t to, std::uint
   return v;
 }
 
-CompareInput onset_input(const SizeResult& r) {
+// The sweep's bracket as the L2's onset and, unless onset_only, as its capacity too (the gate compares
+// the capacity; where misses begin is a measured figure it reports but does not gate).
+CompareInput onset_input(const SizeResult& r, bool onset_only = false) {
   nlohmann::json l2 = {{"present", true}, {"onset_size_bytes", r.lo}, {"onset_size_bracket_bytes", {r.lo, r.hi}}};
   l2["provenance"]["onset_size_bytes"] = {{"confidence", 0.7}};
+  if (!onset_only) {
+    l2["size_bytes"] = r.lo;
+    l2["size_bracket_bytes"] = {r.lo, r.hi};
+    l2["provenance"]["size_bytes"] = {{"confidence", 0.7}};
+  }
   CompareInput in;
   in.label = "synthetic";
   in.bench.context = {{"device_backend", "cuda"}, {"gpu_name", "NVIDIA H100 80GB HBM3"}, {"compute_capability", "9.0"}};
@@ -237,4 +244,8 @@ TEST(L2Repeat, ALoneExcessFootprintDoesNotSetTheOnsetAlone) {
   ASSERT_TRUE(size_decided(c));
   EXPECT_EQ(compare_runs(onset_input(b), onset_input(c), CompareOptions{}).structure(), "CHANGED");
   EXPECT_EQ(compare_runs(onset_input(a), onset_input(c), CompareOptions{}).structure(), "CHANGED");
+  // the onset alone is not structure: its move is reported, never gated
+  const CompareResult onset_only = compare_runs(onset_input(b, true), onset_input(c, true), CompareOptions{});
+  EXPECT_NE(onset_only.structure(), "CHANGED");
+  EXPECT_EQ(onset_only.count(Verdict::changed), 0);
 }
