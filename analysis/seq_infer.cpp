@@ -82,6 +82,16 @@ bool matrix_explains_sweep(const SeqStructure& s, std::uint64_t W, std::uint64_t
   return tested_miss;
 }
 
+// A footprint of the sweep at or below `bytes` whose every access missed (miss rate >= 0.95): then
+// every set held more lines than its ways, whatever the index and the policy, so the capacity is
+// below that footprint (on the H100 the texture's matrix of rank 10 said 1024 sets, 512 KiB, where
+// its sweep missed on every access from 270 KiB on).
+bool full_miss_at_or_below(const Capacity& cap, std::uint64_t bytes) {
+  for (std::size_t i = 0; i < cap.sizes.size() && cap.sizes[i] <= bytes; ++i)
+    if (cap.miss[i] >= 0.95) return true;
+  return false;
+}
+
 // The powers of two T whose T x ways x line lies in the capacity's interval or the onset's.
 std::vector<std::uint64_t> set_counts(const CacheJob& job, const Capacity& cap, std::uint64_t unit) {
   const auto br = job.cache.value("size_bracket_bytes", nlohmann::json());
@@ -122,7 +132,8 @@ bool write_seq_sets(CacheJob& job, const Capacity& cap, const SeqStructure& s, s
   // no overflowing set where the sweep has no misses, one where it misses (an index that does not
   // spread consecutive lines, e.g. non-adjacent bits, fills part of its sets first: the curve then
   // under-reads the capacity, the matrix does not).
-  const bool explains = Tr && s.every_bit_decided() && matrix_explains_sweep(s, W, line, cap);
+  const bool explains = Tr && s.every_bit_decided() && matrix_explains_sweep(s, W, line, cap) &&
+                        !full_miss_at_or_below(cap, Tr * W * line);
   const bool exact = std::find(Ts.begin(), Ts.end(), Tr) != Ts.end() || explains;
   std::vector<std::uint64_t> below;
   for (auto T : Ts)

@@ -39,3 +39,19 @@ if(TARGET memhier-compare AND TARGET memhier-infer AND MEMHIER_PYTHON3_GATE AND 
                    --work ${CMAKE_CURRENT_BINARY_DIR}/cli_gate_h100)
   set_tests_properties(cli_gate_h100_archives PROPERTIES LABELS cli TIMEOUT 600)
 endif()
+# Every real archive of the newest day (H100) and every H200 archive, analyzed again: no cache's
+# capacity at or above a footprint whose every access missed (tests/cli/check_capacity_bound.py).
+file(GLOB MEMHIER_H200_ARCHIVES LIST_DIRECTORIES true ${PROJECT_SOURCE_DIR}/results/sm_90/nvidia-h200/*/[0-9]*Z)
+if(TARGET memhier-infer AND MEMHIER_PYTHON3_GATE)
+  set(_i 0)
+  foreach(_a IN LISTS MEMHIER_H100_ARCHIVES MEMHIER_H200_ARCHIVES)
+    get_filename_component(_ts ${_a} NAME)
+    get_filename_component(_gpu ${_a} DIRECTORY)
+    get_filename_component(_gpu ${_gpu} DIRECTORY)
+    get_filename_component(_gpu ${_gpu} NAME)
+    add_test(NAME cli_capacity_bound_${_gpu}_${_ts}
+             COMMAND ${MEMHIER_PYTHON3_GATE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/check_capacity_bound.py ${_a}
+                     $<TARGET_FILE:memhier-infer> ${CMAKE_CURRENT_BINARY_DIR}/capacity_bound/${_gpu}_${_ts})
+    set_tests_properties(cli_capacity_bound_${_gpu}_${_ts} PROPERTIES LABELS cli TIMEOUT 120)
+  endforeach()
+endif()
