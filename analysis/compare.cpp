@@ -67,7 +67,7 @@ const std::set<std::string> kStructuralLeaves = {
     // echelon form: one matrix, one text). Where misses begin (onset_size_bytes and its bracket) is a
     // measured figure, not structure: with a hashed index the first set overflows at a footprint that
     // depends on where the allocation lies physically (five back-to-back H100 runs of 2026-11-23:
-    // 20.5-23.6 MiB, intervals that do not overlap), while the capacity (size_bytes) is gated.
+    // 20.5-22.5 MiB, intervals that do not overlap), while the capacity (size_bytes) is gated.
     "ways_one_set", "index_matrix"};
 // Path components under which everything is bookkeeping.
 const std::set<std::string> kBookkeepingParts = {
