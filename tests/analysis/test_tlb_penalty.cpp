@@ -8,6 +8,7 @@
 #include <random>
 
 #include "analysis/compare.hpp"
+#include "analysis/tlb_levels.hpp"
 #include "analysis/tlb_penalty.hpp"
 #include "tlb_test_curves.hpp"
 
@@ -91,4 +92,32 @@ TEST(TlbPenalty, APlateauAboveTheRiseIsNotTheCurveEnd) {
   EXPECT_TRUE(a.caches["miss_penalty_cycles"].is_null());  // still growing with the stride: a bound
   const std::string why = a.caches["provenance"]["miss_penalty_cycles"]["reason"];
   EXPECT_EQ(why.find("no rise has a plateau above it"), std::string::npos) << why;
+}
+
+// Two rises of one level, the second at twice the stride and about twice the height, each with a
+// wide interval: both "the same height within 3 standard errors" and "doubled" fit, doubling
+// better. The level has not saturated (the H100's run 20261123T163538Z: 1.16 +-0.37 cycles at
+// 16 MiB, 2.51 +-0.73 at 32 MiB, read as a 1.2-cycle penalty; the other four runs saw the heights
+// double on to 97 cycles). A level whose heights stay is still saturated.
+TEST(TlbPenalty, SmallHeightsThatDoubleAreNotSaturated) {
+  auto rise = [](std::uint64_t stride, double h, double ci) {
+    TlbRise r;
+    r.alloc = "malloc";
+    r.stride = stride;
+    r.lo = 32 * kGiB;
+    r.hi = 48 * kGiB;
+    r.height = h;
+    r.ci95 = ci;
+    return r;
+  };
+  TlbLevel growing;
+  growing.rises = {rise(16 * kMiB, 1.155, 0.37), rise(32 * kMiB, 2.513, 0.729)};
+  derive_tlb_level(growing);
+  EXPECT_FALSE(growing.saturated);
+  EXPECT_NEAR(growing.penalty, 2.513, 1e-9);  // a lower bound
+  TlbLevel staying;
+  staying.rises = {rise(16 * kMiB, 9.62, 0.3), rise(32 * kMiB, 9.74, 0.3), rise(64 * kMiB, 10.41, 0.4)};
+  derive_tlb_level(staying);
+  EXPECT_TRUE(staying.saturated);
+  EXPECT_EQ(staying.s_sat, 16 * kMiB);
 }
