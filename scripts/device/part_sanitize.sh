@@ -81,7 +81,7 @@ for p in sys.argv[1:3]:
 PY
 
 # 3. the four tools over the small plan; errors tied to families through MEMHIER_ANNOUNCE lines
-for spec in memcheck:30 initcheck:30 synccheck:20 racecheck:50; do
+for spec in memcheck:30 initcheck:30 synccheck:20 racecheck:120; do
   tool=${spec%%:*}; lim=${spec#*:}
   [ -x "$SAN" ] || break
   step "$tool (limit $lim s)"
