@@ -26,8 +26,8 @@ constexpr double kTolerance = 0.10;      // relative slack of the entry interval
 // series climb ~30-150 cycles every 128 threads: one more warp per scheduler), never the saturation.
 // Nor is a step small against the queueing the latency already carries: a table fills before the
 // latency ramps (behind an issue rate a full table only moves where requests wait); on the H100's
-// unique128 x 16 ramp (~21 000 cycles at 1286 threads) the 5 runs' largest jumps, ~250-350 cycles,
-// are its scatter, and one run's crossed half a round trip.
+// unique128 x 16 ramp (21 000-33 000 cycles past 1286 threads) five runs' steps rose 198-343
+// cycles, its scatter, and one run's crossed half the 582-cycle round trip.
 constexpr double kSaturationShare = 0.5;
 
 double median_of(const std::vector<double>& v) { return v.empty() ? NAN : median(v); }
