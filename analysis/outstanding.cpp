@@ -24,6 +24,10 @@ constexpr double kTolerance = 0.10;      // relative slack of the entry interval
 // A saturation step is a request waiting for an entry to free: one more round trip, so it rises by
 // at least half the few-request latency. Smaller steps are issue serialization (the H100's merge32
 // series climb ~30-150 cycles every 128 threads: one more warp per scheduler), never the saturation.
+// Nor is a step small against the queueing the latency already carries: a table fills before the
+// latency ramps (behind an issue rate a full table only moves where requests wait); on the H100's
+// unique128 x 16 ramp (21 000-33 000 cycles past 1286 threads) five runs' steps rose 198-343
+// cycles, its scatter, and one run's crossed half the 582-cycle round trip.
 constexpr double kSaturationShare = 0.5;
 
 double median_of(const std::vector<double>& v) { return v.empty() ? NAN : median(v); }
@@ -84,10 +88,10 @@ SpikeAnalysis detect_spikes(const std::vector<double>& threads, const std::vecto
     const double rise = after - before;
     if (rise <= 0.5 * (lat[i + 1] - lat[i]) || rise <= 4 * a.noise_cycles) continue;  // an outlier, not a step
     if (!a.steps.empty() && i - a.steps.back().index <= 2) {  // one step spread over neighbouring jumps
-      if (rise > a.steps.back().rise) a.steps.back() = {i, threads[i], threads[i + 1], rise};
+      if (rise > a.steps.back().rise) a.steps.back() = {i, threads[i], threads[i + 1], rise, false, before};
       continue;
     }
-    a.steps.push_back({i, threads[i], threads[i + 1], rise});
+    a.steps.push_back({i, threads[i], threads[i + 1], rise, false, before});
   }
   double largest = 0;
   for (auto& s : a.steps) {
@@ -95,12 +99,16 @@ SpikeAnalysis detect_spikes(const std::vector<double>& threads, const std::vecto
     if (!s.mode_change) largest = std::max(largest, s.rise);
   }
   const double round_trip = level(lat, 0, std::min<std::size_t>(3, n - 1));
-  for (std::size_t k = 0; k < a.steps.size(); ++k)
-    if (!a.steps[k].mode_change && largest > 0 && a.steps[k].rise >= 0.5 * largest &&
-        a.steps[k].rise >= kSaturationShare * round_trip) {
+  double earlier = 0;  // the rises of the steps before step k
+  for (std::size_t k = 0; k < a.steps.size(); earlier += a.steps[k].rise, ++k) {
+    const LatencyStep& s = a.steps[k];
+    const double queued = std::max(0.0, s.level_before - round_trip - earlier);  // the ramp's share
+    if (!s.mode_change && largest > 0 && s.rise >= 0.5 * largest && s.rise >= kSaturationShare * round_trip &&
+        s.rise >= kSaturationShare * queued) {
       a.saturation = static_cast<int>(k);
       break;
     }
+  }
   a.knee_threads = knee(threads, lat, a.noise_cycles);
   return a;
 }
@@ -181,11 +189,16 @@ void fit_mshr(const std::vector<RequestSeries>& series, DesignFit& f, bool* fits
 DesignFit classify_design(const std::vector<RequestSeries>& series) {
   DesignFit f;
   int observed = 0;
-  double most = 0;
+  double most = 0;         // distinct addresses at T_max, over the series without a step
+  const RequestSeries* stepped = nullptr;
   for (const auto& s : series) {
     f.evidence.push_back(s.benchmark);
-    if (s.t_star >= 0) ++observed;
-    most = std::max(most, mshr_entries(s, s.t_max, 1 << 20, false));  // distinct addresses at T_max
+    if (s.t_star >= 0) {
+      ++observed;
+      stepped = &s;
+    } else {
+      most = std::max(most, mshr_entries(s, s.t_max, 1 << 20, false));
+    }
   }
   if (series.empty()) {
     f.reason = "no Thread-Latency series";
@@ -195,6 +208,14 @@ DesignFit classify_design(const std::vector<RequestSeries>& series) {
     f.reason = "no saturation step in any of the " + std::to_string(series.size()) +
                " series (every latency rise is gradual): the SM kept up to " + std::to_string(static_cast<long>(most)) +
                " requests in flight without a resource step";
+    f.max_outstanding = most;
+    f.max_is_lower_bound = true;
+    return f;
+  }
+  if (observed == 1) {  // a table shows in every series that reaches its entries: one is no table
+    f.reason = "one series alone steps (" + stepped->benchmark + " past " + std::to_string(static_cast<long>(stepped->t_star)) +
+               " threads), no other confirms a table there; the other " + std::to_string(series.size() - 1) +
+               " series kept up to " + std::to_string(static_cast<long>(most)) + " requests in flight without a resource step";
     f.max_outstanding = most;
     f.max_is_lower_bound = true;
     return f;

@@ -19,6 +19,7 @@ struct LatencyStep {
   double threads_before = 0, threads_after = 0;
   double rise = 0;           // level after - level before (cycles)
   bool mode_change = false;  // at the switch from one CTA to two pinned CTAs: never the saturation
+  double level_before = 0;   // median latency of the points before the step (cycles)
 };
 
 struct SpikeAnalysis {
@@ -33,8 +34,11 @@ struct SpikeAnalysis {
 // Steps of one series (threads ascending): a jump between neighbours beyond 8 robust deviations
 // of the local jumps, with the 3-point variance there above 25 x its median, and a level change
 // that persists over the next 4 points. The saturation step is the first with at least half the
-// largest rise and at least half the few-request latency (a wait for a free entry costs a round
-// trip); the steps before it, and every smaller step, are serialization steps.
+// largest rise, at least half the few-request latency (a wait for a free entry costs a round
+// trip) and at least half the queueing the latency already carries before it (the level before
+// the step above the few-request latency, less the earlier steps' rises): a table fills before the
+// latency ramps, and on a ramp many round trips high a round trip's jump is the queue's scatter,
+// not a table; the steps before it, and every smaller step, are serialization steps.
 // `mode_change_after`: the last thread count measured with one CTA when larger counts use two
 // pinned CTAs (a step right there may be the launch mode's, so it cannot be the saturation step);
 // -1 when the series has no such switch.
@@ -68,6 +72,9 @@ struct DesignFit {
   std::vector<std::string> models_fitting;  // every (model, parameters) that fits, for the report
 };
 
+// A design from saturation steps needs two series or more that step, explained by one table (a
+// table shows in every series that reaches its entries); one series alone that steps is not
+// confirmed: no design, and the largest request count of the series without a step, a lower bound.
 DesignFit classify_design(const std::vector<RequestSeries>& series);
 
 // The topology's `outstanding_requests` section from the outstanding_requests entries and traces

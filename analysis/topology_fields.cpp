@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -230,11 +231,45 @@ bool judge_size_sources(const FlatTopology& fa, const FlatTopology& fb, const st
 }
 }  // namespace
 
+namespace {
+// A value stated as a lower bound: x_is_lower_bound beside it (merge_capacity), or for
+// max_outstanding_requests_per_sm the section's max_outstanding_is_lower_bound.
+bool is_lower_bound(const FlatTopology& f, const std::string& k) {
+  const std::string pre = k.substr(0, k.rfind('.') + 1), leaf = k.substr(pre.size());
+  const std::string flag = leaf == "max_outstanding_requests_per_sm" ? pre + "max_outstanding_is_lower_bound" : k + "_is_lower_bound";
+  auto it = f.find(flag);
+  return it != f.end() && it->second.is_boolean() && it->second.get<bool>();
+}
+
+// A bound stands for [v, inf): CHANGED only where the other run's value (its range's upper end)
+// lies below it beyond the tolerance; two lower bounds never contradict each other.
+bool judge_lower_bound(const FlatTopology& fa, const FlatTopology& fb, const std::string& k, double tol,
+                       StructuralJudgement& j) {
+  const bool la = is_lower_bound(fa, k), lb = is_lower_bound(fb, k);
+  if ((!la && !lb) || !fa.at(k).is_number() || !fb.at(k).is_number()) return false;
+  auto span = [&](const FlatTopology& f, bool bound) {
+    const double v = f.at(k).get<double>();
+    const auto r = range_of(f, k).value_or(std::make_pair(v, v));
+    return std::make_pair(r.first, bound ? std::numeric_limits<double>::infinity() : r.second);
+  };
+  const auto a = span(fa, la), b = span(fb, lb);
+  const double finite = std::max(la ? a.first : a.second, lb ? b.first : b.second);
+  j.test = "bound";
+  j.changed = std::max(a.first, b.first) - std::min(a.second, b.second) > tol * std::max(std::fabs(finite), 1.0);
+  std::ostringstream n;
+  n << std::setprecision(12) << (la && lb ? "both lower bounds" : j.changed ? "below the other run's lower bound" : "within the other run's lower bound")
+    << ": >= " << (la ? a.first : b.first) << " vs " << (la && lb ? ">= " : "") << (la ? fb.at(k) : fa.at(k)).get<double>();
+  j.note = n.str();
+  return true;
+}
+}  // namespace
+
 StructuralJudgement judge_structural(const FlatTopology& fa, const FlatTopology& fb, const std::string& k,
                                      double size_tolerance) {
   StructuralJudgement j;
   if (fa.count(k) && fb.count(k) && judge_candidates(fa, fb, k, j)) return j;
   if (judge_size_sources(fa, fb, k, size_tolerance, j)) return j;
+  if (fa.count(k) && fb.count(k) && judge_lower_bound(fa, fb, k, size_tolerance, j)) return j;
   auto ra = range_of(fa, k), rb = range_of(fb, k);
   const double ca = confidence_of(fa, k), cb = confidence_of(fb, k);
   j.test = ra && rb ? "range" : "exact";

@@ -46,7 +46,8 @@ bool overlap(const PolicyCandidates& a, const PolicyCandidates& b);
 
 // Two structural values that are present and non-null on both sides and differ as JSON: CHANGED
 // when their stated ranges are disjoint beyond `size_tolerance` (fraction of the size) or, without
-// ranges, when both are stated at confidence >= kStructuralConfidence; otherwise not.
+// ranges, when both are stated at confidence >= kStructuralConfidence; otherwise not. A lower bound
+// (x_is_lower_bound; max_outstanding_is_lower_bound) is CHANGED only by a value below it.
 struct StructuralJudgement {
   bool changed = false;
   bool low_confidence = false;  // not CHANGED because one side states it below the confidence

@@ -205,3 +205,19 @@ TEST(Gate, AStructuralCountWithAStatedRangeIsJudgedByItsRange) {
   EXPECT_EQ(row(r, "outstanding_requests.design")->verdict, Verdict::changed);
   EXPECT_EQ(gate_exit_code(r, true, true), 3);
 }
+
+TEST(Gate, ALowerBoundIsChangedOnlyByAValueBelowIt) {
+  nlohmann::json a = kBase, b = kBase;
+  const std::string k = "outstanding_requests.max_outstanding_requests_per_sm";
+  a["outstanding_requests"] = {{"max_outstanding_requests_per_sm", 32768}, {"max_outstanding_is_lower_bound", true}};
+  b["outstanding_requests"] = {{"max_outstanding_requests_per_sm", 1200}, {"max_outstanding_is_lower_bound", true}};
+  GateResult r = gate_compare(in(bench(), a), in(bench(), b), {});
+  EXPECT_EQ(row(r, k)->verdict, Verdict::same) << row(r, k)->note;  // two bounds never contradict
+  EXPECT_EQ(row(r, k)->test, "bound");
+  b["outstanding_requests"] = {{"max_outstanding_requests_per_sm", 40000}, {"max_outstanding_is_lower_bound", false}};
+  r = gate_compare(in(bench(), a), in(bench(), b), {});
+  EXPECT_EQ(row(r, k)->verdict, Verdict::same) << row(r, k)->note;  // a table beyond the bound
+  b["outstanding_requests"] = {{"max_outstanding_requests_per_sm", 20576}, {"max_outstanding_is_lower_bound", false}};
+  r = gate_compare(in(bench(), a), in(bench(), b), {});
+  EXPECT_EQ(row(r, k)->verdict, Verdict::changed) << row(r, k)->note;  // a table the bound rules out
+}
