@@ -29,3 +29,9 @@ for p in "$@"; do
   if [ "$kb" -gt 2000 ] && [ -d "$dest/$p/plots" ]; then rm -rf "$dest/$p/plots"; echo "$p: plots left out (${kb} kB with them)"; fi
   echo "$p: $(du -sh "$dest/$p" | cut -f1)"
 done
+# the whole folder within 2 MB too: the plots of the largest parts go first
+while [ "$(du -sk "$dest" | cut -f1)" -gt 2000 ]; do
+  big=$(cd "$dest" && du -sk */plots 2>/dev/null | sort -nr | head -1 | cut -f2)
+  [ -n "$big" ] || break
+  rm -rf "${dest:?}/$big"; echo "$big left out (the folder over 2 MB with it)"
+done
