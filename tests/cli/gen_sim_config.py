@@ -166,18 +166,23 @@ def device(rnd, seed, l1):
     }
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_generator(gen_fn, doc):
+    """The command line of a config generator: --seed N [-o FILE] (stdout without -o)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("-o", "--output")
     a = ap.parse_args()
-    text = json.dumps(gen(a.seed), indent=1) + "\n"
+    text = json.dumps(gen_fn(a.seed), indent=1) + "\n"
     if a.output:
         with open(a.output, "w") as f:
             f.write(text)
     else:
         sys.stdout.write(text)
     return 0
+
+
+def main():
+    return run_generator(gen, __doc__)
 
 
 if __name__ == "__main__":

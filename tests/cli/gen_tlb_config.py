@@ -80,16 +80,10 @@ def gen(seed):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seed", type=int, required=True)
-    ap.add_argument("-o", "--output")
-    a = ap.parse_args()
-    text = json.dumps(gen(a.seed), indent=1) + "\n"
-    if a.output:
-        with open(a.output, "w") as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text)
+    import os
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from gen_sim_config import run_generator  # one command line for both generators
+    return run_generator(gen, __doc__)
 
 
 if __name__ == "__main__":
