@@ -11,22 +11,6 @@
 namespace memhier::analysis {
 
 namespace {
-// P(X <= k) for X ~ Poisson(lambda), summed in log space (counts of thousands).
-double poisson_lower_tail(double k, double lambda) {
-  if (lambda <= 0) return 1.0;
-  k = std::floor(k + 1e-9);
-  if (k < 0) return 0.0;
-  if (k >= lambda) return 1.0 - poisson_upper_tail(k + 1, lambda);
-  double log_term = -lambda + k * std::log(lambda) - std::lgamma(k + 1), sum = 0;
-  for (double j = k; j >= 0; --j) {  // terms fall from k down
-    const double t = std::exp(log_term);
-    sum += t;
-    if (t < sum * 1e-15) break;
-    log_term += std::log(j) - std::log(lambda);
-  }
-  return std::clamp(sum, 0.0, 1.0);
-}
-
 // One cold pass of the L2-only path: its misses (accesses beyond the L2 hit level) in the first
 // kPrefetchHead accesses and after them.
 constexpr std::size_t kPrefetchHead = 32;

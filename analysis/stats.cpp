@@ -284,6 +284,13 @@ double poisson_upper_tail(double k, double lambda) {
   return gamma_p(k, lambda);
 }
 
+double poisson_lower_tail(double k, double lambda) {
+  if (lambda <= 0) return 1.0;
+  k = std::floor(k + 1e-9);
+  if (k < 0) return 0.0;
+  return std::clamp(1.0 - poisson_upper_tail(k + 1, lambda), 0.0, 1.0);
+}
+
 double poisson_upper_limit(double k, double alpha) {
   k = std::max(0.0, std::floor(k + 1e-9));
   // P(X <= k | lambda) = 1 - P(X >= k + 1) falls as lambda grows: bisection.

@@ -71,6 +71,9 @@ double robust_sigma(const std::vector<double>& v);
 // Counting test (soft cache edges, docs/methodology.md inference): one-sided upper tail.
 // P(X >= k) for X ~ Poisson(lambda); 1 for k <= 0, 0 for lambda == 0 and k >= 1.
 double poisson_upper_tail(double k, double lambda);
+// P(X <= k) for X ~ Poisson(lambda): 1 - P(X >= k + 1) (absolute precision ~1e-16, for tests at
+// significance levels).
+double poisson_lower_tail(double k, double lambda);
 // One-sided upper confidence limit of a Poisson mean after observing k events: the lambda at which
 // P(X <= k) = alpha (k = 0: -ln alpha).
 double poisson_upper_limit(double k, double alpha);

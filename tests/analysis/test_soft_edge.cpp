@@ -153,6 +153,9 @@ TEST(SoftEdge, NoiseFreeHardEdgeStaysExact) {
 }
 
 TEST(SoftEdge, PoissonTail) {
+  EXPECT_NEAR(poisson_lower_tail(0, 1), std::exp(-1.0), 1e-12);
+  EXPECT_NEAR(poisson_lower_tail(2, 3), std::exp(-3.0) * 8.5, 1e-12);
+  EXPECT_DOUBLE_EQ(poisson_lower_tail(-1, 3), 0.0);
   EXPECT_DOUBLE_EQ(poisson_upper_tail(0, 3), 1.0);
   EXPECT_DOUBLE_EQ(poisson_upper_tail(1, 0), 0.0);
   EXPECT_NEAR(poisson_upper_tail(1, 1), 1 - std::exp(-1.0), 1e-12);
