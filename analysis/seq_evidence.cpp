@@ -1,5 +1,6 @@
 #include "analysis/seq_evidence.hpp"
 
+#include "analysis/parallel.hpp"
 #include "common/archive_files.hpp"
 
 #include <algorithm>
@@ -191,13 +192,31 @@ SeqEvidence read_evidence(const SeqTrace& t) {
   }
   ev.array_bytes = std::strtoull(meta("array_bytes").c_str(), nullptr, 10);
   ev.threshold = to_u32(t.meta, "hit_threshold_cycles");
-  std::map<std::pair<std::uint64_t, std::vector<std::uint64_t>>, EvictionTest> tests;
-  for (const auto& e : t.entries) {
-    if (!e.error.empty() || e.records.size() < e.seq.slots) continue;
-    RanSequence r = expand(e, ev.threshold);
-    collect_tests(r, tests);
-    collect_insertion(r, ev.insertions);
-    ev.sequences.push_back(std::move(r));
+  // Each sequence on its own (in parallel: ~90 sequences of up to 2*10^5 accesses per trace), then
+  // merged in trace order, so the evidence does not depend on the threads.
+  std::vector<const SeqTraceEntry*> ok;
+  for (const auto& e : t.entries)
+    if (e.error.empty() && e.records.size() >= e.seq.slots) ok.push_back(&e);
+  using Tests = std::map<std::pair<std::uint64_t, std::vector<std::uint64_t>>, EvictionTest>;
+  std::vector<RanSequence> ran(ok.size());
+  std::vector<Tests> tests_of(ok.size());
+  std::vector<std::vector<Insertion>> ins_of(ok.size());
+  parallel_for(ok.size(), [&](std::size_t i) {
+    ran[i] = expand(*ok[i], ev.threshold);
+    collect_tests(ran[i], tests_of[i]);
+    collect_insertion(ran[i], ins_of[i]);
+  });
+  Tests tests;
+  for (std::size_t i = 0; i < ok.size(); ++i) {
+    for (auto& [k, v] : tests_of[i]) {
+      auto [it, fresh] = tests.try_emplace(k, v);
+      if (fresh) continue;
+      it->second.rounds += v.rounds;
+      it->second.misses += v.misses;
+      it->second.any_only = it->second.any_only || v.any_only;
+    }
+    for (auto& x : ins_of[i]) ev.insertions.push_back(std::move(x));
+    ev.sequences.push_back(std::move(ran[i]));
   }
   for (auto& [k, v] : tests) ev.tests.push_back(v);
   return ev;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <string>
 
 #include "bench/backend.hpp"
 
@@ -46,6 +47,14 @@ std::string seconds_text(double s) {
   char buf[64];
   std::snprintf(buf, sizeof buf, s < 10 || s >= 1e7 ? "%.3g" : "%.0f", s);
   return buf;
+}
+
+bool min_work() {
+  static const bool on = [] {
+    const char* v = std::getenv("MEMHIER_MIN_WORK");
+    return v != nullptr && *v != '\0' && std::string(v) != "0";
+  }();
+  return on;
 }
 
 void set_benchmark_budget_seconds(double s) { budget_slot() = s; }
@@ -97,7 +106,17 @@ void run_guarded(benchmark::State& state, const std::string& name, const BenchBo
   }
 }
 
+namespace {
+std::vector<std::string>& names_slot() {
+  static std::vector<std::string> v;
+  return v;
+}
+}  // namespace
+
+const std::vector<std::string>& registered_names() { return names_slot(); }
+
 benchmark::internal::Benchmark* register_guarded(const std::string& name, BenchBody body, BenchPredict predict) {
+  names_slot().push_back(name);
   return benchmark::RegisterBenchmark(name.c_str(), [name, body = std::move(body), predict = std::move(predict)](
                                                         benchmark::State& state) {
     run_guarded(state, name, body, predict);

@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace memhier {
 
@@ -26,6 +27,11 @@ std::string seconds_text(double s);
 void set_benchmark_budget_seconds(double s);
 double benchmark_budget_seconds();
 
+// MEMHIER_MIN_WORK=1 (sanitizer runs): families whose kernels repeat their work to reach a timing
+// resolution run the fewest repetitions instead; every access pattern still occurs, the figures
+// mean nothing (compute-sanitizer's racecheck instruments every shared-memory access).
+bool min_work();
+
 // What went wrong during this run (recorded in the JSON context after the run).
 struct FaultLog {
   int failed = 0;            // benchmarks marked failed (any reason)
@@ -38,6 +44,8 @@ void reset_fault_log();  // tests
 
 benchmark::internal::Benchmark* register_guarded(const std::string& name, BenchBody body,
                                                  BenchPredict predict = {});
+// Names registered through register_guarded so far (in order), for --memhier_progress=auto.
+const std::vector<std::string>& registered_names();
 // The guard itself (what a registered benchmark runs), for tests.
 void run_guarded(benchmark::State& state, const std::string& name, const BenchBody& body,
                  const BenchPredict& predict);

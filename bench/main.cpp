@@ -18,6 +18,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <regex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -50,7 +51,8 @@ const char* kUsage =
     "  --memhier_extra     also run the chases a requests file asks for (memhier-infer\n"
     "                      --next-requests writes one; format in docs/formats.md)\n"
     "  --memhier_progress=N  one progress line per family on stderr instead of the console\n"
-    "                      table (N: benchmarks expected, from --benchmark_list_tests; 0 if unknown)\n"
+    "                      table (N: benchmarks expected, from --benchmark_list_tests; 0 if unknown;\n"
+    "                      auto: counted from the registered names that --benchmark_filter matches)\n"
     "  --memhier_trace_dir where fine-grained traces go (default: traces/ beside --benchmark_out;\n"
     "                      none without either)\n"
     "  --memhier_budget_s=S  per-benchmark time budget in seconds (default 60): a benchmark\n"
@@ -64,7 +66,8 @@ struct Options {
   std::string plan = "full";
   std::string trace_dir;
   std::string extra;
-  std::string progress;  // "" (console output) or the number of benchmarks to expect
+  std::string progress;  // "" (console output), the number of benchmarks to expect, or "auto"
+  std::string filter;    // --benchmark_filter's value ("" when not given)
   std::string out;
   std::string out_format = "json";
   std::string format = "console";
@@ -125,7 +128,7 @@ Options take_options(int* argc, char** argv) {
     if (a.rfind("--benchmark_list_tests", 0) == 0) o.list_tests = benchmark_flag_true(v);
     if (a.rfind("--benchmark_context=", 0) == 0)
       for (const auto& kv : benchmark_context_pairs(v)) o.user_context.insert(kv);
-    if (a.rfind("--benchmark_filter=", 0) == 0) set_wide_filter(v);
+    if (a.rfind("--benchmark_filter=", 0) == 0) set_wide_filter(o.filter = v);
     keep.push_back(argv[i]);
   }
   for (std::size_t i = 0; i < keep.size(); ++i) argv[i] = keep[i];
@@ -134,7 +137,7 @@ Options take_options(int* argc, char** argv) {
     die("unknown plan '" + o.plan + "': use full, quick or none");
   if (o.plan == "none" && o.extra.empty()) die("--plan=none runs only --memhier_extra requests; give one");
   long n = 0;
-  if (!o.progress.empty())
+  if (!o.progress.empty() && o.progress != "auto")
     if (std::string why = check_count("--memhier_progress", o.progress, &n); !why.empty()) die(why);
   double budget = benchmark_budget_seconds();
   if (!o.budget.empty())
@@ -245,6 +248,24 @@ std::map<std::string, std::string> fault_context() {
   return c;
 }
 
+// --memhier_progress=auto: the registered benchmarks the filter selects, matched as Google
+// Benchmark does (extended regex searched in the name, a leading '-' negates, "" / "." / "all":
+// every one). Its names carry no /iterations:N or /manual_time suffix: a filter on those may count
+// differently (the progress lines say "N/M"; nothing else depends on M).
+long expected_runs(const std::string& filter) {
+  const auto& names = registered_names();
+  if (filter.empty() || filter == "." || filter == "all") return static_cast<long>(names.size());
+  const bool negative = filter[0] == '-';
+  try {
+    const std::regex rx(negative ? filter.substr(1) : filter, std::regex::extended);
+    long n = 0;
+    for (const auto& name : names) n += std::regex_search(name, rx) != negative;
+    return n;
+  } catch (const std::regex_error&) {
+    return 0;  // unknown: the lines count without a total
+  }
+}
+
 [[noreturn]] void on_terminate() {
   abandon_atomic_output();
   std::string what = "unknown";
@@ -331,7 +352,8 @@ int main(int argc, char** argv) {
         " (nothing would run them)");
 
   std::unique_ptr<benchmark::BenchmarkReporter> display, file;
-  if (!o.progress.empty()) display = std::make_unique<ProgressReporter>(std::atol(o.progress.c_str()));
+  if (!o.progress.empty())
+    display = std::make_unique<ProgressReporter>(o.progress == "auto" ? expected_runs(o.filter) : std::atol(o.progress.c_str()));
   else if (o.format == "csv") display = std::make_unique<UnionCsvReporter>(false);
   if (!o.out.empty() && o.out_format == "csv") file = std::make_unique<UnionCsvReporter>(true);
   const std::size_t ran = benchmark::RunSpecifiedBenchmarks(display.get(), file.get());

@@ -87,7 +87,13 @@ for a in "${extra[@]}"; do
   esac
 done
 
-say() { printf '[characterize %5ss] %s\n' "$SECONDS" "$*" >&2; }
+T0US=${EPOCHREALTIME/[.,]/}
+now_ms() { local t=${EPOCHREALTIME/[.,]/}; echo $(( (t - T0US) / 1000 )); }
+say() { local ms; ms=$(now_ms); printf '[characterize %5d.%ds] %s\n' $((ms / 1000)) $((ms % 1000 / 100)) "$*" >&2; }
+# Wall time per stage ("plan 17.4, infer-1 1.3, ..."), into the context with the total.
+stages=""; stage_ms=0
+stage_begin() { stage_ms=$(now_ms); }
+stage_end() { local d=$(( $(now_ms) - stage_ms )); stages="${stages:+$stages, }$1 $((d / 1000)).$(printf '%03d' $((d % 1000)) | cut -c1-2)"; }
 
 # 1. What is missing: Debian packages when we are root with apt (failures are not fatal: CMake
 #    says what it cannot find), nvcc on the PATH.
@@ -192,16 +198,17 @@ ctx() { python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["context"]; 
 safe() { printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '_'; }
 
 characterize_one() {
-  local dev=$1 t0=$SECONDS
+  local dev=$1 t0=$SECONDS t0ms
+  t0ms=$(now_ms)
   remove_stale
   tmp=$(mktemp -d "$results/.incomplete-XXXXXX")  # global: the traps need it after return
   echo "$$ $(proc_start $$ || true) $(hostname)" > "$tmp/.owner"
   say "device $dev: plan $plan"
-  local total rc=0
-  run "$BENCH" --device="$dev" --plan="$plan" --benchmark_list_tests=true "${extra[@]}" > "$tmp/.tests"
-  total=$(wc -l < "$tmp/.tests"); rm -f "$tmp/.tests"
-  run "$BENCH" --device="$dev" --plan="$plan" --memhier_progress="$total" \
+  local rc=0
+  stage_begin
+  run "$BENCH" --device="$dev" --plan="$plan" --memhier_progress=auto \
     --benchmark_out="$tmp/bench.json" --benchmark_out_format=json "${extra[@]}" || rc=$?
+  stage_end plan
   # 3: the device became unusable during the plan (a sticky error); what was measured is kept and
   # bench.json names the fault (memhier_device_fault) and every benchmark that did not run
   case $rc in 0) ;; 3) say "the device became unusable during the plan; analyzing what was measured" ;; *) exit "$rc" ;; esac
@@ -210,14 +217,18 @@ characterize_one() {
     for r in $(seq 1 "$rounds"); do
       # MEMHIER_INFER_FLAGS: e.g. "--max-rounds 3 --budget-total-seconds 5" (the refinement budget)
       # shellcheck disable=SC2086
+      stage_begin
       run "$INFER" --allow-errors "${inputs[@]}" --next-requests "$tmp/requests-$r.json" ${MEMHIER_INFER_FLAGS:-} >/dev/null
       local asked
       asked=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(", ".join(f"{len(v)} {k}" for k, v in d.items() if k != "format" and v))' "$tmp/requests-$r.json")
+      stage_end "infer-$r"
       if [ -n "$asked" ]; then
         say "refinement round $r: $asked (memhier-infer's budget: docs/methodology.md, Refinement)"
         rc=0
+        stage_begin
         run "$BENCH" --device="$dev" --plan=none --memhier_extra="$tmp/requests-$r.json" --memhier_progress=0 \
           --memhier_trace_dir="$tmp/traces" --benchmark_out="$tmp/refine-$r.json" --benchmark_out_format=json || rc=$?
+        stage_end "round-$r"
         case $rc in 0) ;; 3) say "the device became unusable in refinement round $r; no further rounds" ;; *) exit "$rc" ;; esac
         inputs+=("$tmp/refine-$r.json")
         [ "$rc" = 0 ] || break
@@ -232,16 +243,19 @@ characterize_one() {
     [ -f "$q" ] && python3 -c 'import json,sys; p=sys.argv[1]; d=json.load(open(p)); json.dump(d, open(p, "w"), separators=(",", ":"))' "$q"
   done
   # The wall time of measuring (plan + refinement) goes into the context before the final analysis.
-  python3 - "$tmp/bench.json" "$((SECONDS - t0))" <<'PY'
+  python3 - "$tmp/bench.json" "$(( $(now_ms) - t0ms ))" "$stages" <<'PY'
 import json, sys
-p, s = sys.argv[1], float(sys.argv[2])
-d = json.load(open(p)); d["context"]["characterize_wall_seconds"] = s
+p, ms = sys.argv[1], float(sys.argv[2])
+d = json.load(open(p)); d["context"]["characterize_wall_seconds"] = round(ms / 1000, 1)
+d["context"]["characterize_stages"] = sys.argv[3]  # wall seconds per stage of the measuring
 json.dump(d, open(p, "w"), separators=(",", ":"))
 PY
   # plots first, so that report.md can embed them
   if [ "$plots" = 1 ] && [ -f scripts/plot.py ]; then
     say "plotting"
+    stage_begin
     run python3 scripts/plot.py "$tmp" >/dev/null || say "plot.py failed (is matplotlib installed?); archive has no plots"
+    stage_end plots
   fi
   local sm slug drv ts dest rel used
   sm=$(safe "$(ctx "$tmp/bench.json" sm_tag sim)")
@@ -262,10 +276,14 @@ PY
   fi
   if [ -x "$INFER" ]; then
     say "analyzing"
+    stage_begin
     run "$INFER" --allow-errors "${inputs[@]}" -o "$tmp/topology.json" --report "$tmp/report.md"
+    stage_end analysis
   fi
   say "packing"
+  stage_begin
   run python3 scripts/archive_pack.py pack "$tmp" ${full_traces:+--full "$full_traces/$rel"}
+  stage_end pack
   [ -e "$dest" ] && { echo "characterize.sh: $dest exists; not overwriting" >&2; exit 1; }
   mkdir -p "$(dirname "$dest")"
   # The commit (rename, index) is not interrupted: a signal now is handled once it is done.
@@ -280,7 +298,8 @@ PY
     echo "characterize.sh: interrupted by SIG$1 after the archive was complete: kept $dest" >&2
     exit $((128 + $2))
   fi
-  say "done in $((SECONDS - t0)) s"
+  local ms=$(( $(now_ms) - t0ms ))
+  say "done in $((ms / 1000)).$((ms % 1000 / 100)) s ($stages)"
   python3 scripts/archive_pack.py size "$dest" --limit "$limit" >&2 || say "WARNING: the archive exceeds $limit bytes"
   if [ -f "$dest/topology.json" ]; then python3 scripts/topology_table.py "$dest" || true; fi
   echo "report:  $dest/report.md"

@@ -623,6 +623,13 @@ def plot_generic(out, fam, entries):
     return True
 
 
+_plot_family = None
+
+
+def _run_plot_family(fam):
+    return _plot_family(fam)
+
+
 def main():
     ap = argparse.ArgumentParser(description="Plots of one memhier archive (SVG).")
     ap.add_argument("archive", help="archive directory (with bench.json) or a bench.json file")
@@ -666,7 +673,9 @@ def main():
     }
     import plot_sm_resources  # scripts/plot_sm_resources.py: the issue-13 families
     special.update(plot_sm_resources.specials(out, read_trace, find_trace))
-    for fam, es in families.items():
+    def plot_family(fam):
+        es = families[fam]
+        before = len(out.written)
         try:
             done = special[fam](es, trace_dir) if fam in special else False
             if not done:
@@ -674,6 +683,23 @@ def main():
         except Exception as ex:  # one family's odd data never stops the others
             print("plot.py: %s: not plotted (%s: %s)" % (fam, type(ex).__name__, ex), file=sys.stderr)
             plt.close("all")
+        return out.written[before:]
+
+    # Families in parallel (forked workers: each draws its own files; the names come back), serial
+    # where fork is missing or MEMHIER_PLOT_JOBS=1.
+    jobs = int(os.environ.get("MEMHIER_PLOT_JOBS", "0") or 0) or min(len(families), os.cpu_count() or 1)
+    import multiprocessing
+    if jobs > 1 and "fork" in multiprocessing.get_all_start_methods():
+        # the largest families first, so that the slowest does not start last
+        order = sorted(families, key=lambda f: -len(families[f]))
+        global _plot_family
+        _plot_family = plot_family  # the forked workers inherit it (a local function does not pickle)
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            for written in pool.map(_run_plot_family, order, chunksize=1):
+                out.written.extend(written)
+    else:
+        for fam in families:
+            plot_family(fam)
     if not out.written:
         print("plot.py: nothing to plot in %s" % archive, file=sys.stderr)
     return 0

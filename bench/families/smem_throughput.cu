@@ -9,6 +9,7 @@
 #include <map>
 
 #include "bench/families/gmem_throughput.hpp"
+#include "bench/guard.hpp"
 #include "bench/registry.hpp"
 #include "kernels/smem.cuh"
 #include "runtime/event_timer.hpp"
@@ -61,9 +62,11 @@ void run_config(benchmark::State& state, const Config& c) {
   KernelFn fn = pick(c.width, c.ilp);
   const int grid = c.ctas_per_sm * dev.d.sm_count;
   const double rep_bytes_per_sm = 2.0 * c.smem_bytes() / 2 * c.ctas_per_sm;  // read + write per repetition
-  // About 4e5 clocks at the nominal peak per sample (~0.2 ms), at least 16 repetitions.
+  // About 4e5 clocks at the nominal peak per sample (~0.2 ms), at least 16 repetitions (2 under
+  // MEMHIER_MIN_WORK: a sanitizer run).
   const double peak = dev.smem_bytes_per_clock_per_sm();
-  const auto reps = static_cast<std::uint32_t>(std::clamp(4e5 * (peak > 0 ? peak : 64) / rep_bytes_per_sm, 16.0, 1e6));
+  const auto reps = min_work() ? 2u
+                               : static_cast<std::uint32_t>(std::clamp(4e5 * (peak > 0 ? peak : 64) / rep_bytes_per_sm, 16.0, 1e6));
   DeviceBuffer<kern::SmemStamp> stamps(grid);
   auto launch = [&] {
     fn<<<grid, c.cta_size, c.smem_bytes()>>>(reps, stamps.get());

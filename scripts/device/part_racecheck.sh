@@ -1,27 +1,42 @@
 #!/usr/bin/env bash
-# Device part (scripts/device/run.sh racecheck:SECONDS): compute-sanitizer racecheck over the small
-# plan of part_sanitize.sh, restricted to the families in RACE_FAMILIES (a regex over family names,
-# default all), within RACE_LIMIT seconds (default: the part's limit minus 10). For the families a
-# sanitize part's racecheck did not reach in its 50 s (racecheck is the slowest tool).
-# Writes DIR/racecheck.log, DIR/summary.txt (the table per family). Never rebuilds.
+# Device part (scripts/device/run.sh racecheck:SECONDS; also step 3 of part_sanitize.sh):
+# compute-sanitizer racecheck over the small plan of part_sanitize.sh, one sanitizer process per
+# family, so that a slow family cannot starve the others: each family gets an equal share of what
+# is left of RACE_LIMIT seconds (default: 150), at least 15 s. MEMHIER_MIN_WORK=1: the families that
+# repeat their work for timing resolution repeat it least (racecheck instruments every shared-memory
+# access; the access patterns are the same). RACE_FAMILIES: a regex over family names (default all).
+# Writes DIR/racecheck-<family>.log, DIR/racecheck.log (all of them), DIR/summary.txt (the table
+# per family, with the exit status of each family's run). Never rebuilds.
 set -uo pipefail
 DIR=$1; mkdir -p "$DIR"
 BIN=${BIN:?BIN (release build directory) not set}; ROOT=${ROOT:?ROOT not set}
 B=$BIN/memhier-bench; PLAN=$ROOT/scripts/device/sanitize_plan.py
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-S=$DIR/summary.txt; : > "$S"
+S=$DIR/summary.txt; touch "$S"
 say() { echo "$*" | tee -a "$S"; }
-"$B" --plan=quick --benchmark_list_tests=true > "$DIR/quick_list.txt" 2> "$DIR/list.err" ||
-  { say "memhier-bench --benchmark_list_tests failed: $(tail -1 "$DIR/list.err")"; exit 1; }
+if [ ! -s "$DIR/quick_list.txt" ]; then
+  "$B" --plan=quick --benchmark_list_tests=true > "$DIR/quick_list.txt" 2> "$DIR/list.err" ||
+    { say "memhier-bench --benchmark_list_tests failed: $(tail -1 "$DIR/list.err")"; exit 1; }
+fi
 FILTER=$(python3 "$PLAN" select "$DIR/quick_list.txt" 4)
-FAMS=${RACE_FAMILIES:-.*}
-grep -E "$FILTER" "$DIR/quick_list.txt" | grep -E "^(${FAMS})/" > "$DIR/chosen.txt"
-[ -s "$DIR/chosen.txt" ] || { say "no benchmark of the small plan in families '$FAMS'"; exit 1; }
-RX="^($(sed 's/[][\.*^$+?(){}|]/\\&/g' "$DIR/chosen.txt" | paste -sd'|'))\$"
-say "racecheck over $(wc -l < "$DIR/chosen.txt") benchmarks of families '$FAMS' (limit ${RACE_LIMIT:-50} s)"
-MEMHIER_ANNOUNCE=1 timeout -k 5 "${RACE_LIMIT:-50}" "$SAN" --tool racecheck --print-limit 50 "$B" --plan=quick \
-  --benchmark_filter="$RX" --memhier_budget_s=120 --benchmark_format=console > "$DIR/racecheck.log" 2>&1
-rc=$?
-say "racecheck: exit $rc$([ $rc = 124 ] && echo ' (TIMEOUT: the table covers what ran)')"
-say "  family                   runs errors hazards  api"
-python3 "$PLAN" attribute "$DIR/racecheck.log" | sed 's/^/  /' | tee -a "$S"
+mapfile -t FAMS < <(python3 "$PLAN" families "$FILTER" "$DIR/quick_list.txt" | grep -E "^(${RACE_FAMILIES:-.*})\$")
+[ ${#FAMS[@]} -gt 0 ] || { say "no family of the small plan matches '${RACE_FAMILIES:-.*}'"; exit 1; }
+total=${RACE_LIMIT:-150}; t0=$SECONDS; left_fams=${#FAMS[@]}; timeouts=0
+say "racecheck over ${#FAMS[@]} families, one process each (MEMHIER_MIN_WORK=1, $total s in all)"
+say "  family                   runs errors hazards  api  exit"
+: > "$DIR/racecheck.log"
+for fam in "${FAMS[@]}"; do
+  lim=$(( (total - (SECONDS - t0)) / left_fams )); [ "$lim" -lt 15 ] && lim=15
+  left_fams=$((left_fams - 1))
+  log=$DIR/racecheck-$fam.log
+  MEMHIER_ANNOUNCE=1 MEMHIER_MIN_WORK=1 timeout -k 5 "$lim" "$SAN" --tool racecheck --print-limit 50 "$B" \
+    --plan=quick --benchmark_filter="$(python3 "$PLAN" select "$DIR/quick_list.txt" 4 "$fam")" --memhier_budget_s=120 \
+    --benchmark_format=console > "$log" 2>&1
+  rc=$?
+  [ $rc = 124 ] && timeouts=$((timeouts + 1))
+  cat "$log" >> "$DIR/racecheck.log"
+  row=$(python3 "$PLAN" attribute "$log" | grep -E "^${fam} " || echo "$(printf '%-24s %4d %6s %7s %4s' "$fam" 0 - - -)")
+  say "  $row  $rc$([ $rc = 124 ] && echo " (TIMEOUT after $lim s)")"
+  grep -E "RACECHECK SUMMARY|ERROR SUMMARY" "$log" | tail -1 | sed 's/^=* */    /' >> "$S"
+done
+say "racecheck: ${#FAMS[@]} families in $((SECONDS - t0)) s, $timeouts timed out"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device part (scripts/device/run.sh sanitize:240): compute-sanitizer memcheck, initcheck, synccheck
+# Device part (scripts/device/run.sh sanitize:330): compute-sanitizer memcheck, initcheck, synccheck
 # and racecheck over a small plan of every family memhier-bench registers (found with
 # --benchmark_list_tests, so families added later are covered), the gpu-labelled tests natively and
 # under memcheck, a native quick plan read back by memhier-infer (input checks, per-sample SM
@@ -80,18 +80,24 @@ for p in sys.argv[1:3]:
         print("CSV %s: exit %d, unreadable: %s" % (p.split("/")[-1], rc, e))
 PY
 
-# 3. the four tools over the small plan; errors tied to families through MEMHIER_ANNOUNCE lines
-for spec in memcheck:30 initcheck:30 synccheck:20 racecheck:120; do
+# 3. the four tools over the small plan; errors tied to families through MEMHIER_ANNOUNCE lines.
+#    MEMHIER_MIN_WORK=1: the least repeated work per launch. racecheck (the slowest tool) runs one
+#    process per family (part_racecheck.sh) so that every family is reached.
+for spec in memcheck:30 initcheck:30 synccheck:20; do
   tool=${spec%%:*}; lim=${spec#*:}
   [ -x "$SAN" ] || break
   step "$tool (limit $lim s)"
-  MEMHIER_ANNOUNCE=1 timeout -k 5 "$lim" "$SAN" --tool "$tool" --print-limit 50 "$B" --plan=quick \
+  MEMHIER_ANNOUNCE=1 MEMHIER_MIN_WORK=1 timeout -k 5 "$lim" "$SAN" --tool "$tool" --print-limit 50 "$B" --plan=quick \
     --benchmark_filter="$FILTER" --memhier_budget_s=120 --benchmark_format=console > "$DIR/$tool.log" 2>&1
   rc=$?
   say "$tool: exit $rc$([ $rc = 124 ] && echo ' (TIMEOUT: the table covers what ran)')"
   say "  family                   runs errors hazards  api"
   python3 "$PLAN" attribute "$DIR/$tool.log" | sed 's/^/  /' | tee -a "$S"
 done
+if [ -x "$SAN" ]; then
+  step "racecheck (limit ${RACE_LIMIT:-150} s)"
+  RACE_LIMIT=${RACE_LIMIT:-150} bash "$ROOT/scripts/device/part_racecheck.sh" "$DIR"
+fi
 
 # 4. the gpu-labelled tests, natively and under memcheck (without those that fail on purpose:
 #    out of memory, refused launches, the sticky illegal access)

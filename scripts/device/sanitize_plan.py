@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Helpers of scripts/device/part_sanitize.sh (no GPU needed; tested in tests/cli/reliability).
-  select LIST K        from `memhier-bench --benchmark_list_tests` output, a small plan of every
-                       family: per family the first benchmark of each distinct value of its first
-                       parameter, then of its second, up to K; prints a --benchmark_filter regex
+  select LIST K [FAM]  from `memhier-bench --benchmark_list_tests` output, a small plan of every
+                       family (or of family FAM only): per family the first benchmark of each
+                       distinct value of its first parameter, then of its second, up to K; prints
+                       a --benchmark_filter regex
   families REGEX LIST  the families the regex selects, one per line
   attribute LOG        compute-sanitizer output of a run with MEMHIER_ANNOUNCE=1: per family the
                        benchmarks run and the errors/hazards/API errors reported while each ran;
@@ -42,6 +43,8 @@ def main():
     cmd = sys.argv[1]
     if cmd == "select":
         names = [l.strip() for l in open(sys.argv[2]) if l.strip()]
+        if len(sys.argv) > 4:
+            names = [n for n in names if n.split("/")[0] == sys.argv[4]]
         chosen = select(names, int(sys.argv[3]))
         print("^(" + "|".join(re.escape(base_name(n)) for n in chosen) + ")(/|$)")
     elif cmd == "families":

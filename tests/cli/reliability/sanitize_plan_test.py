@@ -31,6 +31,10 @@ if len([n for n in chosen if n.startswith("pchase/")]) > 4:
     failures.append("more than 4 pchase benchmarks")
 if "bytes:40960/" in rx and "bytes:4096/" not in rx:
     failures.append("bytes:4096 matched by a longer name only")
+# one family's plan (part_racecheck.sh runs one sanitizer process per family): the same choice
+rx_g = run("select", lst, "4", "gmem_throughput").strip()
+if [n for n in names if re.search(rx_g, n)] != [n for n in chosen if n.startswith("gmem_throughput/")]:
+    failures.append("the gmem_throughput plan alone differs: %s" % rx_g)
 log = os.path.join(work, "memcheck.log")
 open(log, "w").write("""========= COMPUTE-SANITIZER
 memhier-bench: running pchase/path:global_ca/mode:count/bytes:4096/stride:32
