@@ -3,13 +3,16 @@
 // one level, with means from exact data; the level a cache's hits take and the boundary above it.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "analysis/dataset.hpp"
 #include "analysis/field.hpp"
 #include "analysis/requests.hpp"
+#include "analysis/seq_evidence.hpp"
 #include "analysis/stats.hpp"
 
 namespace memhier::analysis {
@@ -22,6 +25,12 @@ struct InferContext {
   // (the L1-side paths first, with the largest sweeps): the device's noise, which a path whose own
   // sweep is too short to show it (the constant caches) shares.
   double spurious_misses = 0, spurious_accesses = 0;
+  // Every cache's cache_sequences evidence, read at once (load_all_sequence_evidence) when the
+  // first cache asks for its own and read_all_sequences is set (build_topology); otherwise (tests)
+  // each cache reads its own.
+  bool read_all_sequences = false;
+  std::optional<std::map<std::string, std::vector<SeqEvidence>>> sequence_evidence = std::nullopt;
+  std::set<std::string> sequence_evidence_taken = {};
 };
 
 // Latency samples of one trace or histogram.

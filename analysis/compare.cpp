@@ -86,6 +86,7 @@ const std::set<std::string> kBookkeepingLeaves = {
     "size_bytes_lower_bound", "replacements_observed", "theoretical_bytes_per_second",
     "theoretical_bytes_per_clock_per_sm", "reach_bracket_bytes", "full_height_from_stride", "lines_per_run",
     "z_crit", "miss_penalty_lower_bound_cycles",  // a TLB level not saturated: a bound, not its penalty
+    "partitions_lower_bound",  // every probed SM in one L2 partition: a bound, not the count
     // cache inference (issue 10): the 50 % point beside a capacity the structure or a fit gives (the
     // curve's feature, kept for comparison: size_bytes carries the capacity), the address bits the
     // index matrix is decided over (the measurement's reach, not the hardware)

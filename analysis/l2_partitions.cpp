@@ -371,9 +371,22 @@ json map_json(const MapData& d, const PartitionMap& m, const std::string& bench)
     worst = std::min(worst, m.sm_agreement[s]);
   }
   const int seen = (groups[0].empty() ? 0 : 1) + (groups[1].empty() ? 0 : 1);
-  set_value(j, "partitions", seen, worst >= kAgree ? 0.8 : 0.5, ev,
-            "SM groups with complementary near/far line sets (the lowest agreement of an SM with its group's map: " +
-                std::to_string(worst) + ")");
+  const bool lines_split = std::count(m.line_home.begin(), m.line_home.end(), 0) > 0 &&
+                           std::count(m.line_home.begin(), m.line_home.end(), 1) > 0;
+  if (seen == 1 && lines_split) {
+    // Every probed SM in one group, yet lines they all see far: those live in another partition
+    // (or several: near/far cannot tell two far partitions apart). At least 2, not how many.
+    set_null(j, "partitions",
+             "all " + std::to_string(groups[0].size() + groups[1].size()) +
+                 " SMs probed share one partition, and the lines they all see far lie in another one (or more): "
+                 "at least 2 partitions, their number not determined (probe more SMs: the full plan)",
+             ev);
+    j["partitions_lower_bound"] = 2;
+  } else {
+    set_value(j, "partitions", seen, worst >= kAgree ? 0.8 : 0.5, ev,
+              "SM groups with complementary near/far line sets (the lowest agreement of an SM with its group's map: " +
+                  std::to_string(worst) + ")");
+  }
   j["sms_per_partition"] = groups;
   j["sms_unassigned"] = unassigned;
   j["passes_used"] = used;

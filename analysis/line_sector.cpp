@@ -89,7 +89,7 @@ void sector_or_line(CacheJob& job, std::uint64_t C, std::uint64_t g, std::uint64
 
 }  // namespace
 
-LineResult measure_line(CacheJob& job, std::uint64_t C, std::uint64_t g) {
+static LineResult probe_line(CacheJob& job, std::uint64_t C, std::uint64_t g) {
   // Stage-2 probes at the fill granularity, N = C + j*g (j = 1..17, count mode, 8 passes). A new set
   // overflows at the steps whose miss count jumps by more than the one new unit; with lines of r*g
   // bytes filled in g-byte sectors (or g-byte lines whose set index starts r*g up) they come every
@@ -103,10 +103,14 @@ LineResult measure_line(CacheJob& job, std::uint64_t C, std::uint64_t g) {
     out.evidence.add(c->name());
   }
   if (m.size() < kProbe) {
+    // A series half measured or more is finished first (refinement.cpp: "completing"): a round's
+    // budget that took part of it must not leave the rest behind wishes of other caches.
+    std::uint64_t have = 0;
+    for (std::uint64_t j = 1; j <= kProbe; ++j) have += job.count_run(g, C + j * g) != nullptr;
+    const std::string why = job.cl.name + " line: stage-2 probe at g" + (2 * have >= kProbe ? " (completing the series)" : "");
     for (std::uint64_t j = 1; j <= kProbe; ++j) {
       const std::uint64_t bytes = C + j * g;
-      ChaseWish w{job.path, "count", bytes, g, 8 * ((bytes + g - 1) / g), true, job.primary,
-                  job.cl.name + " line: stage-2 probe at g"};
+      ChaseWish w{job.path, "count", bytes, g, 8 * ((bytes + g - 1) / g), true, job.primary, why};
       job.ctx.requests.add(w);
     }
     out.pending = true;
@@ -125,6 +129,29 @@ LineResult measure_line(CacheJob& job, std::uint64_t C, std::uint64_t g) {
   } else {
     sector_or_line(job, C, g, r, out);
   }
+  return out;
+}
+
+// A soft edge moves C between refinement rounds (the constant L1 on an H100 read 1664, 2496 and
+// 2272 bytes in one run), and a round's budget may take only part of a series: requested again at
+// each new C, no series would ever be complete. So the series with the most probes measured (within
+// 4 x 17 probe steps of C; ties: the nearest) serves when complete, and when it has at least half of
+// its probes only its missing ones are requested; otherwise the series at C.
+LineResult measure_line(CacheJob& job, std::uint64_t C, std::uint64_t g) {
+  auto measured = [&](std::uint64_t b) {
+    std::uint64_t n = 0;
+    for (std::uint64_t j = 1; j <= kProbe; ++j) n += job.count_run(g, b + j * g) != nullptr;
+    return n;
+  };
+  std::uint64_t base = C, best = g > 0 ? measured(C) : 0;
+  for (std::uint64_t d = 1; g > 0 && best < kProbe && d <= 4 * kProbe; ++d)
+    for (std::uint64_t b : {C > d * g ? C - d * g : 0, C + d * g})
+      if (b > 0 && measured(b) > best) base = b, best = measured(b);
+  if (2 * best < kProbe) base = C;
+  LineResult out = probe_line(job, base, g);
+  if (base != C)
+    out.note = "stage-2 series from N = " + std::to_string(base) + " (where the capacity read when it was requested; " +
+               std::to_string(C) + " now): " + out.note;
   return out;
 }
 

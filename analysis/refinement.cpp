@@ -12,6 +12,7 @@ namespace memhier::analysis {
 
 int wish_priority(const std::string& why) {
   auto has = [&](const char* s) { return why.find(s) != std::string::npos; };
+  if (has("completing")) return 0;  // the rest of a series a round's budget cut (line_sector.cpp)
   if (has("stage 2 (sets)") || has("index bits") || has("prefetch") || has("after the sequences")) return 3;
   if (has("50 %") || has("probe") || has("sector or line") || has("entries") || has("per-way")) return 2;
   if (has("fill granularity") || has("edge shift") || has("doubling") || has("halving")) return 0;

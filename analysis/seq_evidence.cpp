@@ -178,7 +178,19 @@ std::uint32_t to_u32(const std::map<std::string, std::string>& m, const char* k)
 
 }  // namespace
 
-SeqEvidence read_evidence(const SeqTrace& t) {
+namespace {
+
+using Tests = std::map<std::pair<std::uint64_t, std::vector<std::uint64_t>>, EvictionTest>;
+
+// What one sequence shows, alone (computed in parallel, merged in trace order).
+struct SeqPart {
+  RanSequence ran;
+  Tests tests;
+  std::vector<Insertion> insertions;
+};
+
+// The trace's header fields; its runnable sequences into *ok.
+SeqEvidence evidence_header(const SeqTrace& t, std::vector<const SeqTraceEntry*>* ok) {
   SeqEvidence ev;
   ev.benchmark = t.benchmark;
   auto meta = [&](const char* k) { return t.meta.count(k) ? t.meta.at(k) : std::string(); };
@@ -192,35 +204,89 @@ SeqEvidence read_evidence(const SeqTrace& t) {
   }
   ev.array_bytes = std::strtoull(meta("array_bytes").c_str(), nullptr, 10);
   ev.threshold = to_u32(t.meta, "hit_threshold_cycles");
-  // Each sequence on its own (in parallel: ~90 sequences of up to 2*10^5 accesses per trace), then
-  // merged in trace order, so the evidence does not depend on the threads.
-  std::vector<const SeqTraceEntry*> ok;
   for (const auto& e : t.entries)
-    if (e.error.empty() && e.records.size() >= e.seq.slots) ok.push_back(&e);
-  using Tests = std::map<std::pair<std::uint64_t, std::vector<std::uint64_t>>, EvictionTest>;
-  std::vector<RanSequence> ran(ok.size());
-  std::vector<Tests> tests_of(ok.size());
-  std::vector<std::vector<Insertion>> ins_of(ok.size());
-  parallel_for(ok.size(), [&](std::size_t i) {
-    ran[i] = expand(*ok[i], ev.threshold);
-    collect_tests(ran[i], tests_of[i]);
-    collect_insertion(ran[i], ins_of[i]);
-  });
+    if (e.error.empty() && e.records.size() >= e.seq.slots) ok->push_back(&e);
+  return ev;
+}
+
+SeqPart read_part(const SeqTraceEntry& e, std::uint32_t threshold) {
+  SeqPart p;
+  p.ran = expand(e, threshold);
+  collect_tests(p.ran, p.tests);
+  collect_insertion(p.ran, p.insertions);
+  return p;
+}
+
+// Identical (victim, set) tests of different sequences merged; sequences and insertions in order.
+void merge_parts(SeqEvidence& ev, std::vector<SeqPart>& parts) {
   Tests tests;
-  for (std::size_t i = 0; i < ok.size(); ++i) {
-    for (auto& [k, v] : tests_of[i]) {
+  for (auto& part : parts) {
+    for (auto& [k, v] : part.tests) {
       auto [it, fresh] = tests.try_emplace(k, v);
       if (fresh) continue;
       it->second.rounds += v.rounds;
       it->second.misses += v.misses;
       it->second.any_only = it->second.any_only || v.any_only;
     }
-    for (auto& x : ins_of[i]) ev.insertions.push_back(std::move(x));
-    ev.sequences.push_back(std::move(ran[i]));
+    for (auto& x : part.insertions) ev.insertions.push_back(std::move(x));
+    ev.sequences.push_back(std::move(part.ran));
   }
   for (auto& [k, v] : tests) ev.tests.push_back(v);
-  return ev;
 }
+
+// Evidence of several traces: every sequence of every trace in one parallel pass (~90 sequences of
+// up to 2*10^5 accesses per trace), merged per trace in trace order, so that nothing depends on
+// the threads.
+std::vector<SeqEvidence> read_all(const std::vector<SeqTrace>& traces) {
+  std::vector<SeqEvidence> out;
+  std::vector<std::vector<const SeqTraceEntry*>> ok(traces.size());
+  std::vector<std::pair<std::size_t, std::size_t>> flat;  // (trace, sequence)
+  for (std::size_t i = 0; i < traces.size(); ++i) {
+    out.push_back(evidence_header(traces[i], &ok[i]));
+    for (std::size_t k = 0; k < ok[i].size(); ++k) flat.emplace_back(i, k);
+  }
+  std::vector<std::vector<SeqPart>> parts(traces.size());
+  for (std::size_t i = 0; i < traces.size(); ++i) parts[i].resize(ok[i].size());
+  parallel_for(flat.size(), [&](std::size_t f) {
+    const auto [i, k] = flat[f];
+    parts[i][k] = read_part(*ok[i][k], out[i].threshold);
+  });
+  for (std::size_t i = 0; i < traces.size(); ++i) merge_parts(out[i], parts[i]);
+  return out;
+}
+
+// The cache_sequences traces in the data (run order, then entry order), with their cache names.
+std::vector<std::pair<std::string, SeqTrace>> sequence_traces(const Dataset& data, const std::string* only) {
+  struct File {
+    std::string cache, path, text;
+  };
+  std::vector<File> files;
+  for (const auto& run : data.runs()) {
+    const std::string dir = run.trace_dir();
+    if (dir.empty()) continue;
+    for (const auto* e : run.family("cache_sequences")) {
+      const std::string cache = e->params.get_or("cache", "");
+      if (cache.empty() || (only && cache != *only)) continue;
+      // the plain file, its .gz, or its entry in the archive's traces.pack.gz (docs/formats.md)
+      const std::string name_in_dir = sanitize_for_file(e->params.str()) + ".seqtrace";
+      auto text = read_archived_file(dir, name_in_dir);
+      if (text) files.push_back({cache, dir + "/" + name_in_dir, std::move(*text)});
+    }
+  }
+  std::vector<std::pair<std::string, SeqTrace>> out(files.size());
+  parallel_for(files.size(), [&](std::size_t i) { out[i] = {files[i].cache, parse_seq_trace(files[i].text, files[i].path)}; });
+  return out;
+}
+
+std::vector<SeqEvidence> evidence_of(std::vector<std::pair<std::string, SeqTrace>> named) {
+  std::vector<SeqTrace> traces;
+  for (auto& [c, t] : named) traces.push_back(std::move(t));
+  return read_all(traces);
+}
+
+}  // namespace
+
+SeqEvidence read_evidence(const SeqTrace& t) { return std::move(read_all({t}).front()); }
 
 bool has_sequence_runs(const Dataset& data, const std::string& name) {
   for (const auto& run : data.runs())
@@ -230,19 +296,16 @@ bool has_sequence_runs(const Dataset& data, const std::string& name) {
 }
 
 std::vector<SeqEvidence> load_sequence_evidence(const Dataset& data, const std::string& name) {
-  std::vector<SeqEvidence> out;
-  for (const auto& run : data.runs()) {
-    const std::string dir = run.trace_dir();
-    if (dir.empty()) continue;
-    for (const auto* e : run.family("cache_sequences")) {
-      if (e->params.get_or("cache", "") != name) continue;
-      // the plain file, its .gz, or its entry in the archive's traces.pack.gz (docs/formats.md)
-      const std::string name_in_dir = sanitize_for_file(e->params.str()) + ".seqtrace";
-      auto text = read_archived_file(dir, name_in_dir);
-      if (!text) continue;
-      out.push_back(read_evidence(parse_seq_trace(*text, dir + "/" + name_in_dir)));
-    }
-  }
+  return evidence_of(sequence_traces(data, &name));
+}
+
+std::map<std::string, std::vector<SeqEvidence>> load_all_sequence_evidence(const Dataset& data) {
+  auto named = sequence_traces(data, nullptr);
+  std::vector<std::string> caches;
+  for (const auto& [c, t] : named) caches.push_back(c);
+  auto ev = evidence_of(std::move(named));
+  std::map<std::string, std::vector<SeqEvidence>> out;
+  for (std::size_t i = 0; i < ev.size(); ++i) out[caches[i]].push_back(std::move(ev[i]));
   return out;
 }
 

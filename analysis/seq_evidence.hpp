@@ -66,5 +66,8 @@ SeqEvidence read_evidence(const SeqTrace& t);
 bool has_sequence_runs(const Dataset& data, const std::string& name);
 // The cache_sequences traces of cache `name` (header cache = name) in the data; empty when none.
 std::vector<SeqEvidence> load_sequence_evidence(const Dataset& data, const std::string& name);
+// The same for every cache at once, by cache name (one parallel pass over all their sequences:
+// what build_topology reads before the caches are inferred one after the other).
+std::map<std::string, std::vector<SeqEvidence>> load_all_sequence_evidence(const Dataset& data);
 
 }  // namespace memhier::analysis

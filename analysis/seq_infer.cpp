@@ -183,9 +183,28 @@ struct SeqFindings {
   std::uint64_t line = 0;
 };
 
+namespace {
+// The evidence of one cache: taken from what was read for every cache at once (each
+// cache's once: a second job of the same cache reads its traces again), or read now (tests).
+std::vector<SeqEvidence> sequence_evidence_of(InferContext& ctx, const std::string& name) {
+  if (ctx.read_all_sequences && !ctx.sequence_evidence) ctx.sequence_evidence = load_all_sequence_evidence(ctx.data);
+  if (ctx.sequence_evidence) {
+    auto it = ctx.sequence_evidence->find(name);
+    if (it != ctx.sequence_evidence->end()) {
+      auto v = std::move(it->second);
+      ctx.sequence_evidence->erase(it);
+      ctx.sequence_evidence_taken.insert(name);
+      return v;
+    }
+    if (!ctx.sequence_evidence_taken.count(name)) return {};  // none in the data
+  }
+  return load_sequence_evidence(ctx.data, name);
+}
+}  // namespace
+
 std::shared_ptr<SeqFindings> analyze_sequences(CacheJob& job) {
   auto f = std::make_shared<SeqFindings>();
-  f->traces = load_sequence_evidence(job.data(), job.cl.name);
+  f->traces = sequence_evidence_of(job.ctx, job.cl.name);
   if (f->traces.empty()) return nullptr;
   const nlohmann::json& c = job.cache;
   f->line = has_value(c, "line_bytes") ? c["line_bytes"].get<std::uint64_t>() : 0;

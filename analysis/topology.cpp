@@ -55,6 +55,7 @@ nlohmann::json build_topology(const Dataset& data, Requests& requests, const Ref
   t["inputs"] = inputs;
   requests.set_limits(data.context());
   InferContext ctx{data, requests};
+  ctx.read_all_sequences = true;
   nlohmann::json caches = nlohmann::json::object();
   infer_path_caches(ctx, "global_ca", {"l1"}, false, caches);
   infer_path_caches(ctx, "texture", {"texture"}, false, caches);

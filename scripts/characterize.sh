@@ -194,7 +194,6 @@ remove_stale() {
   done
 }
 
-ctx() { python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["context"]; print(c.get(sys.argv[2], sys.argv[3]))' "$1" "$2" "$3"; }
 safe() { printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '_'; }
 
 characterize_one() {
@@ -212,13 +211,15 @@ characterize_one() {
   # 3: the device became unusable during the plan (a sticky error); what was measured is kept and
   # bench.json names the fault (memhier_device_fault) and every benchmark that did not run
   case $rc in 0) ;; 3) say "the device became unusable during the plan; analyzing what was measured" ;; *) exit "$rc" ;; esac
-  local inputs=("$tmp/bench.json")
+  local inputs=("$tmp/bench.json") fresh=0
   if [ -x "$INFER" ]; then
     for r in $(seq 1 "$rounds"); do
+      # Each analysis writes the topology too: the one that asks for nothing more is the final one.
       # MEMHIER_INFER_FLAGS: e.g. "--max-rounds 3 --budget-total-seconds 5" (the refinement budget)
       # shellcheck disable=SC2086
       stage_begin
-      run "$INFER" --allow-errors "${inputs[@]}" --next-requests "$tmp/requests-$r.json" ${MEMHIER_INFER_FLAGS:-} >/dev/null
+      run "$INFER" --allow-errors "${inputs[@]}" -o "$tmp/topology.json" --next-requests "$tmp/requests-$r.json" ${MEMHIER_INFER_FLAGS:-} >/dev/null
+      fresh=1
       local asked
       asked=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(", ".join(f"{len(v)} {k}" for k, v in d.items() if k != "format" and v))' "$tmp/requests-$r.json")
       stage_end "infer-$r"
@@ -231,6 +232,7 @@ characterize_one() {
         stage_end "round-$r"
         case $rc in 0) ;; 3) say "the device became unusable in refinement round $r; no further rounds" ;; *) exit "$rc" ;; esac
         inputs+=("$tmp/refine-$r.json")
+        fresh=0
         [ "$rc" = 0 ] || break
       else
         rm -f "$tmp/requests-$r.json"
@@ -238,29 +240,51 @@ characterize_one() {
       fi
     done
   fi
-  # the analyzer's request files, kept to document the loop, compact
-  for q in "$tmp"/requests-*.json; do
-    [ -f "$q" ] && python3 -c 'import json,sys; p=sys.argv[1]; d=json.load(open(p)); json.dump(d, open(p, "w"), separators=(",", ":"))' "$q"
-  done
-  # The wall time of measuring (plan + refinement) goes into the context before the final analysis.
-  python3 - "$tmp/bench.json" "$(( $(now_ms) - t0ms ))" "$stages" <<'PY'
-import json, sys
-p, ms = sys.argv[1], float(sys.argv[2])
-d = json.load(open(p)); d["context"]["characterize_wall_seconds"] = round(ms / 1000, 1)
-d["context"]["characterize_stages"] = sys.argv[3]  # wall seconds per stage of the measuring
-json.dump(d, open(p, "w"), separators=(",", ":"))
+  # The wall time of measuring (plan + refinement) and its stages go into bench.json's context (and
+  # the topology's device section); the request files, kept to document the loop, are compacted;
+  # the archive's place comes from the context. One Python, files replaced whole (plot.py may be
+  # reading bench.json meanwhile).
+  local wall_s measured=$stages sm slug drv ts dest rel used
+  wall_s=$(python3 -c 'print(round(int(__import__("sys").argv[1]) / 1000, 1))' "$(( $(now_ms) - t0ms ))")
+  read -r sm slug drv < <(python3 - "$tmp" "$wall_s" "$stages" <<'PY'
+import glob, json, os, re, sys
+d, wall, stages = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+def put(path, obj):
+    with open(path + ".tmp", "w") as f:
+        json.dump(obj, f, separators=(",", ":"))
+    os.replace(path + ".tmp", path)
+for q in glob.glob(os.path.join(d, "requests-*.json")):
+    put(q, json.load(open(q)))
+b = json.load(open(os.path.join(d, "bench.json")))
+c = b["context"]
+c["characterize_wall_seconds"] = wall
+c["characterize_stages"] = stages  # wall seconds per stage of the measuring
+put(os.path.join(d, "bench.json"), b)
+safe = lambda v: re.sub(r"[^A-Za-z0-9._-]", "_", str(v))
+print(safe(c.get("sm_tag", "sim")), safe(c.get("gpu_slug", c.get("gpu_name", "unknown-gpu"))),
+      safe(c.get("driver_version", "unknown-driver")))
 PY
-  # plots first, so that report.md can embed them
+  )
+  # Plots (in the background) while the last rounds' data are analyzed, when the loop did not.
+  local plot_pid=""
   if [ "$plots" = 1 ] && [ -f scripts/plot.py ]; then
-    say "plotting"
-    stage_begin
-    run python3 scripts/plot.py "$tmp" >/dev/null || say "plot.py failed (is matplotlib installed?); archive has no plots"
-    stage_end plots
+    say "plotting$([ "$fresh" = 1 ] || echo ' and analyzing')"
+    "${PDEATH[@]}" python3 scripts/plot.py "$tmp" >/dev/null 2>"$tmp/.plot.err" &
+    plot_pid=$!
   fi
-  local sm slug drv ts dest rel used
-  sm=$(safe "$(ctx "$tmp/bench.json" sm_tag sim)")
-  slug=$(safe "$(ctx "$tmp/bench.json" gpu_slug "$(ctx "$tmp/bench.json" gpu_name unknown-gpu)")")
-  drv=$(safe "$(ctx "$tmp/bench.json" driver_version unknown-driver)")
+  stage_begin
+  local final=""
+  [ -n "$plot_pid" ] && final=plots
+  if [ -x "$INFER" ] && [ "$fresh" = 0 ]; then
+    final="${final:+$final+}analysis"
+    [ -z "$plot_pid" ] && say "analyzing"
+    run "$INFER" --allow-errors "${inputs[@]}" -o "$tmp/topology.json" >/dev/null
+  fi
+  if [ -n "$plot_pid" ]; then
+    wait "$plot_pid" || say "plot.py failed (is matplotlib installed?); archive has no plots: $(tail -1 "$tmp/.plot.err")"
+  fi
+  rm -f "$tmp/.plot.err"
+  [ -n "$final" ] && stage_end "$final"
   ts=$(date -u +%Y%m%dT%H%M%SZ)
   rel="$sm/$slug/$drv/$ts"
   dest="$results/$rel"
@@ -274,11 +298,10 @@ PY
       say "plots left out of the archive (${used} bytes with them); scripts/plot.py <archive> draws them"
     fi
   fi
-  if [ -x "$INFER" ]; then
-    say "analyzing"
-    stage_begin
-    run "$INFER" --allow-errors "${inputs[@]}" -o "$tmp/topology.json" --report "$tmp/report.md"
-    stage_end analysis
+  # report.md from the final topology, with the plots that stayed (no second analysis)
+  if [ -x "$INFER" ] && [ -f "$tmp/topology.json" ]; then
+    run "$INFER" --from-topology "$tmp/topology.json" --context characterize_wall_seconds="$wall_s" \
+      --context characterize_stages="$measured" -o "$tmp/topology.json" --report "$tmp/report.md"
   fi
   say "packing"
   stage_begin

@@ -32,6 +32,9 @@ const char* kUsage =
     "  --budget-round-seconds S, --budget-total-seconds S, --budget-round-chases N, --max-rounds N\n"
     "                     the refinement budget (default 3 s and 400 chases per round, 8 s and 4 rounds in\n"
     "                     all): --next-requests holds what fits, by priority (docs/methodology.md)\n"
+    "  --from-topology T  no analysis: read topology T (written by memhier-infer) and write -o/--report\n"
+    "                     from it (characterize.sh renders report.md so once the plots exist)\n"
+    "  --context KEY=VAL  set device.KEY to the string VAL in the topology written (repeatable)\n"
     "Every input is checked first (docs/methodology.md, reliability); outputs are written whole or\n"
     "not at all. Exit status: 0 a topology was written; 1 bad input, or nothing could be determined\n";
 
@@ -78,9 +81,41 @@ std::string check_paths(const std::vector<std::string>& inputs, const std::vecto
 }
 }  // namespace
 
+// --from-topology: the topology as memhier-infer wrote it, with --context keys set, written again
+// and rendered (no data are read, so no analysis can change).
+int rewrite_topology(const std::string& from, const std::vector<std::string>& inputs,
+                     const std::vector<std::pair<std::string, std::string>>& context, const std::string& out,
+                     const std::string& report, const std::string& next) {
+  if (!inputs.empty()) return fail("--from-topology takes no inputs (it analyzes nothing); see --help");
+  if (!next.empty()) return fail("--from-topology cannot write --next-requests (it analyzes nothing)");
+  if (out.empty() && report.empty()) return fail("--from-topology needs -o or --report; see --help");
+  nlohmann::json topo;
+  try {
+    std::ifstream in(from);
+    if (!in) return fail(from + ": cannot read");
+    topo = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    return fail(from + ": not JSON (" + e.what() + ")");
+  }
+  if (!topo.is_object() || topo.value("schema", "") != memhier::analysis::kTopologySchema || !topo.contains("device"))
+    return fail(from + ": not a memhier topology (schema " + std::string(memhier::analysis::kTopologySchema) + ")");
+  for (const auto& [k, v] : context) topo["device"][k] = v;
+  try {
+    if (!out.empty() && !write_file(out, topo.dump(2) + "\n")) return fail(out + ": cannot write");
+    if (!report.empty()) {
+      std::string dir = report.find('/') == std::string::npos ? "." : report.substr(0, report.find_last_of('/'));
+      if (!write_file(report, memhier::analysis::render_report(topo, dir))) return fail(report + ": cannot write");
+    }
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   std::vector<std::string> inputs;
-  std::string out, report, next;
+  std::string out, report, next, from_topology;
+  std::vector<std::pair<std::string, std::string>> context;
   bool allow_errors = false;
   memhier::analysis::RefinementBudget budget;
   for (int i = 1; i < argc; ++i) {
@@ -101,6 +136,13 @@ int main(int argc, char** argv) {
       if (!value(&next)) return fail(a + " needs a file name; see --help");
     } else if (a == "--allow-errors") {
       allow_errors = true;
+    } else if (a == "--from-topology") {
+      if (!value(&from_topology)) return fail(a + " needs a file name; see --help");
+    } else if (a == "--context") {
+      std::string kv;
+      if (!value(&kv) || kv.find('=') == std::string::npos || kv.find('=') == 0)
+        return fail(a + " needs KEY=VALUE; see --help");
+      context.emplace_back(kv.substr(0, kv.find('=')), kv.substr(kv.find('=') + 1));
     } else if (a == "--budget-round-seconds" || a == "--budget-total-seconds" || a == "--budget-round-chases" ||
                a == "--max-rounds") {
       std::string v;
@@ -118,12 +160,14 @@ int main(int argc, char** argv) {
       inputs.push_back(a);
     }
   }
+  if (!from_topology.empty()) return rewrite_topology(from_topology, inputs, context, out, report, next);
   if (inputs.empty()) return fail("no input: give one or more memhier-bench JSON files; see --help");
   if (std::string why = check_paths(inputs, {out, report, next}); !why.empty()) return fail(why);
   try {
     auto data = memhier::analysis::Dataset::load(memhier::expand_archive_inputs(inputs), allow_errors);
     memhier::analysis::Requests req;
     nlohmann::json topo = memhier::analysis::build_topology(data, req, budget);
+    for (const auto& [k, v] : context) topo["device"][k] = v;
     // Never an all-null topology with exit 0 (a refinement step that asks for more is not a result)
     if (memhier::analysis::count_determined_values(topo) == 0 && (next.empty() || req.empty())) {
       std::string why = "nothing could be determined from " + std::to_string(inputs.size()) + " input file(s)";

@@ -19,7 +19,7 @@ for p in "$@"; do
   [ -f "$src/$p.log" ] && tail -200 "$src/$p.log" > "$dest/$p/part.log"
   (cd "$src/$p" && find . -maxdepth 2 -type f \( -name 'summary.txt' -o -name 'report.md' -o -name 'topology*.json' \
       -o -name '*.md' -o -name 'tlb_curves.tsv' -o -name 'sass_windows.txt' -o -name '*_summary.txt' \
-      -o -name 'memcheck.log' -o -name 'sanitizer.log' -o -name '*.xml' \) -print0 |
+      -o -name 'memcheck.log' -o -name 'racecheck.log' -o -name 'sanitizer.log' -o -name 'gputests.log' -o -name '*.xml' \) -print0 |
     while IFS= read -r -d '' f; do mkdir -p "$dest/$p/$(dirname "$f")"; cp "$f" "$dest/$p/$f"; done)
   (cd "$src/$p" && find . -maxdepth 2 -type f -name '*.json' ! -name 'topology*.json' -size +0 -print0 |
     while IFS= read -r -d '' f; do mkdir -p "$dest/$p/$(dirname "$f")"; gzip -9c "$f" > "$dest/$p/$f.gz"; done)

@@ -177,13 +177,13 @@ TEST(PartitionMap, TheH100CaseColdPassesVoteAndThePrimerGivesTheFarHits) {
   EXPECT_EQ(m.page_mask[0], static_cast<std::int64_t>(mask));
 }
 
-TEST(L2PartitionsSection, MapReplicationAndReaders) {
-  const MapData md = synthetic(1u << 10, false);
+// A dataset as the family writes it: the map of `md`'s SMs, readers 1/2/8, one SM's global_cg sweep.
+Dataset section_data(const MapData& md) {
   BenchRun run;
   run.path = "synthetic.json";
   run.context = {{"memhier_version", "test"}};
   const std::string map = "l2_partitions/map:lines/lines:128/pressure_bytes:39321600";
-  run.entries.push_back(test_support::bench_entry(map, {{"sms", 8}}));
+  run.entries.push_back(test_support::bench_entry(map, {{"sms", static_cast<double>(md.sm_ids.size())}}));
   for (int r : {1, 2, 8})
     run.entries.push_back(test_support::bench_entry("l2_partitions/readers:" + std::to_string(r) + "/bytes:13107200/cta_size:256/ctas:4/ilp:4",
                                 {{"bytes_per_second", 7.6e12 * (1 + 0.3 * (r - 1))}, {"readers_per_line", r}}));
@@ -204,8 +204,9 @@ TEST(L2PartitionsSection, MapReplicationAndReaders) {
   }
   Trace mt;
   mt.benchmark = map;
-  mt.meta = {{"sm_ids", "0,2,4,6,8,10,12,14"}, {"page_bytes", std::to_string(kPage)}};
-  std::string offs;
+  std::string ids, offs;
+  for (auto s : md.sm_ids) ids += (ids.empty() ? "" : ",") + std::to_string(s);
+  mt.meta = {{"sm_ids", ids}, {"page_bytes", std::to_string(kPage)}};
   for (auto o : md.offsets) offs += (offs.empty() ? "" : ",") + std::to_string(o);
   mt.meta["line_offsets"] = offs;
   for (std::size_t s = 0; s < md.lat.size(); ++s)
@@ -218,7 +219,11 @@ TEST(L2PartitionsSection, MapReplicationAndReaders) {
   traces.emplace_back(map, mt);
   Dataset d = Dataset::from_runs({run});
   for (auto& [n, t] : traces) d.add_trace(n, t);
-  const auto j = l2_partitions_section(d);
+  return d;
+}
+
+TEST(L2PartitionsSection, MapReplicationAndReaders) {
+  const auto j = l2_partitions_section(section_data(synthetic(1u << 10, false)));
   ASSERT_TRUE(j.is_object());
   EXPECT_EQ(j["map"]["partitions"], 2);
   EXPECT_EQ(j["map"]["sms_per_partition"][0].size(), 4u);
@@ -227,6 +232,20 @@ TEST(L2PartitionsSection, MapReplicationAndReaders) {
   EXPECT_EQ(j["replication_bracket_bytes"][1], 24 << 20);
   EXPECT_DOUBLE_EQ(j["one_reader_per_line"]["bytes_per_second"].get<double>(), 7.6e12);
   EXPECT_EQ(j["shared_lines_by_readers"].size(), 2u);
+}
+
+// The quick plan's case on the H100: its 4 SMs all in one partition. The lines they all see far
+// prove another partition, but not how many: null with the bound, never "1" (a quick run with SMs
+// on both sides said 2, and the two runs must not disagree).
+TEST(L2PartitionsSection, AllProbedSmsInOnePartitionGiveABoundNotOne) {
+  MapData md = synthetic(1u << 10, false);
+  md.sm_ids.resize(4);  // SMs 0-3 of synthetic(): partition 0
+  md.lat.resize(4);
+  const auto j = l2_partitions_section(section_data(md));
+  ASSERT_TRUE(j.is_object());
+  EXPECT_TRUE(j["map"]["partitions"].is_null());
+  EXPECT_EQ(j["map"]["partitions_lower_bound"], 2);
+  EXPECT_NE(j["map"]["provenance"]["partitions"]["reason"].get<std::string>().find("at least 2"), std::string::npos);
 }
 
 TEST(ReplicationLimit, RealH100SweepWithTheLevelsOfItsChase) {

@@ -8,27 +8,29 @@ if(TARGET memhier-compare AND TARGET memhier-bench AND MEMHIER_PYTHON3_GATE)
                    ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} ${CMAKE_CURRENT_BINARY_DIR}/cli_gate_sim)
   set_tests_properties(cli_gate_sim PROPERTIES LABELS cli TIMEOUT 600)
 endif()
-# The H100 archives of the newest day under results/ (one session's back-to-back runs; older
-# sessions measured other plans), analyzed again by this build's memhier-infer before the gate
-# compares them: the figures of docs/ci.md, and a test of the analyzer's stability on real data.
+# The five newest H100 archives under results/ (one session's back-to-back runs: the gate's
+# figures; older sessions measured other plans), analyzed again by this build's memhier-infer
+# before the gate compares them: the figures of docs/ci.md, and a test of the analyzer's stability
+# on real data. (Archive names are UTC timestamps: sorted by name is sorted by time.)
 file(GLOB MEMHIER_H100_ALL LIST_DIRECTORIES true
      ${PROJECT_SOURCE_DIR}/results/sm_90/nvidia-h100-80gb-hbm3/*/[0-9]*Z)
 set(MEMHIER_H100_ARCHIVES "")
 if(MEMHIER_H100_ALL)
-  set(_newest "")
+  set(_by_time "")
   foreach(_a IN LISTS MEMHIER_H100_ALL)
     get_filename_component(_ts ${_a} NAME)
-    string(SUBSTRING ${_ts} 0 8 _day)
-    if(_day STRGREATER _newest)
-      set(_newest ${_day})
-    endif()
+    list(APPEND _by_time "${_ts}|${_a}")
   endforeach()
-  foreach(_a IN LISTS MEMHIER_H100_ALL)
-    get_filename_component(_ts ${_a} NAME)
-    string(SUBSTRING ${_ts} 0 8 _day)
-    if(_day STREQUAL _newest)
-      list(APPEND MEMHIER_H100_ARCHIVES ${_a})
-    endif()
+  list(SORT _by_time)
+  list(LENGTH _by_time _all)
+  set(_first 0)
+  if(_all GREATER 5)
+    math(EXPR _first "${_all} - 5")
+  endif()
+  list(SUBLIST _by_time ${_first} -1 _newest5)
+  foreach(_e IN LISTS _newest5)
+    string(REGEX REPLACE "^[^|]*\\|" "" _a "${_e}")
+    list(APPEND MEMHIER_H100_ARCHIVES ${_a})
   endforeach()
 endif()
 list(LENGTH MEMHIER_H100_ARCHIVES _n)
@@ -39,7 +41,7 @@ if(TARGET memhier-compare AND TARGET memhier-infer AND MEMHIER_PYTHON3_GATE AND 
                    --work ${CMAKE_CURRENT_BINARY_DIR}/cli_gate_h100)
   set_tests_properties(cli_gate_h100_archives PROPERTIES LABELS cli TIMEOUT 600)
 endif()
-# Every real archive of the newest day (H100) and every H200 archive, analyzed again: no cache's
+# The five newest H100 archives and every H200 archive, analyzed again: no cache's
 # capacity at or above a footprint whose every access missed (tests/cli/check_capacity_bound.py).
 file(GLOB MEMHIER_H200_ARCHIVES LIST_DIRECTORIES true ${PROJECT_SOURCE_DIR}/results/sm_90/nvidia-h200/*/[0-9]*Z)
 if(TARGET memhier-infer AND MEMHIER_PYTHON3_GATE)
