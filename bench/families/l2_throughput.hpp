@@ -116,8 +116,9 @@ void launch_cached_ilp(const CachedReadConfig& c, std::uint32_t n, std::uint32_t
   throw std::invalid_argument("ilp must be 1, 2, 4, 8 or 16");
 }
 
-// Runs the timed loop. `expect_bytes_per_clock_per_sm` sizes a sample (about 1 ms at that rate:
-// ~10^3 launch overheads and ~10^4 event-timer resolutions; 1.5 ms at the H100's real L2 rate).
+// Runs the timed loop. `expect_bytes_per_clock_per_sm` sizes a sample (about 2 ms at that rate; 1 ms
+// samples changed which configuration gives the shared-lines peak on the H100 from run to run,
+// 20.0 vs 21.5 TB/s: a false alarm of the gate).
 // Counters: bytes_per_second, bytes_per_clock_per_sm (with the SM clock measured in the kernel,
 // sm_clock_mhz), pct_of_peak against `peak_bytes_per_clock_per_sm` (when > 0).
 inline void run_cached_read(benchmark::State& state, const CachedReadConfig& c, double expect_bytes_per_clock_per_sm,
@@ -135,7 +136,7 @@ inline void run_cached_read(benchmark::State& state, const CachedReadConfig& c, 
   const std::uint64_t per_round = static_cast<std::uint64_t>(grid) * c.cta_size * c.ilp * 16 *
                                   ((window + c.cta_size * c.ilp - 1) / (c.cta_size * c.ilp));
   const double clk = dev.d.sm_clock_khz * 1e3;
-  const double target = expect_bytes_per_clock_per_sm * dev.d.sm_count * clk * 1e-3;
+  const double target = expect_bytes_per_clock_per_sm * dev.d.sm_count * clk * 2e-3;
   const std::uint32_t rounds = static_cast<std::uint32_t>(std::clamp<double>(target / per_round, 1, 1e6));
   DeviceBuffer<kern::CtaStamp> stamps(grid);
   auto launch = [&](std::uint32_t r) {

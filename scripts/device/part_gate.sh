@@ -7,6 +7,9 @@
 # and compare with an H100 archive: memhier-compare --ignore-device <h100> <h200>.
 # Writes DIR/results/ (the archives to commit), DIR/full/ (full traces, not to commit),
 # DIR/ci_figures.md, DIR/summary.txt. GATE_DEVICE (default cuda:0; sim:<config> tries it without a GPU).
+# Before the first run, one memhier-bench start (listing the plan) is timed apart: on a freshly
+# started machine the first CUDA process pays the driver's initialization (~8 s on the H100).
+# GATE_PLOTS_RUNS: the run numbers drawn with plots (e.g. "5"; default none, as the gate needs none).
 set -uo pipefail
 dir=${1:?usage: part_gate.sh DIR}
 : "${ROOT:?ROOT not set (run through scripts/device/run.sh)}" "${BIN:?BIN not set}"
@@ -18,6 +21,10 @@ for x in memhier-bench memhier-infer memhier-compare; do
   [ -x "$BIN/$x" ] || { echo "gate: $BIN/$x missing (release build failed?)" | tee -a "$sum"; exit 1; }
 done
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader 2>&1 | sed 's/^/gpu: /' >> "$sum"
+s0=${EPOCHREALTIME/[.,]/}
+"$BIN/memhier-bench" --device="$device" --benchmark_list_tests=true > /dev/null 2>&1
+s1=${EPOCHREALTIME/[.,]/}
+echo "first memhier-bench start (listing the plan): $(( (s1 - s0) / 1000 )) ms" | tee -a "$sum"
 t0=$SECONDS last=0
 for i in $(seq 1 "$runs"); do
   if [ "$last" -gt 0 ] && [ $((SECONDS - t0 + last + 15)) -gt "$budget" ]; then
@@ -25,12 +32,15 @@ for i in $(seq 1 "$runs"); do
     break
   fi
   s=$SECONDS
-  "$ROOT/scripts/characterize.sh" --device "$device" --no-plots --no-build --build-dir "$BIN" --results "$dir/results" --full-traces "$dir/full" \
+  plot_flag=--no-plots
+  case " ${GATE_PLOTS_RUNS:-} " in *" $i "*) plot_flag="" ;; esac
+  "$ROOT/scripts/characterize.sh" --device "$device" $plot_flag --no-build --build-dir "$BIN" --results "$dir/results" --full-traces "$dir/full" \
     > "$dir/run$i.log" 2>&1
   rc=$? last=$((SECONDS - s))
   a=$(grep -o 'archive: .*' "$dir/run$i.log" | tail -1 | cut -d' ' -f2)
   size=$( [ -n "$a" ] && python3 "$ROOT/scripts/archive_pack.py" size "$a" | head -1 | grep -o '[0-9.]* MB' )
-  echo "run $i: rc=$rc ${last} s ${size:-no archive} ${a#$dir/}" | tee -a "$sum"
+  echo "run $i: rc=$rc ${last} s${plot_flag:+ (no plots)} ${size:-no archive} ${a#$dir/}" | tee -a "$sum"
+  grep -o 'done in .*' "$dir/run$i.log" | tail -1 | sed 's/^/  /' | tee -a "$sum"
   if [ $rc -ne 0 ]; then tail -20 "$dir/run$i.log" | sed 's/^/  | /' | tee -a "$sum"; fi
   grep -E "WARNING|plots left out" "$dir/run$i.log" | sed 's/^/  /' >> "$sum"
 done
