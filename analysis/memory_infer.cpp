@@ -98,7 +98,7 @@ void infer_prefetch(InferContext& ctx, nlohmann::json& l2) {
 }
 
 namespace {
-// DRAM latency without a latency_spectrum: the dominant DRAM level of the L2-only path
+// DRAM latency without a latency_spectrum: the main DRAM levels of the L2-only path
 // (analysis/dram_level.hpp), its rarer slower levels beside it.
 void dram_from_levels(InferContext& ctx, nlohmann::json& gm) {
   const PathData pd = path_data(ctx.data, "global_cg", nullptr);
@@ -111,7 +111,7 @@ void dram_from_levels(InferContext& ctx, nlohmann::json& gm) {
   if (d->run) ev.add(d->run->name());
   std::ostringstream why;
   why << (d->run ? "median latency of the accesses of the largest warm footprint (" + std::to_string(d->run->bytes) +
-                       " bytes, every access an L2 miss) in its dominant latency level"
+                       " bytes, every access an L2 miss) in its main latency levels (each beyond the L2 hit up to the last holding >= 10 %)"
                  : std::string("mean of the latency level beyond the L2 hit that holds most accesses of the path"))
       << " (" << std::round(d->share * 1000) / 10 << " % of them)";
   if (!d->slower.empty()) why << "; " << d->slower.size() << " rarer slower level(s) in dram_slow_levels";

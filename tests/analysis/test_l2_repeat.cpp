@@ -134,6 +134,36 @@ TEST(L2Repeat, DramLatencyIsTheDominantLevelWhetherOrNotATailSplitsOff) {
   EXPECT_TRUE(without_tail["dram_slow_levels"].empty());
 }
 
+// As the H100 shows its DRAM accesses: bimodal (~45 % near 540, ~55 % near 730 cycles) with a rare
+// tail near 1000. The clustering split the two modes into levels in some runs and not in others,
+// and "the dominant level's median" read 750 or 674 on the same distribution (2 false alarms in
+// 10 pairs). The main mass's median is the same either way: the median of the non-tail accesses.
+TEST(L2Repeat, DramLatencyOfABimodalMassIsItsMedianWhateverTheLevels) {
+  for (unsigned seed : {5u, 6u, 7u}) {
+    std::mt19937 rng(seed);
+    PathRun r;
+    std::vector<std::uint32_t> v, main;
+    for (int k = 0; k < 65536; ++k) v.push_back(std::uniform_int_distribution<std::uint32_t>(270, 290)(rng));
+    r.chase("count", 1 << 20, 128, true, v);
+    v.clear();
+    for (int k = 0; k < 65536; ++k) {
+      const double u = std::uniform_real_distribution<double>(0, 1)(rng);
+      const std::uint32_t x = u < 0.035 ? std::uniform_int_distribution<std::uint32_t>(1000, 1100)(rng)
+                              : u < 0.47 ? std::uniform_int_distribution<std::uint32_t>(520, 570)(rng)
+                                         : std::uniform_int_distribution<std::uint32_t>(710, 760)(rng);
+      v.push_back(x);
+      if (x < 1000) main.push_back(x);
+    }
+    r.chase("count", 100u << 20, 128, true, v);
+    std::nth_element(main.begin(), main.begin() + main.size() / 2, main.end());
+    const double want = main[main.size() / 2];
+    nlohmann::json gm;
+    infer_l2(r.dataset(), &gm);
+    ASSERT_TRUE(gm["dram_latency_cycles"].is_number()) << gm.dump();
+    EXPECT_NEAR(gm["dram_latency_cycles"].get<double>(), want, 8) << "seed " << seed << ": " << gm.dump();
+  }
+}
+
 TEST(L2Repeat, PrefetchIsDecidedAboveTheHitLevelAgainstOneMissPerLine) {
   nlohmann::json gm;
   for (double tail : {0.035, 0.0}) {
