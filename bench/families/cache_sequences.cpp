@@ -172,6 +172,7 @@ void describe(SeqTrace& t, const CacheArgs& a, const Session& s, const LaunchChe
   if (r.policy.experiments) t.meta["policy_consistent"] = consistent.empty() ? "none" : consistent;
   t.meta["budget_launches"] = std::to_string(a.budget.launches);
   t.meta["budget_seconds"] = std::to_string(a.budget.seconds);
+  t.meta["budget_wall_seconds"] = std::to_string(a.budget.wall_seconds);
   t.meta["stopped"] = r.stopped.empty() ? "no" : "'" + r.stopped + "'";
 }
 
@@ -245,6 +246,7 @@ void register_extras(Backend& be) {
       throw std::runtime_error("extra cache_sequences request needs a stride that is a multiple of 4 up to 64 KiB and positive budgets");
     a.budget.launches = static_cast<std::uint32_t>(x.get("budget_launches", a.budget.launches));
     a.budget.seconds = static_cast<double>(x.get("budget_ms", static_cast<std::int64_t>(a.budget.seconds * 1000))) / 1000;
+    if (be.name() == "cuda") a.budget.wall_seconds = 2 * a.budget.seconds;  // as in the plan: 2 x the device time
     register_cache(a);
   }
 }
@@ -263,6 +265,7 @@ void register_cache_sequences(Backend& be) {
     // Where the L2's pool search starts (a hint, not a result: it doubles or halves from there).
     if (p == Path::global_cg) a.capacity = be.figures().l2_bytes / 4;
     if (quick) a.budget = Budget{200, 1.0};
+    if (be.name() == "cuda") a.budget.wall_seconds = 2 * a.budget.seconds;  // the host part bounded too (session.hpp)
     register_cache(a);
   }
 }

@@ -21,7 +21,11 @@ Session::Session(Backend& be, Path path, int carveout, std::uint64_t array_bytes
       budget_(b),
       max_runs_(be.max_sequence_runs() ? be.max_sequence_runs() : 1u << 20) {}
 
-bool Session::exhausted() const { return launches_ >= budget_.launches || seconds_ >= budget_.seconds; }
+bool Session::exhausted() const {
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  return launches_ >= budget_.launches || seconds_ >= budget_.seconds ||
+         (budget_.wall_seconds > 0 && wall >= budget_.wall_seconds);
+}
 
 std::optional<std::vector<std::uint32_t>> Session::run(AccessSequence seq, Tags tags) {
   if (exhausted() || failed()) return std::nullopt;
