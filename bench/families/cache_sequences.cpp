@@ -115,6 +115,8 @@ void set_counters(benchmark::State& state, const Session& s, const seqsearch::Se
   auto& c = state.counters;
   c["launches"] = s.launches();
   c["device_seconds"] = s.seconds();
+  // host and device, from the session's start (on a GPU only: the simulator's outputs stay deterministic)
+  if (budget.wall_seconds > 0) c["wall_seconds"] = s.wall_seconds();
   c["budget_launches"] = budget.launches;
   c["budget_seconds"] = budget.seconds;
   c["accesses"] = static_cast<double>(s.accesses());

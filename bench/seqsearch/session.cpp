@@ -22,9 +22,8 @@ Session::Session(Backend& be, Path path, int carveout, std::uint64_t array_bytes
       max_runs_(be.max_sequence_runs() ? be.max_sequence_runs() : 1u << 20) {}
 
 bool Session::exhausted() const {
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   return launches_ >= budget_.launches || seconds_ >= budget_.seconds ||
-         (budget_.wall_seconds > 0 && wall >= budget_.wall_seconds);
+         (budget_.wall_seconds > 0 && wall_seconds() >= budget_.wall_seconds);
 }
 
 std::optional<std::vector<std::uint32_t>> Session::run(AccessSequence seq, Tags tags) {

@@ -66,6 +66,7 @@ class Session {
   SeqTrace& trace() { return trace_; }
   std::uint32_t launches() const { return launches_; }
   double seconds() const { return seconds_; }
+  double wall_seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
   std::uint64_t accesses() const { return accesses_; }
   const std::string& start_state() const { return start_state_; }
   int sm_id() const { return sm_id_; }
