@@ -117,6 +117,8 @@ class CudaBackend final : public Backend {
   // Whole-memory chases (bench/wide_cuda.cu): the scratch buffers of the other chases go first, so
   // that the group can map nearly all free memory.
   std::vector<WideChaseResult> run_wide_batch(const std::vector<WideChaseRequest>& rs) override {
+    release_device_caches();  // the families' kept buffers (bench/guard.hpp)
+    sequences_.reset();       // the sequence runner's array (up to 4 GiB)
     pool_.reset();
     flush_.reset();
     tlb_flush_.reset();

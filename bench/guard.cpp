@@ -115,6 +115,21 @@ std::vector<std::string>& names_slot() {
 
 const std::vector<std::string>& registered_names() { return names_slot(); }
 
+namespace {
+std::vector<std::function<void()>>& caches_slot() {
+  static std::vector<std::function<void()>> v;
+  return v;
+}
+}  // namespace
+
+void keep_device_cache(std::function<void()> release) { caches_slot().push_back(std::move(release)); }
+
+void release_device_caches() {
+  auto v = std::move(caches_slot());
+  caches_slot().clear();
+  for (auto& f : v) f();
+}
+
 benchmark::internal::Benchmark* register_guarded(const std::string& name, BenchBody body, BenchPredict predict) {
   names_slot().push_back(name);
   return benchmark::RegisterBenchmark(name.c_str(), [name, body = std::move(body), predict = std::move(predict)](

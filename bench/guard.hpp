@@ -44,6 +44,13 @@ void reset_fault_log();  // tests
 
 benchmark::internal::Benchmark* register_guarded(const std::string& name, BenchBody body,
                                                  BenchPredict predict = {});
+// Device buffers a family keeps between its benchmarks (stream buffers, working sets): each is
+// registered with how to free it (it is made again on its next use). The whole-memory chases
+// (tlb, latency_spectrum) free them all first, so that their group can map nearly all free memory
+// (before: the latency spectrum was refused on the H100, 8.6 GB held by earlier families).
+void keep_device_cache(std::function<void()> release);
+void release_device_caches();
+
 // Names registered through register_guarded so far (in order), for --memhier_progress=auto.
 const std::vector<std::string>& registered_names();
 // The guard itself (what a registered benchmark runs), for tests.

@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "bench/families/gmem_throughput.hpp"
+#include "bench/guard.hpp"
 #include "bench/registry.hpp"
 #include "runtime/event_timer.hpp"
 
@@ -25,7 +26,8 @@ enum class Kind { read, write, copy };
 const char* kind_name(Kind k) { return k == Kind::read ? "read" : k == Kind::write ? "write" : "copy"; }
 
 // Source and destination buffers shared by every configuration, allocated on first use and kept
-// for the process's life (freeing at exit would race the CUDA runtime's own teardown).
+// until the whole-memory chases free them (bench/guard.hpp keep_device_cache) or the process ends
+// (not freed at exit: that would race the CUDA runtime's own teardown).
 constexpr std::uint64_t kDstSlack = 8ull << 20;  // room for Config::dst_offset
 struct Streams {
   DeviceBuffer<std::uint32_t> src, dst, sink;
@@ -34,7 +36,8 @@ struct Streams {
 };
 
 Streams& streams() {
-  static Streams* s = [] {
+  static Streams* s = nullptr;
+  if (!s) {
     const auto& dev = tput::device();
     auto* x = new Streams;
     // 2 GiB each, at most an eighth of the memory: far above any L2, and a sample of a few ms.
@@ -46,8 +49,12 @@ Streams& streams() {
     kern::fill_words<std::uint32_t><<<dev.d.sm_count * 4, 512>>>(x->src.get(), x->src.size(), 0x5A5A5A5Au);
     MEMHIER_LAUNCH_CHECK();
     MEMHIER_CUDA(cudaDeviceSynchronize());
-    return x;
-  }();
+    s = x;
+    keep_device_cache([] {
+      delete s;
+      s = nullptr;
+    });
+  }
   return *s;
 }
 

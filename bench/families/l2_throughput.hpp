@@ -1,6 +1,7 @@
 // Cache-resident read bandwidth (l1_throughput, l2_throughput): one runner over
 // kern::cached_read. CUDA host code: include from .cu files only.
 #pragma once
+#include "bench/guard.hpp"
 #include <memory>
 #include <string>
 
@@ -38,8 +39,14 @@ struct WorkingSet {
 };
 
 inline WorkingSet& working_set(std::uint64_t bytes) {
-  static WorkingSet* ws = new WorkingSet;  // kept for the process's life (see gmem_throughput.cu)
+  static WorkingSet* ws = new WorkingSet;  // kept until the whole-memory chases free it (see gmem_throughput.cu)
   if (ws->bytes < bytes) {
+    if (ws->bytes == 0)
+      keep_device_cache([] {
+        ws->buf = DeviceBuffer<uint4>();
+        ws->sink = DeviceBuffer<std::uint32_t>();
+        ws->bytes = 0;
+      });
     ws->buf = DeviceBuffer<uint4>();
     ws->buf = DeviceBuffer<uint4>(bytes / 16);
     ws->bytes = bytes;

@@ -83,16 +83,26 @@ PY
 # 3. the four tools over the small plan; errors tied to families through MEMHIER_ANNOUNCE lines.
 #    MEMHIER_MIN_WORK=1: the least repeated work per launch. racecheck (the slowest tool) runs one
 #    process per family (part_racecheck.sh) so that every family is reached.
+# The whole-memory family (latency_spectrum: a mapping of nearly all free memory) runs in a process
+# of its own per tool, after the others, so that it cannot take their time.
+WIDE='^latency_spectrum/'
+grep -v '^latency_spectrum/' "$DIR/quick_list.txt" > "$DIR/quick_list_narrow.txt"
+NARROW=$(python3 "$PLAN" select "$DIR/quick_list_narrow.txt" 4)
 for spec in memcheck:30 initcheck:30 synccheck:20; do
   tool=${spec%%:*}; lim=${spec#*:}
   [ -x "$SAN" ] || break
-  step "$tool (limit $lim s)"
+  step "$tool (limit $lim s, then $lim s for latency_spectrum)"
   MEMHIER_ANNOUNCE=1 MEMHIER_MIN_WORK=1 timeout -k 5 "$lim" "$SAN" --tool "$tool" --print-limit 50 "$B" --plan=quick \
-    --benchmark_filter="$FILTER" --memhier_budget_s=120 --benchmark_format=console > "$DIR/$tool.log" 2>&1
+    --benchmark_filter="$NARROW" --memhier_budget_s=120 --benchmark_format=console > "$DIR/$tool.log" 2>&1
   rc=$?
-  say "$tool: exit $rc$([ $rc = 124 ] && echo ' (TIMEOUT: the table covers what ran)')"
+  MEMHIER_ANNOUNCE=1 MEMHIER_MIN_WORK=1 timeout -k 5 "$lim" "$SAN" --tool "$tool" --print-limit 50 "$B" --plan=quick \
+    --benchmark_filter="$WIDE" --memhier_budget_s=120 --benchmark_format=console > "$DIR/$tool-wide.log" 2>&1
+  rc2=$?
+  say "$tool: exit $rc$([ $rc = 124 ] && echo ' (TIMEOUT: the table covers what ran)'); latency_spectrum alone: exit $rc2$([ $rc2 = 124 ] && echo ' (TIMEOUT)')"
   say "  family                   runs errors hazards  api"
-  python3 "$PLAN" attribute "$DIR/$tool.log" | sed 's/^/  /' | tee -a "$S"
+  cat "$DIR/$tool.log" "$DIR/$tool-wide.log" > "$DIR/$tool-all.log"
+  python3 "$PLAN" attribute "$DIR/$tool-all.log" | sed 's/^/  /' | tee -a "$S"
+  grep -E "ERROR SUMMARY|SUMMARY:" "$DIR/$tool-wide.log" | tail -1 | sed 's/^=* */  latency_spectrum run: /' | tee -a "$S"
 done
 if [ -x "$SAN" ]; then
   step "racecheck (limit ${RACE_LIMIT:-150} s)"
