@@ -2,7 +2,7 @@
 # Device part (scripts/device/run.sh racecheck:SECONDS; also step 3 of part_sanitize.sh):
 # compute-sanitizer racecheck over the small plan of part_sanitize.sh, one sanitizer process per
 # family, so that a slow family cannot starve the others: each family gets an equal share of what
-# is left of RACE_LIMIT seconds (default: 150), at least 15 s. MEMHIER_MIN_WORK=1: the families that
+# is left of RACE_LIMIT seconds (default: 240), at least 15 s. MEMHIER_MIN_WORK=1: the families that
 # repeat their work for timing resolution repeat it least (racecheck instruments every shared-memory
 # access; the access patterns are the same). RACE_FAMILIES: a regex over family names (default all).
 # Writes DIR/racecheck-<family>.log, DIR/racecheck.log (all of them), DIR/summary.txt (the table
@@ -21,7 +21,7 @@ fi
 FILTER=$(python3 "$PLAN" select "$DIR/quick_list.txt" 4)
 mapfile -t FAMS < <(python3 "$PLAN" families "$FILTER" "$DIR/quick_list.txt" | grep -E "^(${RACE_FAMILIES:-.*})\$")
 [ ${#FAMS[@]} -gt 0 ] || { say "no family of the small plan matches '${RACE_FAMILIES:-.*}'"; exit 1; }
-total=${RACE_LIMIT:-150}; t0=$SECONDS; left_fams=${#FAMS[@]}; timeouts=0
+total=${RACE_LIMIT:-240}; t0=$SECONDS; left_fams=${#FAMS[@]}; timeouts=0
 say "racecheck over ${#FAMS[@]} families, one process each (MEMHIER_MIN_WORK=1, $total s in all)"
 say "  family                   runs errors hazards  api  exit"
 : > "$DIR/racecheck.log"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device part (scripts/device/run.sh sanitize:330): compute-sanitizer memcheck, initcheck, synccheck
+# Device part (scripts/device/run.sh sanitize:380): compute-sanitizer memcheck, initcheck, synccheck
 # and racecheck over a small plan of every family memhier-bench registers (found with
 # --benchmark_list_tests, so families added later are covered), the gpu-labelled tests natively and
 # under memcheck, a native quick plan read back by memhier-infer (input checks, per-sample SM
@@ -105,8 +105,8 @@ for spec in memcheck:30 initcheck:30 synccheck:20; do
   grep -E "ERROR SUMMARY|SUMMARY:" "$DIR/$tool-wide.log" | tail -1 | sed 's/^=* */  latency_spectrum run: /' | tee -a "$S"
 done
 if [ -x "$SAN" ]; then
-  step "racecheck (limit ${RACE_LIMIT:-150} s)"
-  RACE_LIMIT=${RACE_LIMIT:-150} bash "$ROOT/scripts/device/part_racecheck.sh" "$DIR"
+  step "racecheck (limit ${RACE_LIMIT:-240} s)"
+  RACE_LIMIT=${RACE_LIMIT:-240} bash "$ROOT/scripts/device/part_racecheck.sh" "$DIR"
 fi
 
 # 4. the gpu-labelled tests, natively and under memcheck (without those that fail on purpose:
