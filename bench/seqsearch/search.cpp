@@ -1,5 +1,7 @@
 #include "bench/seqsearch/search.hpp"
 
+#include <unordered_set>
+
 #include <algorithm>
 
 namespace memhier::seqsearch {
@@ -58,9 +60,10 @@ Lines closure_without(const Lines& lines, std::uint64_t t, std::uint64_t array_b
 // doubles a closure), then of the whole union. True with `set` evicting t.
 bool complete_discovery(Session& s, const SearchResult& r, std::uint64_t t, Lines& set) {
   const std::size_t first = set.size();
+  std::unordered_set<std::uint64_t> have(set.begin(), set.end());  // a union in O(n), not O(n^2)
   for (std::uint64_t x :
        discover(s, PrimeProbe{r.pool_lines, r.stride, t, static_cast<std::uint32_t>(r.pool_lines / 2), 2, 2}))
-    if (std::find(set.begin(), set.end(), x) == set.end()) set.push_back(x);
+    if (have.insert(x).second) set.push_back(x);
   if (set.size() > first && evicts(s, t, set)) return true;
   const Lines trimmed = coset_core(set, t);
   for (const Lines* seed : {&trimmed, static_cast<const Lines*>(&set)}) {
