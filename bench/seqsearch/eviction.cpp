@@ -159,33 +159,45 @@ Lines affine_closure(const Lines& lines, std::size_t max_size, std::uint64_t arr
   return out;
 }
 
-Lines coset_core(const Lines& lines, std::uint64_t target) {
-  if (lines.size() < 4 || lines.size() > 1024) return lines;
+std::vector<std::size_t> coset_support_direct(const Lines& lines, std::uint64_t target) {
   std::unordered_set<std::uint64_t> in(lines.begin(), lines.end());
   in.insert(target);
   Lines all(lines);
   all.push_back(target);
-  // support[k]: the pairs {a, b} of other lines whose XOR with x = lines[k] is a line too. With
-  // distinct lines that is, over every other line y, the pairs with a ^ b = x ^ y other than {x, y}
-  // itself: pair counts make it O(n^2) (the direct count is O(n^3): seconds for the ~1000 lines an
-  // L2's probe pass flags on the H100, on every target).
   std::vector<std::size_t> support(lines.size(), 0);
-  if (in.size() == all.size()) {
-    std::unordered_map<std::uint64_t, std::uint32_t> pairs;
-    pairs.reserve(all.size() * all.size() / 2);
+  for (std::size_t k = 0; k < lines.size(); ++k)
     for (std::size_t i = 0; i < all.size(); ++i)
-      for (std::size_t j = i + 1; j < all.size(); ++j) ++pairs[all[i] ^ all[j]];
-    for (std::size_t k = 0; k < lines.size(); ++k)
-      for (std::uint64_t y : all)
-        if (y != lines[k]) support[k] += pairs.at(lines[k] ^ y) - 1;
-  } else {
-    for (std::size_t k = 0; k < lines.size(); ++k)
-      for (std::size_t i = 0; i < all.size(); ++i)
-        for (std::size_t j = i + 1; j < all.size(); ++j) {
-          const std::uint64_t x = lines[k], y = x ^ all[i] ^ all[j];
-          if (all[i] != x && all[j] != x && y != x && in.count(y)) ++support[k];
-        }
-  }
+      for (std::size_t j = i + 1; j < all.size(); ++j) {
+        const std::uint64_t x = lines[k], y = x ^ all[i] ^ all[j];
+        if (all[i] != x && all[j] != x && y != x && in.count(y)) ++support[k];
+      }
+  return support;
+}
+
+// With distinct lines, x's support is, over every other line y, the pairs with a ^ b = x ^ y other
+// than {x, y} itself.
+std::vector<std::size_t> coset_support_pairs(const Lines& lines, std::uint64_t target) {
+  Lines all(lines);
+  all.push_back(target);
+  std::unordered_map<std::uint64_t, std::uint32_t> pairs;
+  pairs.reserve(all.size() * all.size() / 2);
+  for (std::size_t i = 0; i < all.size(); ++i)
+    for (std::size_t j = i + 1; j < all.size(); ++j) ++pairs[all[i] ^ all[j]];
+  std::vector<std::size_t> support(lines.size(), 0);
+  for (std::size_t k = 0; k < lines.size(); ++k)
+    for (std::uint64_t y : all)
+      if (y != lines[k]) support[k] += pairs.at(lines[k] ^ y) - 1;
+  return support;
+}
+
+Lines coset_core(const Lines& lines, std::uint64_t target) {
+  if (lines.size() < 4 || lines.size() > 1024) return lines;
+  // Pair counts (O(n^2)) where the lines are distinct: the direct count is O(n^3), seconds for the
+  // ~1000 lines an L2's probe pass may flag, on every target.
+  std::unordered_set<std::uint64_t> in(lines.begin(), lines.end());
+  in.insert(target);
+  const auto support = in.size() == lines.size() + 1 ? coset_support_pairs(lines, target)
+                                                     : coset_support_direct(lines, target);
   const std::size_t best = *std::max_element(support.begin(), support.end());
   Lines kept;
   for (std::size_t k = 0; k < lines.size(); ++k)

@@ -54,6 +54,11 @@ Lines affine_closure(const Lines& lines, std::size_t max_size, std::uint64_t arr
 // the simulated H100-like L2: at most 42 against 570 for the set's lines). Empty when no line has
 // support. Applied to 4 … 1024 lines; else the lines as they are.
 Lines coset_core(const Lines& lines, std::uint64_t target);
+// The support of every line, counted directly over the triples (O(n^3), any lines) and by pair
+// XOR counts (O(n^2), distinct lines only: what coset_core uses then). Exposed for the test that
+// holds the two equal.
+std::vector<std::size_t> coset_support_direct(const Lines& lines, std::uint64_t target);
+std::vector<std::size_t> coset_support_pairs(const Lines& lines, std::uint64_t target);
 
 // Drops lines of `set` while it still evicts `target`: first halves by address bits (keep the
 // lines with bit b clear, or set, when they evict), then groups of ⌈|set|/8⌉ lines, then finer down
