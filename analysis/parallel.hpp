@@ -1,6 +1,7 @@
-// parallel_for: fn(i) for i in [0, n) on up to hardware_concurrency threads (at most `max_threads`),
-// each index exactly once. Callers write only to slot i of their own output, so the result does not
-// depend on the number of threads or their order (the analyzer stays deterministic).
+// parallel_for: fn(i) for i in [0, n) on up to hardware_concurrency threads (at most 16), each index
+// exactly once. Callers write only to slot i of their own output, so the result does not depend on
+// the number of threads or their order (the analyzer stays deterministic); when calls throw, the
+// exception of the lowest index is rethrown (the same error as a serial loop's first).
 // MEMHIER_THREADS=N bounds the threads (1: serial).
 #pragma once
 #include <algorithm>
@@ -35,6 +36,7 @@ void parallel_for(std::size_t n, Fn&& fn) {
   }
   std::atomic<std::size_t> next{0};
   std::exception_ptr error;
+  std::size_t error_index = n;
   std::mutex error_mutex;
   auto work = [&] {
     for (std::size_t i; (i = next.fetch_add(1)) < n;) {
@@ -42,7 +44,7 @@ void parallel_for(std::size_t n, Fn&& fn) {
         fn(i);
       } catch (...) {
         std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = std::current_exception();
+        if (i < error_index) error = std::current_exception(), error_index = i;
       }
     }
   };
