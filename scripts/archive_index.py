@@ -4,11 +4,13 @@ results/<sm_XX>/<gpu-slug>/<driver-version>/<UTC timestamp>/ (read from each ben
 
 usage: python3 scripts/archive_index.py [results-dir] [-o index.json]
        python3 scripts/archive_index.py [results-dir] --newest --gpu-slug SLUG [--sm sm_XX] [--backend cuda]
+                                        [--plan full|quick]
 
 Idempotent: the index depends on the tree only (no time of its own) and the file is rewritten only
 when it changes. Directories starting with '.' (unfinished archives) are skipped; a bench.json that
 cannot be read is reported on stderr and listed under "skipped". --newest prints the path of the
-newest archive of one GPU (exit 1 when there is none). Format: memhier-archive-index/1
+newest archive of one GPU (exit 1 when there is none); --plan keeps only archives of that plan (a
+device part's quick run under parts-*/ is no base for a full characterization). Format: memhier-archive-index/1
 (docs/formats.md section `compare`).
 """
 import argparse
@@ -75,6 +77,7 @@ def main():
     ap.add_argument("--gpu-slug")
     ap.add_argument("--sm")
     ap.add_argument("--backend", default="cuda")
+    ap.add_argument("--plan", help="with --newest: only archives of this memhier plan (full, quick)")
     args = ap.parse_args()
     if not os.path.isdir(args.results):
         print("archive_index.py: %s: not a directory" % args.results, file=sys.stderr)
@@ -85,7 +88,7 @@ def main():
             print("archive_index.py: --newest needs --gpu-slug", file=sys.stderr)
             return 2
         match = [a for a in archives if a["gpu_slug"] == args.gpu_slug and (not args.sm or a["sm"] == args.sm)
-                 and (not args.backend or a["backend"] == args.backend)]
+                 and (not args.backend or a["backend"] == args.backend) and (not args.plan or a["plan"] == args.plan)]
         if not match:
             return 1
         newest = max(match, key=lambda a: (a["utc"], a["path"]))

@@ -58,7 +58,7 @@ fi
 # against the newest committed archive of this GPU (another session, maybe another driver)
 if [ "${#archives[@]}" -ge 1 ]; then
   slug=$(basename "$(dirname "$(dirname "${archives[0]}")")")
-  old=$(python3 "$ROOT/scripts/archive_index.py" "$ROOT/results" --newest --gpu-slug "$slug" 2>/dev/null)
+  old=$(python3 "$ROOT/scripts/archive_index.py" "$ROOT/results" --newest --gpu-slug "$slug" --plan full 2>/dev/null)
   if [ -n "$old" ]; then
     "$BIN/memhier-compare" "$old" "${archives[0]}" > "$dir/vs_committed.txt" 2>&1
     echo "vs committed $(basename "$old"): exit $?; $(grep '^gate:' "$dir/vs_committed.txt")" >> "$sum"

@@ -32,5 +32,9 @@ python3 "$idx" "$work" | grep -q "(unchanged)" || fail "second run rewrote the i
 newest=$(python3 "$idx" "$work" --newest --gpu-slug nvidia-h100-80gb-hbm3 --sm sm_90) || fail "--newest found nothing"
 [ "$newest" = "$a/20261122T090000Z" ] || fail "--newest gave $newest"
 python3 "$idx" "$work" --newest --gpu-slug nvidia-a100-sxm4-40gb >/dev/null && fail "--newest for an absent GPU succeeded"
+plan=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["context"]["memhier_plan"])' "$golden/bench.json")
+newest=$(python3 "$idx" "$work" --newest --gpu-slug nvidia-h100-80gb-hbm3 --plan "$plan") || fail "--newest --plan $plan found nothing"
+[ "$newest" = "$a/20261122T090000Z" ] || fail "--newest --plan gave $newest"
+python3 "$idx" "$work" --newest --gpu-slug nvidia-h100-80gb-hbm3 --plan no-such-plan >/dev/null && fail "--newest --plan no-such-plan succeeded"
 python3 "$idx" "$work/nope" 2>/dev/null; [ $? = 2 ] || fail "missing results dir must exit 2"
 echo "archive_index.py: all checks passed"
