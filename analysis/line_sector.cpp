@@ -49,6 +49,13 @@ namespace {
 
 constexpr std::uint64_t kProbe = 17;
 
+// How many of the stage-2 probes N = base + j*g (j = 1..kProbe) the data hold.
+std::uint64_t probes_measured(const CacheJob& job, std::uint64_t base, std::uint64_t g) {
+  std::uint64_t n = 0;
+  for (std::uint64_t j = 1; j <= kProbe; ++j) n += job.count_run(g, base + j * g) != nullptr;
+  return n;
+}
+
 // The probe steps j (1..kProbe) whose misses per pass jump by >= 1.5: a new set overflows there.
 std::vector<std::uint64_t> overflow_steps(const std::vector<double>& m) {
   std::vector<std::uint64_t> open;
@@ -106,9 +113,8 @@ static LineResult probe_line(CacheJob& job, std::uint64_t C, std::uint64_t g) {
     // A series begun is finished first (refinement.cpp: "completing"): a round's budget that took
     // part of it must not leave the rest behind other caches' wishes (the H100's constant L1 got
     // 4, 2 and 10 of its 17 probes in three rounds, and no line).
-    std::uint64_t have = 0;
-    for (std::uint64_t j = 1; j <= kProbe; ++j) have += job.count_run(g, C + j * g) != nullptr;
-    const std::string why = job.cl.name + " line: stage-2 probe at g" + (have > 0 ? " (completing the series)" : "");
+    const std::string why =
+        job.cl.name + " line: stage-2 probe at g" + (probes_measured(job, C, g) > 0 ? " (completing the series)" : "");
     for (std::uint64_t j = 1; j <= kProbe; ++j) {
       const std::uint64_t bytes = C + j * g;
       ChaseWish w{job.path, "count", bytes, g, 8 * ((bytes + g - 1) / g), true, job.primary, why};
@@ -139,15 +145,13 @@ static LineResult probe_line(CacheJob& job, std::uint64_t C, std::uint64_t g) {
 // 4 x 17 probe steps of C; ties: the nearest) serves when complete, and when it has at least half of
 // its probes only its missing ones are requested; otherwise the series at C.
 LineResult measure_line(CacheJob& job, std::uint64_t C, std::uint64_t g) {
-  auto measured = [&](std::uint64_t b) {
-    std::uint64_t n = 0;
-    for (std::uint64_t j = 1; j <= kProbe; ++j) n += job.count_run(g, b + j * g) != nullptr;
-    return n;
-  };
-  std::uint64_t base = C, best = g > 0 ? measured(C) : 0;
+  std::uint64_t base = C, best = g > 0 ? probes_measured(job, C, g) : 0;
   for (std::uint64_t d = 1; g > 0 && best < kProbe && d <= 4 * kProbe; ++d)
     for (std::uint64_t b : {C > d * g ? C - d * g : 0, C + d * g})
-      if (b > 0 && measured(b) > best) base = b, best = measured(b);
+      if (b > 0) {
+        const std::uint64_t n = probes_measured(job, b, g);
+        if (n > best) base = b, best = n;
+      }
   if (2 * best < kProbe) base = C;
   LineResult out = probe_line(job, base, g);
   if (base != C)
