@@ -47,7 +47,7 @@ std::vector<bool> without_spurious_misses(const std::vector<bool>& miss, std::ui
 }  // namespace
 
 PolicyResult replacement_of(const std::vector<std::uint64_t>& line, const std::vector<bool>& measured,
-                            std::uint64_t period, double noise) {
+                            std::uint64_t period, double noise, std::uint64_t ways) {
   PolicyResult r;
   const std::vector<bool> miss = without_spurious_misses(measured, period, noise, &r.spurious_misses);
   const std::size_t n = line.size();
@@ -61,6 +61,13 @@ PolicyResult replacement_of(const std::vector<std::uint64_t>& line, const std::v
     if (miss[k]) members.insert(line[k]);
   if (members.size() < 2) {
     r.reason = "fewer than two lines miss at N = C + b";
+    return r;
+  }
+  if (ways > 0 && members.size() > ways + 1) {
+    r.reason = std::to_string(members.size()) + " lines miss at N = C + b, more than the " + std::to_string(ways + 1) +
+               " of one overflowed " + std::to_string(ways) +
+               "-way set: the index spreads the overflow over several sets (a hashed index does), so 000 "
+               "Fig. 11's reading of one set does not apply";
     return r;
   }
   bool periodic = true;
@@ -109,6 +116,16 @@ PolicyResult replacement_of(const std::vector<std::uint64_t>& line, const std::v
 
 namespace {
 
+// The ways of a set where they are known: a minimal eviction set of the access sequences (written
+// before the P-chase stages run), else the most ways of a complete stage-2 membership; 0 if neither.
+std::uint64_t known_ways(const CacheJob& job, const Stage2& s2) {
+  const nlohmann::json es = job.cache.value("eviction_set", nlohmann::json::object());
+  if (es.value("minimal", false) && es.value("lines", 0) > 0) return es.value("lines", 0);
+  if (s2.sets.complete && !s2.sets.ways.empty())
+    return static_cast<std::uint64_t>(*std::max_element(s2.sets.ways.begin(), s2.sets.ways.end()));
+  return 0;
+}
+
 // The j = 1 fine run: its trace holds several passes over the C/u + 1 lines.
 void replacement_from_trace(CacheJob& job, const Stage2& s2) {
   const Trace* t = job.data().trace(*s2.first_step);
@@ -120,7 +137,7 @@ void replacement_from_trace(CacheJob& job, const Stage2& s2) {
   }
   Evidence pev;
   pev.add(s2.first_step->name());
-  PolicyResult pr = replacement_of(ln, ms, s2.lines_c + 1, job.noise_per_access);
+  PolicyResult pr = replacement_of(ln, ms, s2.lines_c + 1, job.noise_per_access, known_ways(job, s2));
   if (pr.policy.empty()) {
     set_null(job.cache, "replacement", pr.reason, pev);
     return;

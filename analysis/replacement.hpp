@@ -21,8 +21,11 @@ struct PolicyResult {
 };
 // noise: spurious misses per access of the cache's level; above 0, a trace that departs from a
 // periodic pattern only by extra misses as rare as the noise counts as that pattern.
+// ways: the ways of a set where another experiment decided them (0: unknown). The reading assumes
+// one overflowed set, whose ways + 1 lines miss; more missing lines (an index that spreads the
+// overflow over many sets, as a hashed one does at N = C + b) leave the policy undetermined.
 PolicyResult replacement_of(const std::vector<std::uint64_t>& line, const std::vector<bool>& miss,
-                            std::uint64_t period, double noise = 0);
+                            std::uint64_t period, double noise = 0, std::uint64_t ways = 0);
 constexpr double kNoiseFitAlphaTrace = 0.001;
 
 // Writes replacement (and the per-way probabilities) from the stage-2 runs.

@@ -173,3 +173,28 @@ TEST(Policy, PeriodicIsLruOrFifo) {
     }
   EXPECT_EQ(analysis::replacement_of(line, miss, 9).policy, "lru_or_fifo");
 }
+
+TEST(Policy, ManySetsOverflowingIsNotFigure11) {
+  // N = C + b over 17 lines of a 4-way cache whose index spreads the overflow: most lines miss,
+  // irregularly (as on the H100's L1). Fig. 11 reads one overflowed set of ways + 1 lines: with
+  // the ways known (4) the trace is refused; without them it is read as before.
+  std::vector<std::uint64_t> line;
+  std::vector<bool> miss;
+  std::uint64_t x = 12345;
+  for (int p = 0; p < 6; ++p)
+    for (std::uint64_t l = 0; l < 17; ++l) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      line.push_back(l);
+      miss.push_back((x >> 33) % 4 != 0);
+    }
+  const auto refused = analysis::replacement_of(line, miss, 17, 0, 4);
+  EXPECT_EQ(refused.policy, "");
+  EXPECT_NE(refused.reason.find("more than the 5 of one overflowed 4-way set"), std::string::npos) << refused.reason;
+  EXPECT_NE(analysis::replacement_of(line, miss, 17).policy, "");
+  // one 4-way set of 5 members overflowing: still read (members = ways + 1)
+  std::vector<std::uint64_t> l2;
+  std::vector<bool> m2;
+  for (int p = 0; p < 4; ++p)
+    for (std::uint64_t l = 0; l < 9; ++l) l2.push_back(l), m2.push_back(l % 2 == 0);
+  EXPECT_EQ(analysis::replacement_of(l2, m2, 9, 0, 4).policy, "lru_or_fifo");
+}
