@@ -115,6 +115,11 @@ std::vector<std::string>& names_slot() {
 
 const std::vector<std::string>& registered_names() { return names_slot(); }
 
+void clear_registrations() {
+  benchmark::ClearRegisteredBenchmarks();
+  names_slot().clear();
+}
+
 namespace {
 std::vector<std::function<void()>>& caches_slot() {
   static std::vector<std::function<void()>> v;

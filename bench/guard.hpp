@@ -53,6 +53,9 @@ void release_device_caches();
 
 // Names registered through register_guarded so far (in order), for --memhier_progress=auto.
 const std::vector<std::string>& registered_names();
+// Forgets every registration (Google Benchmark's and the names above): --memhier_serve registers
+// each refinement round, and the deferred families after it, anew.
+void clear_registrations();
 // The guard itself (what a registered benchmark runs), for tests.
 void run_guarded(benchmark::State& state, const std::string& name, const BenchBody& body,
                  const BenchPredict& predict);

@@ -4,6 +4,8 @@
 //   --memhier_extra=requests.json         extra chases (refinement pass, docs/formats.md)
 //   --memhier_trace_dir=DIR               (default: traces/ beside --benchmark_out)
 //   --memhier_budget_s=S                  per-benchmark time budget (default 60)
+//   --memhier_serve=DIR [--memhier_defer=F,G]  stay after the plan for refinement rounds
+//                                         (bench/serve.hpp), running families F, G meanwhile
 // Every Google Benchmark flag works as usual; their values are checked first (bench/bench_flags.hpp),
 // --benchmark_out is written atomically (bench/output_file.hpp), CSV works with every family
 // (bench/csv_reporter.hpp), and every benchmark runs guarded (bench/guard.hpp).
@@ -11,6 +13,7 @@
 // input, 3 the device became unusable during the run (a sticky error; later benchmarks not run).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -32,6 +35,7 @@
 #include "bench/output_file.hpp"
 #include "bench/progress.hpp"
 #include "bench/registry.hpp"
+#include "bench/serve.hpp"
 #include "common/bench_json.hpp"
 #include "bench/wide_family.hpp"
 
@@ -58,6 +62,11 @@ const char* kUsage =
     "  --memhier_budget_s=S  per-benchmark time budget in seconds (default 60): a benchmark\n"
     "                      predicted to take longer is refused, one that runs longer is stopped\n"
     "                      or discarded; both are marked failed with the reason\n"
+    "  --memhier_serve=DIR after the plan, run each DIR/requests-N.json (N = 1, 2, ...) as it\n"
+    "                      appears into refine-N.json beside --benchmark_out, until DIR/stop\n"
+    "                      appears (scripts/characterize.sh; docs/formats.md, serve)\n"
+    "  --memhier_defer=F,G with --memhier_serve: the plan's families F, G run while no requests\n"
+    "                      file waits, their runs merged into --benchmark_out at the end\n"
     "Google Benchmark flags: --benchmark_filter, --benchmark_out, --benchmark_out_format,\n"
     "  --benchmark_format, --benchmark_repetitions, --benchmark_list_tests, ...\n";
 
@@ -72,6 +81,8 @@ struct Options {
   std::string out_format = "json";
   std::string format = "console";
   std::string budget;
+  std::string serve;               // --memhier_serve directory ("" when not serving)
+  std::vector<std::string> defer;  // --memhier_defer families
   bool list_tests = false;
   std::string temp;  // where Google Benchmark writes --benchmark_out until the run has finished
   std::map<std::string, std::string> user_context;  // --benchmark_context pairs
@@ -86,6 +97,24 @@ struct Options {
 std::string env_or(const char* var, const std::string& fallback) {
   const char* v = std::getenv(var);
   return v ? std::string(v) : fallback;
+}
+
+// --memhier_serve and --memhier_defer: a JSON output to serve beside, a plan, known families.
+void check_serving(const Options& o) {
+  if (!o.defer.empty() && o.serve.empty()) die("--memhier_defer needs --memhier_serve (the families run while serving)");
+  if (o.serve.empty()) return;
+  if (o.list_tests) die("--memhier_serve does not combine with --benchmark_list_tests");
+  if (o.out.empty() || o.out_format != "json")
+    die("--memhier_serve needs --benchmark_out in JSON (refine-N.json are written beside it)");
+  if (o.plan == "none") die("--memhier_serve serves after a plan: use --plan=full or quick");
+  if (!o.defer.empty() && !o.filter.empty()) die("--memhier_defer does not combine with --benchmark_filter");
+  for (const auto& f : o.defer) {
+    bool known = false;
+    for (const auto& spec : family_registry()) known = known || spec.name == f;
+    if (!known) die("--memhier_defer: no family '" + f + "'");
+  }
+  std::error_code ec;
+  if (!fs::is_directory(o.serve, ec)) die("--memhier_serve " + o.serve + ": no such directory");
 }
 
 // Takes our flags out of argv (so Google Benchmark does not see them) and checks the values of the
@@ -118,8 +147,15 @@ Options take_options(int* argc, char** argv) {
     }
     if (value_of(i, a, "--device", &o.device) || value_of(i, a, "--plan", &o.plan) ||
         value_of(i, a, "--memhier_trace_dir", &o.trace_dir) || value_of(i, a, "--memhier_extra", &o.extra) ||
-        value_of(i, a, "--memhier_progress", &o.progress) || value_of(i, a, "--memhier_budget_s", &o.budget))
+        value_of(i, a, "--memhier_progress", &o.progress) || value_of(i, a, "--memhier_budget_s", &o.budget) ||
+        value_of(i, a, "--memhier_serve", &o.serve))
       continue;
+    if (value_of(i, a, "--memhier_defer", &v)) {
+      std::stringstream list(v);
+      for (std::string f; std::getline(list, f, ',');)
+        if (!f.empty()) o.defer.push_back(f);
+      continue;
+    }
     if (std::string why = check_benchmark_flag(a); !why.empty()) die(why);
     v = a.find('=') == std::string::npos ? "" : a.substr(a.find('=') + 1);
     if (a.rfind("--benchmark_format=", 0) == 0) o.format = v;
@@ -145,6 +181,7 @@ Options take_options(int* argc, char** argv) {
   set_benchmark_budget_seconds(budget);
   if (!o.trace_dir.empty() && o.trace_dir.find_first_not_of(" ") == std::string::npos)
     die("--memhier_trace_dir needs a directory name");
+  check_serving(o);
   return o;
 }
 
@@ -266,6 +303,60 @@ long expected_runs(const std::string& filter) {
   }
 }
 
+// Registers the plan `p` of the families in `only` (all with `all`): on a simulated device only
+// those that need no CUDA; with --plan=none only those that take --memhier_extra requests.
+void register_families(Backend& be, Plan p, const std::vector<std::string>& only, bool all) {
+  clear_registrations();
+  set_plan(p);
+  const bool is_cuda = be.name() == "cuda";
+  for (const auto& f : family_registry()) {
+    if (f.needs_cuda && !is_cuda) continue;
+    if (f.needs_cuda && p == Plan::none) continue;  // the P-chase kind takes the requests
+    if (!all && std::find(only.begin(), only.end(), f.name) == only.end()) continue;
+    f.register_fn(be);
+  }
+}
+
+// One more run of this process (--memhier_serve): what `spec` selects into `target`, atomically,
+// with its wall time, the end-of-run checks, its own failures and `context` in the JSON context.
+std::size_t run_into(const Options& o, Backend& be, const std::string& spec, const std::string& target,
+                     const std::map<std::string, std::string>& context) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int failed_before = fault_log().failed;
+  rearm_atomic_output(o.temp, target);
+  std::unique_ptr<benchmark::BenchmarkReporter> display;
+  if (!o.progress.empty())
+    display = std::make_unique<ProgressReporter>(o.progress == "auto" ? expected_runs(spec) : 0);
+  const std::size_t ran = benchmark::RunSpecifiedBenchmarks(display.get(), nullptr, spec);
+  if (ran == 0) {
+    abandon_atomic_output();
+    return 0;
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::map<std::string, std::string> end = be.end_context();
+  for (const auto& kv : fault_context()) end.insert(kv);
+  end["memhier_failed_benchmarks"] = std::to_string(fault_log().failed - failed_before);
+  for (const auto& [k, v] : context) end[k] = v;
+  record_wall_time(o.temp, wall, end);
+  commit_atomic_output();
+  return ran;
+}
+
+int serve_after_plan(const Options& o, Backend& be, const std::string& out_file) {
+  ServeConfig c;
+  c.dir = o.serve;
+  c.out_dir = fs::absolute(out_file).parent_path();
+  c.plan_json = out_file;
+  c.plan = plan();
+  c.deferred = o.defer;
+  ServeHooks h;
+  h.run = [&](const std::string& spec, const std::string& target, const std::map<std::string, std::string>& ctx) {
+    return run_into(o, be, spec, target, ctx);
+  };
+  h.register_families = [&](Plan p, const std::vector<std::string>& only) { register_families(be, p, only, false); };
+  return serve(c, h);
+}
+
 [[noreturn]] void on_terminate() {
   abandon_atomic_output();
   std::string what = "unknown";
@@ -336,14 +427,8 @@ int main(int argc, char** argv) {
     benchmark::AddCustomContext("vmm_granularity_bytes", std::to_string(wl.vmm_granularity));
   }
 
-  const bool is_cuda = be.name() == "cuda";
   try {
-    for (const auto& f : family_registry()) {
-      if (f.needs_cuda && !is_cuda) continue;
-      // --plan=none: only the families that take --memhier_extra requests (the P-chase kind)
-      if (f.needs_cuda && plan() == Plan::none) continue;
-      f.register_fn(be);
-    }
+    register_families(be, plan(), {}, true);
   } catch (const std::exception& e) {
     die(std::string("while registering the plan: ") + e.what());
   }
@@ -351,13 +436,16 @@ int main(int argc, char** argv) {
     die(o.extra + ": '" + family + "' requests are taken by no family registered on " + be.name() +
         " (nothing would run them)");
 
+  // With --memhier_defer the plan runs without those families first (they run while serving).
+  const std::string first = deferral_filter(o.defer);
   std::unique_ptr<benchmark::BenchmarkReporter> display, file;
   if (!o.progress.empty())
-    display = std::make_unique<ProgressReporter>(o.progress == "auto" ? expected_runs(o.filter) : std::atol(o.progress.c_str()));
+    display = std::make_unique<ProgressReporter>(o.progress == "auto" ? expected_runs(first.empty() ? o.filter : first)
+                                                                      : std::atol(o.progress.c_str()));
   else if (o.format == "csv") display = std::make_unique<UnionCsvReporter>(false);
   if (!o.out.empty() && o.out_format == "csv") file = std::make_unique<UnionCsvReporter>(true);
-  const std::size_t ran = benchmark::RunSpecifiedBenchmarks(display.get(), file.get());
-  benchmark::Shutdown();
+  const std::size_t ran = first.empty() ? benchmark::RunSpecifiedBenchmarks(display.get(), file.get())
+                                        : benchmark::RunSpecifiedBenchmarks(display.get(), file.get(), first);
   if (ran == 0) die("no benchmark of this plan matches the filter; nothing written");
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::map<std::string, std::string> end;
@@ -380,5 +468,8 @@ int main(int argc, char** argv) {
   if (end.count("sm_clock_throttled") && end["sm_clock_throttled"] == "true")
     std::fprintf(stderr, "memhier-bench: warning: the SM clock was below 90%% of nominal (throttling?)\n");
   std::fprintf(stderr, "memhier-bench: plan finished in %.1f s%s\n", wall, out_file.empty() ? "" : (", wrote " + out_file).c_str());
-  return fault_log().device_fault.empty() ? 0 : 3;
+  int status = fault_log().device_fault.empty() ? 0 : 3;
+  if (!o.serve.empty() && status == 0) status = serve_after_plan(o, be, out_file);
+  benchmark::Shutdown();
+  return status;
 }

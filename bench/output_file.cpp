@@ -35,6 +35,15 @@ std::string begin_atomic_output(const std::string& target) {
   return temp;
 }
 
+void rearm_atomic_output(const std::string& temp, const std::string& target) {
+  if (temp.size() >= sizeof g_temp) throw std::runtime_error("output file name too long: " + temp);
+  const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot write " + temp + ": " + std::strerror(errno));
+  close(fd);
+  std::memcpy(g_temp, temp.c_str(), temp.size() + 1);
+  g_target = target;
+}
+
 void commit_atomic_output() {
   if (!g_temp[0]) return;
   if (std::rename(g_temp, g_target.c_str()) != 0) {

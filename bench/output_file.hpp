@@ -14,6 +14,9 @@ namespace memhier {
 std::string begin_atomic_output(const std::string& target);
 // Renames the temporary file onto the target; throws std::runtime_error.
 void commit_atomic_output();
+// The same temporary file again (emptied), for a later run of the process onto another target
+// (--memhier_serve: each refinement round's output); throws std::runtime_error.
+void rearm_atomic_output(const std::string& temp, const std::string& target);
 // Removes the temporary file (an error exit). Safe to call when there is none.
 void abandon_atomic_output();
 

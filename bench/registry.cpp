@@ -63,7 +63,10 @@ std::set<std::string>& taken_slot() {
 }
 }  // namespace
 
-void set_extra_requests(std::map<std::string, std::vector<ExtraRequest>> r) { extras_slot() = std::move(r); }
+void set_extra_requests(std::map<std::string, std::vector<ExtraRequest>> r) {
+  extras_slot() = std::move(r);
+  taken_slot().clear();  // a new requests file (--memhier_serve runs one per round)
+}
 
 std::vector<std::string> untaken_extra_families() {
   std::vector<std::string> out;

@@ -196,6 +196,16 @@ remove_stale() {
 
 safe() { printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '_'; }
 
+# A process that has not exited (a zombie counts as exited: it is waited for next).
+alive() { local st; st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1); [ -n "$st" ] && [ "$st" != Z ]; }
+# Waits until FILE exists or process PID has exited; true when the file is there.
+wait_for() { while [ ! -e "$1" ]; do alive "$2" || { [ -e "$1" ]; return; }; sleep 0.005; done; }
+
+# The plan's families that no refinement request depends on (their data feed no request: checked
+# on H100 archives, docs/methodology.md "Wall time"): memhier-bench runs them while the analyzer
+# works on the rounds (--memhier_defer), so that the GPU is not idle meanwhile.
+DEFER=gmem_throughput,l1_throughput,l2_throughput,l2_partitions,outstanding_requests,smem_throughput,smem_bank_conflict,warp_access,cache_sharing,caches_per_sm
+
 characterize_one() {
   local dev=$1 t0=$SECONDS t0ms
   t0ms=$(now_ms)
@@ -203,43 +213,58 @@ characterize_one() {
   tmp=$(mktemp -d "$results/.incomplete-XXXXXX")  # global: the traps need it after return
   echo "$$ $(proc_start $$ || true) $(hostname)" > "$tmp/.owner"
   say "device $dev: plan $plan"
-  local rc=0
+  # One memhier-bench process for the plan and every refinement round (--memhier_serve: no CUDA
+  # start-up per round); the deferred families run while the analyzer works (bench/serve.hpp).
+  local serve_dir="$tmp/.serve" defer=$DEFER rc=0 server
+  for a in "${extra[@]}"; do case "$a" in --benchmark_filter*) defer="" ;; esac; done
+  mkdir -p "$serve_dir"
   stage_begin
-  run "$BENCH" --device="$dev" --plan="$plan" --memhier_progress=auto \
-    --benchmark_out="$tmp/bench.json" --benchmark_out_format=json "${extra[@]}" || rc=$?
+  "${PDEATH[@]}" "$BENCH" --device="$dev" --plan="$plan" --memhier_progress=auto \
+    --benchmark_out="$tmp/bench.json" --benchmark_out_format=json --memhier_serve="$serve_dir" \
+    ${defer:+--memhier_defer=$defer} "${extra[@]}" <&0 &
+  server=$!
+  wait_for "$tmp/bench.json" "$server" || { wait "$server" || rc=$?; exit "$((rc ? rc : 1))"; }
   stage_end plan
-  # 3: the device became unusable during the plan (a sticky error); what was measured is kept and
-  # bench.json names the fault (memhier_device_fault) and every benchmark that did not run
-  case $rc in 0) ;; 3) say "the device became unusable during the plan; analyzing what was measured" ;; *) exit "$rc" ;; esac
-  local inputs=("$tmp/bench.json") fresh=0
-  if [ -x "$INFER" ]; then
+  local inputs=("$tmp/bench.json") fresh=0 threads=""
+  # The analysis shares the CPU with the deferred families' launches: four cores are left to them.
+  [ -n "$defer" ] && [ -z "${MEMHIER_THREADS:-}" ] && threads=$(( $(nproc) > 5 ? $(nproc) - 4 : 1 ))
+  if [ -x "$INFER" ] && alive "$server"; then
     for r in $(seq 1 "$rounds"); do
-      # Each analysis writes the topology too: the one that asks for nothing more is the final one.
+      # Each analysis writes the topology too; requests come from the plan's undeferred families.
       # MEMHIER_INFER_FLAGS: e.g. "--max-rounds 3 --budget-total-seconds 5" (the refinement budget)
       # shellcheck disable=SC2086
       stage_begin
-      run "$INFER" --allow-errors "${inputs[@]}" -o "$tmp/topology.json" --next-requests "$tmp/requests-$r.json" ${MEMHIER_INFER_FLAGS:-} >/dev/null
+      MEMHIER_THREADS=${threads:-${MEMHIER_THREADS:-}} run "$INFER" --allow-errors "${inputs[@]}" -o "$tmp/topology.json" \
+        --next-requests "$tmp/requests-$r.json" ${MEMHIER_INFER_FLAGS:-} >/dev/null
       fresh=1
       local asked
       asked=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(", ".join(f"{len(v)} {k}" for k, v in d.items() if k != "format" and v))' "$tmp/requests-$r.json")
       stage_end "infer-$r"
-      if [ -n "$asked" ]; then
-        say "refinement round $r: $asked (memhier-infer's budget: docs/methodology.md, Refinement)"
-        rc=0
-        stage_begin
-        run "$BENCH" --device="$dev" --plan=none --memhier_extra="$tmp/requests-$r.json" --memhier_progress=0 \
-          --memhier_trace_dir="$tmp/traces" --benchmark_out="$tmp/refine-$r.json" --benchmark_out_format=json || rc=$?
-        stage_end "round-$r"
-        case $rc in 0) ;; 3) say "the device became unusable in refinement round $r; no further rounds" ;; *) exit "$rc" ;; esac
-        inputs+=("$tmp/refine-$r.json")
-        fresh=0
-        [ "$rc" = 0 ] || break
-      else
+      if [ -z "$asked" ]; then
         rm -f "$tmp/requests-$r.json"
         break
       fi
+      say "refinement round $r: $asked (memhier-infer's budget: docs/methodology.md, Refinement)"
+      stage_begin
+      cp "$tmp/requests-$r.json" "$serve_dir/.requests" && mv "$serve_dir/.requests" "$serve_dir/requests-$r.json"
+      wait_for "$tmp/refine-$r.json" "$server" || break  # the server ended (its status below)
+      stage_end "round-$r"
+      inputs+=("$tmp/refine-$r.json")
+      fresh=0
     done
   fi
+  # No more rounds: the deferred families that are left, merged into bench.json, then the end.
+  touch "$serve_dir/stop"
+  stage_begin
+  child=$server
+  wait "$server" || rc=$?
+  child=""
+  stage_end deferred
+  rm -rf "$serve_dir"
+  # 3: the device became unusable (a sticky error); what was measured is kept and bench.json names
+  # the fault (memhier_device_fault) and every benchmark that did not run
+  case $rc in 0) ;; 3) say "the device became unusable during the measurements; analyzing what was measured" ;; *) exit "$rc" ;; esac
+  [ -n "$defer" ] && fresh=0  # bench.json now holds the deferred families too
   # The wall time of measuring (plan + refinement) and its stages go into bench.json's context (and
   # the topology's device section); the request files, kept to document the loop, are compacted;
   # the archive's place comes from the context. One Python, files replaced whole (plot.py may be
