@@ -439,7 +439,8 @@ def plot_spectrum(out, entries, trace_dir):
     did = False
     for e in entries:
         pats = [(p, e.counters["%s_cycles" % p]) for p in SPECTRUM_LABELS if "%s_cycles" % p in e.counters]
-        pats += sorted(((k[:-7], v) for k, v in e.counters.items() if k.startswith("revisit_") and k.endswith("_cycles")),
+        # revisit_<g>_cycles (not the paired means revisit_<g>_paired[_before]_cycles)
+        pats += sorted(((k[:-7], v) for k, v in e.counters.items() if re.fullmatch(r"revisit_\d+_cycles", k)),
                        key=lambda kv: int(kv[0][8:]))
         path = e.p("path", "?")
         if pats:
@@ -673,8 +674,16 @@ def main():
     }
     import plot_sm_resources  # scripts/plot_sm_resources.py: the issue-13 families
     special.update(plot_sm_resources.specials(out, read_trace, find_trace))
-    def plot_family(fam):
-        es = families[fam]
+    # The unit of work: a family, or one path of pchase / one pattern of outstanding_requests (their
+    # plots are per path / pattern anyway; the two largest families would otherwise bound the wall time).
+    split = {"pchase": "path", "outstanding_requests": "pattern"}
+    tasks = OrderedDict()
+    for fam, es in families.items():
+        for e in es:
+            tasks.setdefault((fam, e.params.get(split[fam], "") if fam in split else ""), []).append(e)
+
+    def plot_family(task):
+        fam, es = task[0], tasks[task]
         before = len(out.written)
         try:
             done = special[fam](es, trace_dir) if fam in special else False
@@ -687,19 +696,19 @@ def main():
 
     # Families in parallel (forked workers: each draws its own files; the names come back), serial
     # where fork is missing or MEMHIER_PLOT_JOBS=1.
-    jobs = int(os.environ.get("MEMHIER_PLOT_JOBS", "0") or 0) or min(len(families), os.cpu_count() or 1)
+    jobs = int(os.environ.get("MEMHIER_PLOT_JOBS", "0") or 0) or min(len(tasks), os.cpu_count() or 1)
     import multiprocessing
     if jobs > 1 and "fork" in multiprocessing.get_all_start_methods():
         # the largest families first, so that the slowest does not start last
-        order = sorted(families, key=lambda f: -len(families[f]))
+        order = sorted(tasks, key=lambda t: -len(tasks[t]))
         global _plot_family
         _plot_family = plot_family  # the forked workers inherit it (a local function does not pickle)
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
             for written in pool.map(_run_plot_family, order, chunksize=1):
                 out.written.extend(written)
     else:
-        for fam in families:
-            plot_family(fam)
+        for task in tasks:
+            plot_family(task)
     if not out.written:
         print("plot.py: nothing to plot in %s" % archive, file=sys.stderr)
     return 0
