@@ -5,6 +5,8 @@
 
 #include "bench_entries.hpp"
 
+#include <cmath>
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
@@ -128,6 +130,46 @@ TEST(Gate, APatternOfFewAccessesNeverDecidesAlone) {
   EXPECT_EQ(few->verdict, Verdict::info);
   EXPECT_NE(few->note.find("not decisive alone"), std::string::npos);
   EXPECT_EQ(few->samples_base, 6);
+}
+
+TEST(Gate, ABimodalPatternsMedianFlippingModesIsWithinItsInterval) {
+  // The H100's cold_near DRAM accesses: 64 of them, ~540 or ~730 cycles, near half each. The
+  // median of one run lands in the lower mode, of the next in the upper one (575 vs 730 at 20:49Z
+  // and 21:00Z): the same memory, the interval of the median spans both modes. A unimodal pattern
+  // moved by 40 cycles stays a change.
+  const fs::path dir = fs::path(MEMHIER_BINARY_DIR) / "test_gate_bimodal";
+  fs::remove_all(dir);
+  const std::string name = "latency_spectrum/path:global_cg/bytes:1048576/far_stride:65536/near_stride:4096";
+  auto make = [&](const std::string& sub, int low, std::uint32_t shift) {
+    fs::create_directories(dir / sub / "traces");
+    Trace t;
+    t.benchmark = name;
+    std::vector<double> near;
+    for (int i = 0; i < 64; ++i) {  // pattern 1 (cold_near): `low` in the lower mode; pattern 0 (cold_far)
+      t.index.push_back(i);
+      const std::uint32_t l = i < low ? 540 + i % 7 : 730 + i % 7;
+      t.latency.push_back(l);
+      t.label.push_back(1);
+      near.push_back(l);
+    }
+    for (int i = 0; i < 200; ++i) t.index.push_back(64 + i), t.latency.push_back(700 + i % 5 + shift), t.label.push_back(0);
+    write_trace((dir / sub / "traces" / (sanitize_for_file(name) + ".trace")).string(), t);
+    std::sort(near.begin(), near.end());
+    const double med = near[near.size() / 2];
+    BenchRun b = bench("NVIDIA H100 80GB HBM3", (dir / sub / "bench.json").string());
+    add(b, name, {{"cold_far_cycles", 702.0 + shift}, {"cold_near_cycles", med}});
+    nlohmann::json topo = kBase;
+    topo["global_memory"]["latency_spectrum"] = {
+        {"global_cg", {{{"pattern", "cold_far"}, {"cycles", 702 + shift}}, {{"pattern", "cold_near"}, {"cycles", med}}}}};
+    return in(b, topo, sub);
+  };
+  const GateResult r = gate_compare(make("a", 34, 0), make("b", 30, 40), {});
+  const GateRow* flip = row(r, "spectrum.global_cg.cold_near");
+  ASSERT_TRUE(flip->change.has_value());
+  EXPECT_GT(std::fabs(*flip->change), 0.2);  // 540-ish vs 730-ish
+  EXPECT_EQ(flip->verdict, Verdict::same) << flip->note;
+  EXPECT_NE(flip->note.find("interval of the median"), std::string::npos) << flip->note;
+  EXPECT_EQ(row(r, "spectrum.global_cg.cold_far")->verdict, Verdict::worse);
 }
 
 TEST(Gate, StructureChangesFailWithExitThree) {
