@@ -25,20 +25,15 @@ void on_signal(int sig) {
 
 std::string begin_atomic_output(const std::string& target) {
   const std::string temp = target + ".incomplete-" + std::to_string(getpid());
-  if (temp.size() >= sizeof g_temp) throw std::runtime_error("output file name too long: " + target);
-  const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) throw std::runtime_error("cannot write " + target + ": " + std::strerror(errno));
-  close(fd);
-  std::memcpy(g_temp, temp.c_str(), temp.size() + 1);
-  g_target = target;
+  rearm_atomic_output(temp, target);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_signal);
   return temp;
 }
 
 void rearm_atomic_output(const std::string& temp, const std::string& target) {
-  if (temp.size() >= sizeof g_temp) throw std::runtime_error("output file name too long: " + temp);
+  if (temp.size() >= sizeof g_temp) throw std::runtime_error("output file name too long: " + target);
   const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) throw std::runtime_error("cannot write " + temp + ": " + std::strerror(errno));
+  if (fd < 0) throw std::runtime_error("cannot write " + target + ": " + std::strerror(errno));
   close(fd);
   std::memcpy(g_temp, temp.c_str(), temp.size() + 1);
   g_target = target;

@@ -5,14 +5,8 @@ set -uo pipefail
 bench=$1; src=$2; work=$3
 rm -rf "$work"; mkdir -p "$work"
 fail() { echo "FAIL: $*"; exit 1; }
-expect_error() {  # expect_error <what the line must say> <args...>
-  local want=$1; shift
-  "$bench" "$@" > "$work/out" 2> "$work/err"
-  local rc=$?
-  [ "$rc" = 2 ] || fail "'$*' exited $rc, expected 2"
-  [ "$(wc -l < "$work/err")" = 1 ] || { cat "$work/err"; fail "'$*' printed more than one line on stderr"; }
-  grep -Eq "^memhier-bench: .*$want" "$work/err" || { cat "$work/err"; fail "'$*' does not say '$want'"; }
-}
+# shellcheck source=expect_error.sh
+. "$(dirname "$0")/expect_error.sh"
 expect_error "unknown flag '--bogus'" --bogus
 expect_error "use console, json or csv" --benchmark_format=xml
 expect_error "use cuda:N" --device=cuda:x

@@ -9,14 +9,8 @@ bench=$1; infer=$2; src=$3; work=$4
 rm -rf "$work"; mkdir -p "$work"
 cfg=$src/sim/configs/hopper_like.json
 fail() { echo "FAIL: $*"; exit 1; }
-expect_error() {  # expect_error <what the line must say> <args...>
-  local want=$1; shift
-  "$bench" "$@" > "$work/out" 2> "$work/err"
-  local rc=$?
-  [ "$rc" = 2 ] || fail "'$*' exited $rc, expected 2"
-  [ "$(wc -l < "$work/err")" = 1 ] || { cat "$work/err"; fail "'$*' printed more than one line on stderr"; }
-  grep -Eq "^memhier-bench: .*$want" "$work/err" || { cat "$work/err"; fail "'$*' does not say '$want'"; }
-}
+# shellcheck source=expect_error.sh
+. "$(dirname "$0")/expect_error.sh"
 mkdir -p "$work/s"
 expect_error "needs --memhier_serve" --device=sim:"$cfg" --memhier_defer=tlb
 expect_error "needs --benchmark_out" --device=sim:"$cfg" --memhier_serve="$work/s"

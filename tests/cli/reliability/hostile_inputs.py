@@ -102,6 +102,12 @@ B("budget not a number", [SIM, "--memhier_budget_s=soon"], "--memhier_budget_s")
 B("budget of ten days", [SIM, "--memhier_budget_s=864000"], "at most 86400")
 B("empty trace directory", [SIM, "--memhier_trace_dir= "], "needs a directory name")
 B("flag without its value at the end", [SIM, "--plan"], "--plan needs a value")
+B("defer without serve", [SIM, "--memhier_defer=tlb"], "--memhier_defer needs --memhier_serve")
+B("serve without an output file", [SIM, "--memhier_serve=" + work], "needs --benchmark_out in JSON")
+B("serve into a missing directory", [SIM, "--memhier_serve=" + W("nowhere"), "--benchmark_out=" + W("s.json")],
+  "no such directory")
+B("defer an unknown family", [SIM, "--memhier_serve=" + work, "--benchmark_out=" + W("s.json"), "--memhier_defer=tlbx"],
+  "no family 'tlbx'")
 # Google Benchmark's flags
 for flag, want in [("--benchmark_format=xml", "use console, json or csv"), ("--benchmark_out_format=xml", "use console, json or csv"),
                    ("--benchmark_repetitions=0", "an integer from 1"), ("--benchmark_repetitions=-3", "an integer from 1"),
