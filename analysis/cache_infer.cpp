@@ -88,7 +88,8 @@ Structure infer_structure(CacheJob& job, const Capacity& cap) {
                          std::to_string(onset.hi) + ") (stage-2 runs at N = C + j*b)"
                    : "needs the exact onset of misses first: in [" + std::to_string(C) + ", " +
                          std::to_string(onset.hi) + ") (sizes in between requested; stage-2 runs at N = C + j*b)";
-    null_keys(cache, {"sets", "ways", "index_bits", "replacement"}, why);
+    const std::string seq_why = sequences_shortfall(seq);
+    null_keys(cache, {"sets", "ways", "index_bits", "replacement"}, seq_why.empty() ? why : why + "; " + seq_why);
     if (infer_from_sequences(job, cap, seq, SeqUse::partial)) return Structure::decided;
     return onset.soft && !line.pending ? Structure::undetermined : Structure::pending;
   }

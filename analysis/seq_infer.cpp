@@ -231,6 +231,15 @@ void request_rerun(CacheJob& job, const SeqFindings& f, const Capacity& cap) {
 
 }  // namespace
 
+std::string sequences_shortfall(const std::shared_ptr<SeqFindings>& f) {
+  if (!f || f->sets.minimal) return "";
+  std::string why = "the access sequences found no minimal eviction set (" +
+                    (f->sets.note.empty() ? std::string("no set of lines shown to evict a line") : f->sets.note);
+  for (const auto& ev : f->traces)
+    if (!ev.stopped.empty() && ev.stopped != "no") why += "; " + ev.benchmark + ": search stopped: " + ev.stopped;
+  return why + ")";
+}
+
 bool infer_from_sequences(CacheJob& job, const Capacity& cap, const std::shared_ptr<SeqFindings>& f, SeqUse use) {
   if (!f) return false;
   if (use != SeqUse::replacement) request_rerun(job, *f, cap);

@@ -4,6 +4,7 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <string>
 
 #include "analysis/capacity.hpp"
 
@@ -18,5 +19,9 @@ std::shared_ptr<SeqFindings> analyze_sequences(CacheJob& job);
 // set and the replacement. True when the sets were decided.
 enum class SeqUse { exact, partial, replacement };
 bool infer_from_sequences(CacheJob& job, const Capacity& cap, const std::shared_ptr<SeqFindings>& f, SeqUse use);
+// Why the sequences decided no structure, for the reasons of the fields left null ("" when they
+// found a minimal eviction set or there were none): "the access sequences found no minimal
+// eviction set (<what they showed>; <benchmark>: search stopped: '<its word>')".
+std::string sequences_shortfall(const std::shared_ptr<SeqFindings>& f);
 
 }  // namespace memhier::analysis

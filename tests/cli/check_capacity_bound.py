@@ -4,7 +4,8 @@
 Re-infers an archive with memhier-infer and checks each cache's size_bytes against the sweep in
 the archive's own bench.json / refine-N.json (count mode, warm, the size's carveout), the bound
 derived here from the data. The H100's texture once read 512 KiB from an eviction-set matrix
-while its sweep missed everywhere from 270 KiB on.
+while its sweep missed everywhere from 270 KiB on. Also: a cache whose sequence search found no
+minimal eviction set and whose sets are null names that search in the reason.
 usage: check_capacity_bound.py ARCHIVE MEMHIER_INFER WORKDIR"""
 import glob
 import gzip
@@ -42,7 +43,26 @@ for cache, path in paths.items():
     checked += 1
     if size >= bound:
         bad.append("%s: size_bytes %d but its sweep missed on every access at %d bytes" % (cache, size, bound))
-print("capacity bound: %d caches checked, %d above a footprint that missed on every access" % (checked, len(bad)))
+# A cache whose sequence search found no minimal eviction set and whose sets are null says so in
+# the reason (the experiment that showed why, not only the P-chase's).
+searched, found = set(), set()
+for f in sorted(glob.glob(os.path.join(work, "bench.json*")) + glob.glob(os.path.join(work, "refine-*.json*"))):
+    d = json.load(gzip.open(f) if f.endswith(".gz") else open(f))
+    for b in d.get("benchmarks", []):
+        n = b.get("name", "")
+        if n.startswith("cache_sequences/cache:") and not b.get("error_occurred"):
+            cache = n.split("/")[1].split(":", 1)[1]
+            searched.add(cache)
+            if b.get("minimal", 0):
+                found.add(cache)
+for cache in sorted(searched - found):
+    c = topo.get("caches", {}).get(cache, {})
+    if c.get("sets") is None:
+        checked += 1
+        why = c.get("provenance", {}).get("sets", {}).get("reason", "")
+        if "eviction set" not in why:
+            bad.append("%s: sets null without the sequence search's word: %s" % (cache, why[:160]))
+print("capacity bound and null reasons: %d checks, %d failed" % (checked, len(bad)))
 for b in bad:
     print("  " + b)
 sys.exit(1 if bad or checked == 0 else 0)
