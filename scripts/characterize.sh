@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Characterizes a GPU in one command: builds `release` if needed, runs every family's plan on the
-# chosen device, runs the analyzer's refinement rounds, the analyzer and the plots, and writes one
+# chosen device and the analyzer's refinement rounds in one memhier-bench process (--memhier_serve;
+# the families no request depends on run while the analyzer works), the analyzer and the plots, and writes one
 # new archive results/<sm_XX>/<gpu-slug>/<driver-version>/<UTC timestamp>/ (bench.json.gz,
 # traces.pack.gz, refine-*.json.gz, topology.json, report.md, plots/). The archive is assembled in a temporary
 # directory and renamed into place only when everything succeeded; an existing archive is never
@@ -15,8 +16,8 @@
 # gzip-compressed (scripts/archive_pack.py; memhier-infer, memhier-compare and plot.py read them
 # as they are). --full-traces DIR keeps the unpacked traces (and the plots when the archive has
 # no room for them) in DIR/<the archive's relative path>/, outside results/. --no-plots skips the
-# plots (on the H100 they take ~16 s and do not fit the archive; scripts/plot.py <archive> draws
-# them from the archive at any time).
+# plots (on the H100 they add ~2 s beside the final analysis and do not fit the archive;
+# scripts/plot.py <archive> draws them from the archive at any time).
 set -euo pipefail
 START=$(pwd)
 cd "$(dirname "$0")/.."
@@ -51,7 +52,7 @@ while [ $# -gt 0 ]; do
     --full-traces=*) full_traces=${1#*=}; shift ;;
     --build-dir) build_dir=$(value "$@") || exit 2; shift 2 ;;
     --build-dir=*) build_dir=${1#*=}; shift ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; extra=("$@"); break ;;
     *) usage_error "unknown argument '$1' (see --help)" ;;
   esac
