@@ -20,6 +20,21 @@ grep -q "archive: $a" "$work/log" || fail "the archive path was not printed"
 grep -q "^Caches" "$work/log" || fail "the topology table was not printed"
 python3 -c 'import gzip,json,sys; d=json.load(gzip.open(sys.argv[1])); assert "characterize_wall_seconds" in d["context"]' "$a/bench.json.gz" ||
   fail "no characterize_wall_seconds in the context"
+# one memhier-bench served the rounds (refine-N.json say plan none and their requests file), the
+# deferral went through (the context names it), no protocol file is left in the archive
+python3 - "$a" <<'PY' || fail "the served rounds left no trace in the archive"
+import glob, gzip, json, os, sys
+a = sys.argv[1]
+c = json.load(gzip.open(os.path.join(a, "bench.json.gz")))["context"]
+assert "memhier_deferred" in c and "deferred_wall_seconds" in c, c
+assert "deferred" in c["characterize_stages"], c["characterize_stages"]
+refs = sorted(glob.glob(os.path.join(a, "refine-*.json.gz")))
+assert refs, "no refinement round"
+for i, f in enumerate(refs, 1):
+    rc = json.load(gzip.open(f))["context"]
+    assert rc["memhier_plan"] == "none" and rc["memhier_extra"].startswith("requests-"), rc
+assert not glob.glob(os.path.join(a, ".serve*")) and not glob.glob(os.path.join(a, "*incomplete*"))
+PY
 if [ -f "$src/scripts/archive_index.py" ]; then
   grep -q "$(basename "$a")" "$work/results/index.json" || fail "index.json does not list the archive"
 fi
