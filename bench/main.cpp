@@ -303,6 +303,19 @@ long expected_runs(const std::string& filter) {
   }
 }
 
+// The end-of-run context: the backend's checks (a failed check is named on stderr, the output is
+// kept) and what failed during the run.
+std::map<std::string, std::string> end_of_run(Backend& be) {
+  std::map<std::string, std::string> end;
+  try {
+    end = be.end_context();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "memhier-bench: end-of-run check failed: %s\n", e.what());
+  }
+  for (const auto& kv : fault_context()) end.insert(kv);
+  return end;
+}
+
 // Registers the plan `p` of the families in `only` (all with `all`): on a simulated device only
 // those that need no CUDA; with --plan=none only those that take --memhier_extra requests.
 void register_families(Backend& be, Plan p, const std::vector<std::string>& only, bool all) {
@@ -333,8 +346,7 @@ std::size_t run_into(const Options& o, Backend& be, const std::string& spec, con
     return 0;
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::map<std::string, std::string> end = be.end_context();
-  for (const auto& kv : fault_context()) end.insert(kv);
+  std::map<std::string, std::string> end = end_of_run(be);
   end["memhier_failed_benchmarks"] = std::to_string(fault_log().failed - failed_before);
   for (const auto& [k, v] : context) end[k] = v;
   record_wall_time(o.temp, wall, end);
@@ -448,13 +460,7 @@ int main(int argc, char** argv) {
                                         : benchmark::RunSpecifiedBenchmarks(display.get(), file.get(), first);
   if (ran == 0) die("no benchmark of this plan matches the filter; nothing written");
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::map<std::string, std::string> end;
-  try {
-    end = be.end_context();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "memhier-bench: end-of-run check failed: %s\n", e.what());
-  }
-  for (const auto& kv : fault_context()) end.insert(kv);
+  std::map<std::string, std::string> end = end_of_run(be);
   if (!o.out.empty() && o.out_format == "json") {
     record_wall_time(o.temp, wall, end);
   }
