@@ -254,17 +254,18 @@ std::string relative_to(const fs::path& target, const fs::path& base_dir) {
 
 // The plan's wall time goes into the context of the JSON file after the run.
 void record_wall_time(const std::string& out, double seconds, const std::map<std::string, std::string>& extra) {
-  std::ifstream in(out);
-  if (!in) die("cannot read back " + out);
+  std::string text;
+  try {
+    text = read_whole_file(out);
+  } catch (const std::exception&) {
+    die("cannot read back " + out);
+  }
   nlohmann::json j;
   try {
-    std::stringstream text;
-    text << in.rdbuf();
-    j = nlohmann::json::parse(json_without_nonfinite(text.str()));  // Google Benchmark's NaN -> null
-  } catch (...) {
+    j = parse_benchmark_json(text, out);
+  } catch (const std::exception&) {
     die("the run's JSON output " + out + " is not valid JSON; nothing written");
   }
-  in.close();
   j["context"]["plan_wall_seconds"] = seconds;
   for (const auto& [k, v] : extra) j["context"][k] = v;
   std::ofstream o(out);

@@ -6,7 +6,11 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
+
+#include "common/bench_json.hpp"
 
 namespace memhier {
 namespace {
@@ -52,6 +56,37 @@ void commit_atomic_output() {
 void abandon_atomic_output() {
   if (g_temp[0]) unlink(g_temp);
   g_temp[0] = '\0';
+}
+
+std::string read_whole_file(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  if (!in) throw std::runtime_error("cannot read " + p.string());
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+nlohmann::json parse_benchmark_json(const std::string& text, const std::string& what) {
+  try {
+    return nlohmann::json::parse(json_without_nonfinite(text));  // Google Benchmark's NaN -> null
+  } catch (const std::exception&) {
+    throw std::runtime_error(what + " is not valid JSON");
+  }
+}
+
+void replace_whole_file(const std::filesystem::path& target, const std::string& text) {
+  const std::filesystem::path tmp = target.string() + ".incomplete-" + std::to_string(getpid());
+  {
+    std::ofstream o(tmp);
+    o << text;
+    if (!o.flush()) throw std::runtime_error("cannot write " + tmp.string());
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, target, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw std::runtime_error("cannot rename onto " + target.string());
+  }
 }
 
 }  // namespace memhier

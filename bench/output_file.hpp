@@ -5,6 +5,8 @@
 // untouched; the temporary file is removed on a signal or an error exit (after SIGKILL it stays,
 // with its pid in the name).
 #pragma once
+#include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace memhier {
@@ -19,5 +21,13 @@ void commit_atomic_output();
 void rearm_atomic_output(const std::string& temp, const std::string& target);
 // Removes the temporary file (an error exit). Safe to call when there is none.
 void abandon_atomic_output();
+
+// Reading back and replacing outputs (memhier-bench adds context to its JSON after a run;
+// --memhier_serve merges runs): the whole text of a file, or std::runtime_error("cannot read P");
+// Google Benchmark JSON (NaN written as null), or std::runtime_error("<what> is not valid JSON");
+// a file written beside the target and renamed onto it (a reader sees the old or the new one).
+std::string read_whole_file(const std::filesystem::path& p);
+nlohmann::json parse_benchmark_json(const std::string& text, const std::string& what);
+void replace_whole_file(const std::filesystem::path& target, const std::string& text);
 
 }  // namespace memhier

@@ -1,17 +1,13 @@
 #include "bench/serve.hpp"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 
 #include "bench/guard.hpp"
-#include "common/bench_json.hpp"
+#include "bench/output_file.hpp"
 
 namespace memhier {
 
@@ -25,38 +21,6 @@ std::string deferral_filter(const std::vector<std::string>& families) {
 }
 
 namespace {
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  if (!in) throw std::runtime_error("cannot read " + p.string());
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-nlohmann::json parse_benchmark_json(const std::string& text, const std::string& what) {
-  try {
-    return nlohmann::json::parse(json_without_nonfinite(text));  // Google Benchmark's NaN -> null
-  } catch (const std::exception&) {
-    throw std::runtime_error(what + " is not valid JSON");
-  }
-}
-
-// Written beside the target and renamed onto it: a reader sees the old file or the new one.
-void replace_whole(const fs::path& target, const std::string& text) {
-  const fs::path tmp = target.string() + ".incomplete-" + std::to_string(getpid());
-  {
-    std::ofstream o(tmp);
-    o << text;
-    if (!o.flush()) throw std::runtime_error("cannot write " + tmp.string());
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw std::runtime_error("cannot rename onto " + target.string());
-  }
-}
 
 double number_in(const nlohmann::json& ctx, const char* key) {
   if (!ctx.contains(key)) return 0;
@@ -90,7 +54,7 @@ class Server {
     const std::string family = c_.deferred[next_++];
     if (!has_registered(family)) return;
     const fs::path part = c_.out_dir / (".deferred-" + family + ".json");
-    if (h_.run("^" + family + "/", part.string(), {}) > 0) parts_.push_back(read_text(part));
+    if (h_.run("^" + family + "/", part.string(), {}) > 0) parts_.push_back(read_whole_file(part));
     std::error_code ec;
     fs::remove(part, ec);
   }
@@ -130,7 +94,7 @@ class Server {
 
 void merge_benchmark_json(const fs::path& path, const std::vector<std::string>& parts,
                           const std::map<std::string, std::string>& context) {
-  nlohmann::json j = parse_benchmark_json(read_text(path), path.string());
+  nlohmann::json j = parse_benchmark_json(read_whole_file(path), path.string());
   auto& ctx = j["context"];
   double failed = number_in(ctx, "memhier_failed_benchmarks"), deferred_wall = 0;
   for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -147,7 +111,7 @@ void merge_benchmark_json(const fs::path& path, const std::vector<std::string>& 
   ctx["memhier_failed_benchmarks"] = std::to_string(static_cast<long long>(failed));
   ctx["deferred_wall_seconds"] = deferred_wall;
   for (const auto& [k, v] : context) ctx[k] = v;
-  replace_whole(path, j.dump() + "\n");
+  replace_whole_file(path, j.dump() + "\n");
 }
 
 int serve(const ServeConfig& c, const ServeHooks& h) {
