@@ -1,7 +1,7 @@
 // memhier-compare <base> <new>: did the memory hierarchy or its speed change between two memhier
 // runs (two archive directories or two bench.json files)? By default the headline: every structural
 // field and the headline figures, judged beyond the threshold of their kind and the runs' own
-// spread (analysis/gate.hpp); --detail adds the per-benchmark rows. Exit status (docs/ci.md):
+// spread (analysis/gate/gate.hpp); --detail adds the per-benchmark rows. Exit status (docs/ci.md):
 // 0 pass, 1 a figure got worse, 2 bad input, 3 a structural field changed, 4 different GPUs
 // without --ignore-device.
 #include <cstdio>
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/gate.hpp"
+#include "analysis/gate/gate.hpp"
 
 using namespace memhier::analysis;
 

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "analysis/dataset.hpp"
-#include "analysis/topology.hpp"
-#include "analysis/validate.hpp"
+#include "analysis/core/dataset.hpp"
+#include "analysis/report/topology.hpp"
+#include "analysis/core/validate.hpp"
 #include "common/archive_files.hpp"
 
 namespace {

@@ -5,7 +5,7 @@
 #include <map>
 #include <unordered_map>
 
-#include "analysis/topology.hpp"
+#include "analysis/report/topology.hpp"
 #include "common/bench_name.hpp"
 
 namespace memhier::test {

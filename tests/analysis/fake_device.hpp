@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/dataset.hpp"
-#include "analysis/requests.hpp"
+#include "analysis/core/dataset.hpp"
+#include "analysis/core/requests.hpp"
 
 namespace memhier::test {
 

@@ -1,6 +1,6 @@
 // libFuzzer target over everything memhier reads from a file (docs/methodology.md, reliability):
 // the first byte picks the reader, the rest is the file's text.
-//   0 Google Benchmark JSON (bench.json) -> the checks of analysis/validate -> the whole analyzer
+//   0 Google Benchmark JSON (bench.json) -> the checks of analysis/core/validate -> the whole analyzer
 //     (build_topology, render_report, the refinement requests)
 //   1 trace file -> the analyzer on a P-chase entry of that trace
 //   2 sim config -> a short chase on every path it maps
@@ -20,10 +20,10 @@
 #include <string>
 #include <typeinfo>
 
-#include "analysis/compare.hpp"
-#include "analysis/dataset.hpp"
-#include "analysis/topology.hpp"
-#include "analysis/validate.hpp"
+#include "analysis/gate/compare.hpp"
+#include "analysis/core/dataset.hpp"
+#include "analysis/report/topology.hpp"
+#include "analysis/core/validate.hpp"
 #include "common/bench_json.hpp"
 #include "common/chase.hpp"
 #include "common/requests_file.hpp"

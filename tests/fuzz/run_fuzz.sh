@@ -16,8 +16,9 @@ echo 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long)
   { echo "SKIP: $CXX cannot link libFuzzer (install libclang-rt-14-dev)"; exit 77; }
 flags=(-std=c++17 -O1 -gline-tables-only -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
        -fno-sanitize-recover=undefined -I"$src" -DMEMHIER_VERSION=\"fuzz\")
-sources=("$src"/common/*.cpp "$src"/sim/*.cpp "$src"/analysis/*.cpp "$src/tests/fuzz/fuzz_loaders.cpp")
-newest_header=$(ls -t "$src"/common/*.hpp "$src"/sim/*.hpp "$src"/analysis/*.hpp | head -1)
+mapfile -t analysis_sources < <(find "$src/analysis" -name "*.cpp" | sort)
+sources=("$src"/common/*.cpp "$src"/sim/*.cpp "${analysis_sources[@]}" "$src/tests/fuzz/fuzz_loaders.cpp")
+newest_header=$(ls -t "$src"/common/*.hpp "$src"/sim/*.hpp $(find "$src/analysis" -name "*.hpp") | head -1)
 t0=$SECONDS
 compile() {  # compile SRC OBJ
   if [ ! -f "$2" ] || [ "$1" -nt "$2" ] || [ "$newest_header" -nt "$2" ]; then

@@ -1,0 +1,143 @@
+#include "analysis/core/validate.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+namespace memhier::analysis {
+namespace {
+
+bool numeric_looking(const std::string& v) {
+  return !v.empty() && (std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '-' || v[0] == '+' || v[0] == '.');
+}
+
+// "" or what is wrong with a parameter value that looks like a number.
+std::string bad_number(const std::string& v) {
+  errno = 0;
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (errno || !end || *end || !std::isfinite(x)) return "'" + v + "' is not a number";
+  if (x < 0) return "'" + v + "' is negative";
+  return {};
+}
+
+std::string check_name(const BenchEntry& e) {
+  if (e.params.family().empty()) return "the name has no family";
+  for (const auto& [k, v] : e.params.params()) {
+    if (k.empty()) return "a parameter without a key";
+    if (v.empty()) return "parameter '" + k + "' has no value (key:value expected)";
+    if (numeric_looking(v))
+      if (std::string why = bad_number(v); !why.empty()) return "parameter " + k + ": " + why;
+  }
+  const std::string fam = e.params.family();
+  if (fam == "pchase" || fam == "tlb") {
+    for (const char* k : {"bytes", "stride"})
+      if (e.params.get_int_or(k, 0) <= 0) return std::string("a ") + fam + " entry needs a positive integer " + k;
+    if (fam == "pchase" && !e.params.has("path")) return "a pchase entry needs a path";
+  }
+  return {};
+}
+
+bool is_latency(const std::string& k) {
+  return k.find("latency") != std::string::npos || (k.size() > 7 && k.compare(k.size() - 7, 7, "_cycles") == 0);
+}
+
+std::string check_counters(const BenchEntry& e) {
+  auto num = [](double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", x);
+    return std::string(buf);
+  };
+  for (const auto& [k, v] : e.counters) {
+    if (!std::isfinite(v)) return "counter " + k + " is not finite";
+    if (std::fabs(v) > kMaxCounter) return "counter " + k + " = " + num(v) + " is beyond any measured quantity";
+    if (e.run_type == "aggregate") continue;  // a stddev or cv of a counter is not the counter
+    if (v < 0) return "counter " + k + " = " + num(v) + " is negative";
+    if (is_latency(k) && v > kMaxLatencyCycles)
+      return "counter " + k + " = " + num(v) + " cycles is beyond any chase's time budget";
+  }
+  if (e.run_type == "aggregate") return {};  // cv of a counter that is 0 in every repetition: NaN
+  if (!e.nonfinite_counters.empty()) return "counter " + e.nonfinite_counters.front() + " is not finite (NaN or Infinity)";
+  if (e.has("miss_rate") && e.counter("miss_rate") > 1) return "counter miss_rate = " + num(e.counter("miss_rate")) + " is above 1";
+  if (e.has("misses") && e.has("accesses") && e.counter("misses") > e.counter("accesses"))
+    return "more misses (" + num(e.counter("misses")) + ") than accesses (" + num(e.counter("accesses")) + ")";
+  if (!std::isfinite(e.real_time) || e.real_time < 0 || !std::isfinite(e.cpu_time) || e.cpu_time < 0)
+    return "a negative or non-finite real_time/cpu_time";
+  if (e.iterations < 0) return "a negative iteration count";
+  return {};
+}
+
+}  // namespace
+
+std::string empty_run_error(const BenchRun& run) {
+  if (run.entries.empty()) return run.path + ": the benchmarks list is empty: nothing to analyze";
+  return {};
+}
+
+std::vector<InputProblem> check_bench_run(const BenchRun& run) {
+  std::vector<InputProblem> out;
+  std::set<std::tuple<std::string, std::int64_t, std::string, std::string>> seen;
+  for (std::size_t i = 0; i < run.entries.size(); ++i) {
+    const BenchEntry& e = run.entries[i];
+    if (e.error) continue;
+    std::string why = check_name(e);
+    if (why.empty()) why = check_counters(e);
+    if (why.empty() && !seen.insert({e.run_name, e.repetition_index, e.run_type, e.aggregate_name}).second)
+      why = "appears twice in this file (same repetition)";
+    if (!why.empty()) out.push_back({i, run.path + ": benchmark '" + e.name + "': " + why});
+  }
+  return out;
+}
+
+void screen_runs(std::vector<BenchRun>& runs, bool allow_errors, std::vector<std::string>* left_out) {
+  std::vector<std::pair<BenchEntry*, std::string>> bad;
+  for (auto& r : runs) {
+    if (std::string why = empty_run_error(r); !why.empty()) throw std::runtime_error(why);
+    for (auto& p : check_bench_run(r)) bad.emplace_back(&r.entries[p.entry], p.text);
+  }
+  if (!bad.empty() && !allow_errors)
+    throw std::runtime_error(bad.front().second +
+                             (bad.size() > 1 ? " (and " + std::to_string(bad.size() - 1) + " more problems)" : "") +
+                             "; pass --allow-errors to leave such entries out and analyze the rest");
+  for (auto& [e, text] : bad) {
+    e->error = true;
+    e->error_message = "invalid input: " + text;
+    left_out->push_back(e->name + ": " + e->error_message);
+  }
+  for (auto& r : runs)
+    for (auto& e : r.entries)
+      if (!e.error && e.counter("clock_throttled", 0) > 0) {
+        e.error = true;
+        e.error_message = "left out: the SM clock was throttled during this sample (sm_clock_mhz " +
+                          std::to_string(e.counter("sm_clock_mhz", 0)) + ")";
+        left_out->push_back(e.name + ": " + e.error_message);
+      }
+}
+
+std::size_t count_determined_values(const nlohmann::json& t) {
+  // per_sm is set from the load path's kind for every cache, measured or not
+  static const std::set<std::string> bookkeeping = {"schema",      "device",     "inputs",  "provenance",
+                                                    "evidence",    "notes",      "note",    "reason",
+                                                    "measurement", "refinement_pending", "refinement", "confidence", "per_sm"};
+  std::size_t n = 0;
+  std::function<void(const nlohmann::json&)> walk = [&](const nlohmann::json& j) {
+    if (j.is_object()) {
+      for (const auto& [k, v] : j.items())
+        if (!bookkeeping.count(k) && k.find("_reason") == std::string::npos) walk(v);
+    } else if (j.is_array()) {
+      for (const auto& v : j) walk(v);
+    } else if (!j.is_null()) {
+      ++n;
+    }
+  };
+  walk(t);
+  return n;
+}
+
+}  // namespace memhier::analysis

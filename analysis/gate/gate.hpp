@@ -1,0 +1,73 @@
+// memhier-compare's gate: two runs compared on their headline (analysis/gate/headline.hpp) — every
+// structural field and the headline figures — with verdicts only beyond both the threshold of the
+// figure's kind and the larger of the two runs' own spreads; the per-benchmark comparison
+// (analysis/gate/compare.hpp) rides along as the detail. docs/methodology.md section `compare` states the
+// rules, docs/formats.md section `compare` the JSON, docs/ci.md the exit codes.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/gate/compare.hpp"
+#include "analysis/gate/headline.hpp"
+
+namespace memhier::analysis {
+
+struct GateOptions {
+  double bandwidth_threshold = 0.05;   // relative change of a bandwidth that counts
+  double latency_threshold = 0.05;     // relative change of a latency that counts ...
+  double latency_floor_cycles = 10;    // ... and at least this many cycles
+  double size_tolerance = 0.05;        // structural sizes: see CompareOptions::size_tolerance
+  int min_samples = kMinSamples;       // fewer samples: never decides alone
+  bool ignore_device = false;          // different GPUs: side by side, no verdicts
+  bool common_only = false;            // detail: benchmarks in one run only are counted, not listed
+};
+
+struct GateRow {
+  std::string id, label;
+  Figure::Kind kind = Figure::Kind::structure;
+  nlohmann::json base, now;          // values (null: not determined)
+  std::optional<double> change;      // (new - base) / |base| for numbers
+  double threshold = 0;              // absolute, in the figure's unit (measured figures)
+  double spread = 0;                 // larger of the two runs' spreads
+  int samples_base = 0, samples_now = 0;
+  std::string test;                  // "threshold+spread", "range", "exact"
+  Verdict verdict = Verdict::same;
+  std::string note;
+};
+
+struct RunInfo {
+  std::string label, gpu, driver, backend, cuda_runtime, utc;
+};
+
+struct GateResult {
+  RunInfo base, now;
+  GateOptions options;
+  bool same_device = true;
+  std::vector<std::string> identity_keys_differing;
+  std::vector<ContextDiff> context_diffs;  // besides the driver (always in the header)
+  bool headline = false;                   // topology.json on both sides: the gate judged the headline
+  std::vector<GateRow> rows;               // structure first, then figures
+  std::map<std::string, std::vector<std::string>> undetermined;  // section -> fields null in both runs
+  std::vector<std::string> notes;
+  CompareResult detail;                    // per-benchmark rows (--detail)
+  bool detail_all = false;                 // --all: the detail lists SAME rows too
+
+  int worse() const;
+  int structural_changes() const;
+  bool refused() const { return !same_device && !options.ignore_device; }
+};
+
+GateResult gate_compare(const CompareInput& base, const CompareInput& now, const GateOptions& o);
+
+// Exit status (docs/ci.md): 0 pass, 1 a figure WORSE, 3 a structural field CHANGED (with or without
+// worse figures), 4 different GPUs without --ignore-device. `fail_on_worse` / `fail_on_structure`
+// false relax the gate (driver surveys): that condition then exits 0.
+int gate_exit_code(const GateResult& r, bool fail_on_worse, bool fail_on_structure);
+
+std::string render_gate_console(const GateResult& r, bool detail);
+std::string render_gate_markdown(const GateResult& r, bool detail);
+nlohmann::json render_gate_json(const GateResult& r, bool detail);
+
+}  // namespace memhier::analysis

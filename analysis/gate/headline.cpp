@@ -1,0 +1,351 @@
+#include "analysis/gate/headline.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "analysis/gate/compare.hpp"
+#include "common/archive_files.hpp"
+#include "common/chase.hpp"
+#include "common/trace.hpp"
+
+namespace memhier::analysis {
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
+
+// Spread of a sample: twice its median absolute deviation (the interquartile range of a symmetric
+// distribution, yet not widened by a minority of samples from another level, e.g. far-partition
+// L2 hits among a path's chases); the range for 2 or 3 values.
+double spread_of(std::vector<double> v) {
+  if (v.size() < 2) return 0;
+  auto median = [](std::vector<double> x) {
+    std::sort(x.begin(), x.end());
+    const std::size_t n = x.size();
+    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+  };
+  if (v.size() < 4) return *std::max_element(v.begin(), v.end()) - *std::min_element(v.begin(), v.end());
+  const double m = median(v);
+  for (double& x : v) x = std::fabs(x - m);
+  return 2 * median(v);
+}
+
+// Which measured leaves are headline figures, and of which kind.
+bool headline_kind(const std::string& id, Figure::Kind* kind) {
+  const auto parts = path_parts(id);
+  const std::string& leaf = parts.back();
+  for (const auto& p : parts)
+    if (p == "saturation" || p == "curve" || p == "plateaus" || p == "throughput" || p == "provenance") return false;
+  if (starts_with(id, "caches.") && (leaf == "hit_latency_cycles" || leaf == "miss_penalty_cycles")) {
+    *kind = Figure::Kind::latency;
+    return true;
+  }
+  if (id == "global_memory.dram_latency_cycles" || id == "shared_memory.latency_cycles" ||
+      id == "shared_memory.conflict_law.cycles_per_wavefront" || id == "shared_memory.conflict_law.base_cycles") {
+    *kind = Figure::Kind::latency;
+    return true;
+  }
+  if (starts_with(leaf, "peak_") && (ends_with(leaf, "bytes_per_second") || leaf == "peak_bytes_per_clock_per_sm")) {
+    *kind = Figure::Kind::bandwidth;
+    return true;
+  }
+  return false;
+}
+
+// Values of one counter over the repetitions of one benchmark (iteration runs).
+std::vector<double> repetition_values(const BenchRun& bench, const std::string& benchmark, const std::string& counter) {
+  auto want = BenchName::parse(benchmark);
+  std::vector<double> v;
+  if (!want) return v;
+  const std::string key = want->str();
+  for (const auto& e : bench.entries)
+    if (e.run_type != "aggregate" && !e.error && e.params.str() == key && e.has(counter)) v.push_back(e.counter(counter));
+  return v;
+}
+
+// The benchmark a bandwidth figure was read from: its parent's `peak_benchmark` / `benchmark`, or
+// global_memory.throughput.<kind>.benchmark for global_memory.peak_<kind>_bytes_per_second.
+std::string figure_benchmark(const FlatTopology& f, const std::string& id) {
+  const auto dot = id.rfind('.');
+  const std::string parent = id.substr(0, dot), leaf = id.substr(dot + 1);
+  for (const char* k : {".peak_benchmark", ".benchmark"}) {
+    auto it = f.find(parent + k);
+    if (it != f.end() && it->second.is_string()) return it->second.get<std::string>();
+  }
+  if (parent == "global_memory" && starts_with(leaf, "peak_") && ends_with(leaf, "_bytes_per_second")) {
+    const std::string kind = leaf.substr(5, leaf.size() - 5 - std::string("_bytes_per_second").size());
+    auto it = f.find("global_memory.throughput." + kind + ".benchmark");
+    if (it != f.end() && it->second.is_string()) return it->second.get<std::string>();
+  }
+  return "";
+}
+
+void add_repetition_spread(const BenchRun& bench, const FlatTopology& f, Figure& fig) {
+  const std::string b = figure_benchmark(f, fig.id);
+  if (b.empty()) return;
+  const auto v = repetition_values(bench, b, ends_with(fig.id, "per_sm") ? "bytes_per_clock_per_sm" : "bytes_per_second");
+  if (v.size() < 2) return;
+  fig.spread = spread_of(v);
+  fig.spread_samples = static_cast<int>(v.size());
+  fig.spread_source = "repetitions";
+}
+
+// Merged latency histogram (latency -> accesses) of a load path's counting chases, from their
+// traces (directory or pack); empty when the run kept none.
+using Histo = std::map<double, double>;
+const Histo& path_histogram(const BenchRun& bench, const std::string& path, std::map<std::string, Histo>& cache) {
+  auto it = cache.find(path);
+  if (it != cache.end()) return it->second;
+  Histo& h = cache[path];
+  if (bench.trace_dir().empty()) return h;
+  for (const auto* e : bench.family("pchase")) {
+    if (e->params.get_or("path", "") != path || e->params.get_or("mode", "") != "count") continue;
+    auto text = read_archived_file(bench.trace_dir(), sanitize_for_file(e->params.str()) + ".trace");
+    if (!text) continue;
+    std::istringstream in(*text);
+    const Trace t = read_trace(in, e->params.str());
+    if (t.kind != Trace::Kind::histogram) continue;
+    const double w = t.hist.bin_width;
+    for (std::size_t i = 0; i < t.hist.counts.size(); ++i)
+      if (t.hist.counts[i]) h[(i + 0.5) * w] += static_cast<double>(t.hist.counts[i]);
+  }
+  return h;
+}
+
+// Standard deviation of the histogram's accesses within [lo, hi] (a latency level): the figure
+// read from a level is its mean, which a few slow accesses inside the level move, so its spread is
+// the level's standard deviation rather than a robust one; 0 when fewer than 2 accesses.
+double level_spread(const Histo& h, double lo, double hi, double* n) {
+  double sum = 0, sq = 0;
+  *n = 0;
+  for (auto it = h.lower_bound(lo); it != h.end() && it->first <= hi; ++it) {
+    *n += it->second;
+    sum += it->first * it->second;
+    sq += it->first * it->first * it->second;
+  }
+  if (*n < 2) return 0;
+  const double mean = sum / *n;
+  return std::sqrt(std::max(0.0, sq / *n - mean * mean));
+}
+
+// The latency level of the path (latency_levels_<path>) a cache's hit latency was read from, or
+// the next one for its miss penalty; -1 when none.
+int level_index(const nlohmann::json& c, const std::string& key, bool miss) {
+  const auto& levels = c[key];
+  if (!levels.is_array() || levels.empty()) return -1;
+  const double hit = c["hit_latency_cycles"].get<double>();
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < levels.size(); ++i)
+    if (std::fabs(levels[i].value("mean_cycles", 0.0) - hit) < std::fabs(levels[best].value("mean_cycles", 0.0) - hit)) best = i;
+  const std::size_t at = miss ? best + 1 : best;
+  return at < levels.size() ? static_cast<int>(at) : -1;
+}
+
+// The hit latency and miss penalty of a cache rest on the accesses of one latency level of its
+// path (the level of the hit, or the next one); their spread is that of those accesses (the
+// path's counting histograms), else the spread of the path's chases' own hit or miss latencies.
+void add_level_spread(const BenchRun& bench, const nlohmann::json& caches, const std::string& name, Figure& fig,
+                      std::map<std::string, Histo>& histos) {
+  const auto& c = caches.at(name);
+  const bool miss = ends_with(fig.id, "miss_penalty_cycles");
+  std::string key;
+  for (auto& [k, v] : c.items())
+    if (starts_with(k, "latency_levels_")) key = k;
+  if (key.empty() || !c.contains("hit_latency_cycles") || !c["hit_latency_cycles"].is_number()) return;
+  const int at = level_index(c, key, miss);
+  const std::string path = key.substr(std::string("latency_levels_").size());
+  if (at >= 0) {
+    const auto& level = c[key][at];
+    fig.samples = static_cast<int>(std::min(level.value("accesses", 0.0), 1e9));
+    double n = 0;
+    const double s = level_spread(path_histogram(bench, path, histos), level.value("min", 0.0), level.value("max", 0.0), &n);
+    if (n >= 2) {
+      fig.spread = s;
+      fig.spread_samples = static_cast<int>(std::min(n, 1e9));
+      fig.spread_source = "level accesses";
+      return;
+    }
+  }
+  const std::string counter = miss ? "miss_latency_cycles" : "hit_latency_cycles";
+  std::vector<double> v;
+  for (const auto* e : bench.family("pchase"))
+    if (e->params.get_or("path", "") == path && e->has(counter)) {
+      const double misses = e->counter("misses", -1), accesses = e->counter("accesses", -1);
+      if ((misses < 0 || accesses < 0 ? 1e9 : miss ? misses : accesses - misses) >= kMinSamples)
+        v.push_back(e->counter(counter));
+    }
+  if (v.size() < 2) return;
+  fig.spread = spread_of(v);
+  fig.spread_samples = static_cast<int>(v.size());
+  fig.spread_source = "family samples";
+}
+
+// Width of the ~95 % interval of a sample's median (the order statistics n/2 ± 0.98·√n, no
+// assumption on the distribution): what a spectrum figure, a median of its pattern's accesses, may
+// move by from run to run. Twice the MAD is the accesses' own spread and says nothing of that: the
+// H100's DRAM accesses are bimodal (~540 and ~730 cycles, near half each), and the median of the
+// 32 cold_near accesses read 575 and 730 in runs of two calls (20:49Z, 21:00Z), a false alarm.
+double median_interval(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const double n = static_cast<double>(v.size());
+  if (v.size() < 4) return v.empty() ? 0 : v.back() - v.front();
+  const double k = 0.98 * std::sqrt(n);
+  const auto lo = static_cast<std::size_t>(std::max(0.0, std::floor(n / 2 - k)));
+  const auto hi = static_cast<std::size_t>(std::min(n - 1, std::ceil(n / 2 + k)));
+  return v[hi] - v[lo];
+}
+
+// Pattern names of a spectrum trace's labels: its header key `labels` ("0=first_far 1=cold_near
+// ..."), or the five patterns of the 32-bit spectrum in archives older than that key.
+std::map<int, std::string> spectrum_label_names(const Trace& t) {
+  std::map<int, std::string> out;
+  auto it = t.meta.find("labels");
+  if (it == t.meta.end()) {
+    const char* old[] = {"cold_far", "cold_near", "near_hit", "far_revisit", "same_line"};
+    for (int i = 0; i < 5; ++i) out[i] = old[i];
+    return out;
+  }
+  std::istringstream in(it->second);
+  std::string kv;
+  while (in >> kv) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) continue;
+    try {
+      out[std::stoi(kv.substr(0, eq))] = kv.substr(eq + 1);
+    } catch (const std::exception&) {
+    }
+  }
+  return out;
+}
+
+// Latency spectrum: median of each pattern's accesses, spread the interval of that median (from
+// the family's trace when the run kept it).
+void add_spectrum(const BenchRun& bench, const nlohmann::json& topology, Headline& h) {
+  const auto& spec = topology.contains("global_memory") && topology["global_memory"].is_object() ? topology["global_memory"].value("latency_spectrum", nlohmann::json())
+                                                        : nlohmann::json();
+  if (!spec.is_object()) return;
+  for (auto& [path, list] : spec.items()) {
+    std::map<std::string, std::vector<double>> samples;
+    for (const auto* e : bench.family("latency_spectrum")) {
+      if (e->params.get_or("path", "") != path || bench.trace_dir().empty()) continue;
+      auto text = read_archived_file(bench.trace_dir(), sanitize_for_file(e->params.str()) + ".trace");
+      if (!text) continue;
+      std::istringstream in(*text);
+      const Trace t = read_trace(in, e->params.str());
+      const std::map<int, std::string> names = spectrum_label_names(t);
+      for (std::size_t i = 0; i < t.label.size() && i < t.latency.size(); ++i) {
+        auto n = names.find(t.label[i]);
+        if (n != names.end()) samples[n->second].push_back(t.latency[i]);
+      }
+    }
+    for (const auto& p : list) {
+      Figure fig;
+      fig.id = "spectrum." + path + "." + p.value("pattern", "?");
+      fig.kind = Figure::Kind::latency;
+      fig.value = p.contains("cycles") ? p["cycles"] : nlohmann::json();
+      const auto& s = samples[p.value("pattern", "?")];
+      if (!s.empty()) {
+        fig.spread = median_interval(s);
+        fig.samples = fig.spread_samples = static_cast<int>(s.size());
+        fig.spread_source = "95 % interval of the median of the pattern samples";
+      }
+      h.figures[fig.id] = fig;
+    }
+  }
+}
+
+}  // namespace
+
+Headline extract_headline(const nlohmann::json& topology, const BenchRun& bench) {
+  Headline h;
+  h.flat = flatten(topology);
+  std::map<std::string, Histo> histos;  // per load path, read once
+  for (const auto& [id, v] : h.flat) {
+    Figure fig;
+    fig.id = id;
+    fig.value = v;
+    const FieldClass cls = topology_class(id, v.is_string());
+    if (cls == FieldClass::structural) {
+      if (id.find("size_bracket_bytes") != std::string::npos) continue;  // the range of its sibling
+      fig.kind = Figure::Kind::structure;
+    } else if (cls != FieldClass::measured || !headline_kind(id, &fig.kind)) {
+      continue;
+    }
+    if (id.find("runs[") != std::string::npos) continue;  // per-run lists (prefetch runs): detail only
+    // A bandwidth per clock per SM beside the same bandwidth per second says it twice.
+    if (ends_with(id, "peak_bytes_per_clock_per_sm") &&
+        h.flat.count(id.substr(0, id.size() - std::string("peak_bytes_per_clock_per_sm").size()) + "peak_bytes_per_second"))
+      continue;
+    if (fig.kind == Figure::Kind::bandwidth) add_repetition_spread(bench, h.flat, fig);
+    const auto parts = path_parts(id);
+    if (parts.size() == 3 && parts[0] == "caches" && (parts[2] == "hit_latency_cycles" || parts[2] == "miss_penalty_cycles"))
+      add_level_spread(bench, topology.at("caches"), parts[1], fig, histos);
+    h.figures[id] = fig;
+  }
+  add_spectrum(bench, topology, h);
+  // The DRAM latency is the spectrum's cold_near pattern on the L2-only path when that was measured.
+  auto d = h.figures.find("global_memory.dram_latency_cycles");
+  auto s = h.figures.find("spectrum.global_cg.cold_near");
+  if (d != h.figures.end() && s != h.figures.end() && d->second.value == s->second.value) {
+    d->second.spread = s->second.spread;
+    d->second.samples = s->second.samples;
+    d->second.spread_samples = s->second.spread_samples;
+    d->second.spread_source = s->second.spread_source;
+  }
+  return h;
+}
+
+std::string figure_label(const std::string& id) {
+  static const std::vector<std::pair<std::string, std::string>> names = {
+      {"global_memory.peak_read_bytes_per_second", "DRAM read bandwidth"},
+      {"global_memory.peak_write_bytes_per_second", "DRAM write bandwidth"},
+      {"global_memory.peak_copy_bytes_per_second", "DRAM copy bandwidth"},
+      {"global_memory.dram_latency_cycles", "DRAM latency"},
+      {"l1_bandwidth.peak_bytes_per_second", "L1 bandwidth"},
+      {"l1_bandwidth.peak_bytes_per_clock_per_sm", "L1 bandwidth per SM"},
+      {"l2_bandwidth.peak_bytes_per_second", "L2 bandwidth"},
+      {"l2_bandwidth.peak_bytes_per_clock_per_sm", "L2 bandwidth per SM"},
+      {"l2_bandwidth.shared_lines.peak_bytes_per_second", "L2 bandwidth, shared lines"},
+      {"l2_bandwidth.shared_lines.peak_bytes_per_clock_per_sm", "L2 bw per SM, shared lines"},
+      {"shared_memory.latency_cycles", "shared memory latency"},
+      {"shared_memory.peak_bytes_per_clock_per_sm", "shared memory bandwidth"},
+      {"shared_memory.conflict_law.cycles_per_wavefront", "bank law: cycles per wavefront"},
+      {"shared_memory.conflict_law.base_cycles", "bank law: base latency"},
+      {"shared_memory.banks", "shared memory banks"},
+      {"shared_memory.bank_width_bytes", "shared memory bank width"}};
+  for (const auto& [k, v] : names)
+    if (id == k) return v;
+  std::string s = starts_with(id, "caches.") ? id.substr(7) : id;
+  static const std::vector<std::pair<std::string, std::string>> words = {
+      {".hit_latency_cycles", " hit latency"}, {".miss_penalty_cycles", " miss penalty"},
+      {".size_bytes_by_carveout.", " size, carveout "}, {".size_bytes", " size"}, {".line_bytes", " line"},
+      {".sector_bytes", " fill granularity"}, {".page_bytes", " page"}, {".size_carveout", " size: carveout"},
+      {"spectrum.", "spectrum "}, {".", " "}};
+  for (const auto& [from, to] : words)
+    for (std::size_t p; (p = s.find(from)) != std::string::npos;) s.replace(p, from.size(), to);
+  if (s.size() > 40) s = s.substr(0, 18) + "..." + s.substr(s.size() - 19);
+  return s;
+}
+
+std::string figure_order(const std::string& id, Figure::Kind kind) {
+  static const std::vector<std::string> sections = {"caches.l1.", "caches.readonly.", "caches.texture.",
+                                                    "caches.constant_l1.", "caches.constant_l15.", "caches.l2.",
+                                                    "caches.l1_tlb.", "caches.l2_tlb.", "caches.",
+                                                    "global_memory.", "l1_bandwidth.", "l2_bandwidth.",
+                                                    "shared_memory.", "warp_access.", "spectrum."};
+  std::size_t rank = sections.size();
+  for (std::size_t i = 0; i < sections.size(); ++i)
+    if (starts_with(id, sections[i])) {
+      rank = i;
+      break;
+    }
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "%d%02zu", kind == Figure::Kind::structure ? 0 : 1, rank);
+  return buf + id;
+}
+
+}  // namespace memhier::analysis

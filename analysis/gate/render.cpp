@@ -1,0 +1,272 @@
+// Renderings of the gate (analysis/gate/gate.hpp): console (<= 100 columns), Markdown (a CI job
+// summary or pull-request comment) and JSON (format memhier-compare/2, docs/formats.md).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <sstream>
+
+#include "analysis/gate/gate.hpp"
+
+namespace memhier::analysis {
+
+namespace {
+
+bool has(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+std::string bytes_text(double v) {
+  if (std::fabs(v) < 10240) return fmt("%g B", v);
+  if (std::fabs(v) < 1048576) return fmt("%.1f KiB", v / 1024);
+  return fmt("%.2f MiB", v / 1048576);
+}
+
+// A value in its unit, <= 14 characters.
+std::string value_text(const GateRow& row, const nlohmann::json& v) {
+  if (v.is_null()) return "-";
+  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
+  if (v.is_string()) {
+    std::string s = v.get<std::string>();
+    return s.size() > 14 ? s.substr(0, 11) + "..." : s;
+  }
+  if (v.is_array() && v.size() > 2 && std::all_of(v.begin(), v.end(), [&](const nlohmann::json& x) { return x == v[0]; }))
+    return std::to_string(v.size()) + " x " + v[0].dump();  // ways of equal sets
+  if (!v.is_number()) {
+    std::string s = v.dump();
+    return s.size() > 14 ? s.substr(0, 11) + "..." : s;
+  }
+  const double x = v.get<double>();
+  if (has(row.id, "bytes_per_second")) return x >= 1e12 ? fmt("%.2f TB/s", x / 1e12) : fmt("%.1f GB/s", x / 1e9);
+  if (has(row.id, "per_clock")) return fmt("%.1f B/clk", x);
+  if (row.kind == Figure::Kind::latency) return fmt("%.1f", x);
+  if (has(row.id, "size_bytes") || has(row.id, "_bytes")) return bytes_text(x);
+  return fmt("%g", x);
+}
+
+std::string change_text(const GateRow& row) {
+  if (row.base.is_number() && row.now.is_number()) {
+    const double d = row.now.get<double>() - row.base.get<double>();
+    if (d == 0) return "";
+    if (row.kind == Figure::Kind::latency) return fmt("%+.1f cy", d);
+    if (row.change) return fmt("%+.1f %%", 100 * *row.change);
+    return "new";
+  }
+  if (row.base.is_null() || row.now.is_null() || row.base == row.now) return "";
+  return "differs";
+}
+
+std::string ratio_text(const GateRow& row) {
+  if (row.base.is_number() && row.now.is_number() && row.base.get<double>() != 0)
+    return fmt("x%.3f", row.now.get<double>() / row.base.get<double>());
+  if (row.base == row.now) return "=";
+  return row.base.is_null() || row.now.is_null() ? "" : "differs";
+}
+
+// A note is shown for a row with a verdict other than SAME, and for a SAME row that a spread or a
+// tolerance kept from a verdict (its note says so); not where one side is "-" (that says it).
+bool note_shown(const GateRow& row) {
+  if (row.note.empty() || row.base.is_null() || row.now.is_null()) return false;  // "-" says it
+  return row.verdict != Verdict::same || has(row.note, "within");
+}
+
+std::string tail(const std::string& s, std::size_t n) { return s.size() <= n ? s : "..." + s.substr(s.size() - (n - 3)); }
+
+std::string run_line(const RunInfo& i) {
+  std::string s = i.gpu + ", driver " + i.driver;
+  if (i.backend != "cuda") s += ", " + i.backend;
+  if (!i.utc.empty()) s += ", " + i.utc;
+  return s;
+}
+
+std::string gate_line(const GateResult& r) {
+  std::ostringstream o;
+  if (r.refused()) return "gate: REFUSED - different GPUs; compare side by side with --ignore-device";
+  if (r.options.ignore_device && !r.same_device) return "gate: none (different GPUs side by side)";
+  const int w = r.worse(), c = r.headline ? r.structural_changes() : (r.detail.structure() == "CHANGED" ? 1 : 0);
+  int figures = 0, fields = 0;
+  for (const auto& row : r.rows) (row.kind == Figure::Kind::structure ? fields : figures)++;
+  o << "gate: " << (w || c ? "FAIL" : "PASS") << " - " << w << " worse";
+  if (r.headline) o << " of " << figures << " figures, " << c << " structural change" << (c == 1 ? "" : "s") << " of " << fields << " fields";
+  else o << " per-benchmark rows, structure " << (r.detail.structure().empty() ? "not compared" : r.detail.structure());
+  return o.str();
+}
+
+// "worse: l1 hit latency +10.0 cy, ...; changed: l1 line" (empty when neither).
+std::string failing_text(const GateResult& r) {
+  std::string worse, changed;
+  for (const auto& row : r.rows) {
+    std::string& s = row.verdict == Verdict::worse ? worse : changed;
+    if (row.verdict == Verdict::worse || row.verdict == Verdict::changed) {
+      const std::string c = change_text(row);
+      s += (s.empty() ? "" : ", ") + row.label + (c.empty() ? "" : " " + c);
+    }
+  }
+  std::string out = worse.empty() ? "" : "worse: " + worse;
+  if (!changed.empty()) out += (out.empty() ? "" : "; ") + std::string("changed: ") + changed;
+  return out;
+}
+
+std::string detail_line(const CompareResult& d) {
+  std::ostringstream o;
+  o << "per-benchmark rows (not gated; --detail): " << d.count(Verdict::worse) << " worse, "
+    << d.count(Verdict::better) << " better, " << d.count(Verdict::changed) << " changed, " << d.count(Verdict::info)
+    << " info of " << d.rows.size();
+  return o.str();
+}
+
+// Words wrapped to `width` columns, continuation lines indented by `indent`.
+std::string wrap(const std::string& text, std::size_t width, std::size_t indent) {
+  std::istringstream in(text);
+  std::string word, line, out;
+  while (in >> word) {
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line = std::string(indent, ' ');
+    }
+    line += (line.empty() || line.back() == ' ' ? "" : " ") + word;
+  }
+  return out + line + "\n";
+}
+
+std::string undetermined_text(const GateResult& r) {
+  std::string s;
+  for (const auto& [section, fields] : r.undetermined) {
+    s += s.empty() ? "" : "; ";
+    s += section + ":";
+    for (std::size_t i = 0; i < fields.size(); ++i) s += (i ? ", " : " ") + fields[i];
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string render_gate_console(const GateResult& r, bool detail) {
+  std::ostringstream o;
+  o << "memhier-compare: " << (r.headline ? "headline (structure, figures)" : "per-benchmark counters")
+    << "; --detail adds per-benchmark rows\n";
+  o << "base: " << run_line(r.base) << "\n      " << tail(r.base.label, 94) << "\n";
+  o << "new:  " << run_line(r.now) << "\n      " << tail(r.now.label, 94) << "\n";
+  if (r.base.driver != r.now.driver) o << "driver: " << r.base.driver << " -> " << r.now.driver << "\n";
+  for (const auto& d : r.context_diffs) o << tail("also: " + d.key + " " + d.base + " -> " + d.now, 100) << "\n";
+  for (const auto& n : r.notes) o << wrap("note: " + n, 100, 6);
+  if (r.refused()) return o.str() + gate_line(r) + "\n";
+  const bool side = r.options.ignore_device && !r.same_device;
+  std::vector<std::string> notes;
+  Figure::Kind last = Figure::Kind::bandwidth;
+  bool first = true;
+  for (const auto& row : r.rows) {
+    const bool structure = row.kind == Figure::Kind::structure;
+    if (first || structure != (last == Figure::Kind::structure)) {
+      o << "\n" << std::left << std::setw(40) << (structure ? "STRUCTURE" : "FIGURES") << std::right << std::setw(14)
+        << "base" << std::setw(16) << "new" << std::setw(12) << (side ? "new/base" : "change") << (side ? "" : "  verdict")
+        << "\n";
+      first = false;
+    }
+    last = row.kind;
+    o << std::left << std::setw(40) << row.label << std::right << std::setw(14) << value_text(row, row.base)
+      << std::setw(16) << value_text(row, row.now) << std::setw(12) << (side ? ratio_text(row) : change_text(row));
+    if (!side) o << "  " << std::left << std::setw(7) << verdict_name(row.verdict);
+    if (note_shown(row)) {
+      notes.push_back(row.label + ": " + row.note);
+      o << " [" << notes.size() << "]";
+    }
+    o << "\n";
+  }
+  if (!r.headline && !detail) o << "\n" << render_console(r.detail, false);
+  if (!notes.empty()) o << "\n";
+  for (std::size_t i = 0; i < notes.size(); ++i) o << wrap("[" + std::to_string(i + 1) + "] " + notes[i], 100, 4);
+  if (!r.undetermined.empty()) o << "\n" << wrap("not determined in either run: " + undetermined_text(r), 100, 2);
+  if (detail) o << "\nPER-BENCHMARK ROWS\n" << render_console(r.detail, r.detail_all);
+  o << "\n" << gate_line(r) << "\n";
+  if (!failing_text(r).empty()) o << wrap(failing_text(r), 100, 2);
+  if (r.headline) o << detail_line(r.detail) << "\n";
+  return o.str();
+}
+
+std::string render_gate_markdown(const GateResult& r, bool detail) {
+  std::ostringstream o;
+  const bool side = r.options.ignore_device && !r.same_device;
+  const std::string g = gate_line(r);
+  o << "### memhier-compare: " << g.substr(6) << "\n\n";
+  if (!failing_text(r).empty()) o << "**" << failing_text(r) << "**\n\n";
+  o << "- base: " << run_line(r.base) << " (`" << r.base.label << "`)\n";
+  o << "- new: " << run_line(r.now) << " (`" << r.now.label << "`)\n";
+  if (r.base.driver != r.now.driver) o << "- driver: " << r.base.driver << " → " << r.now.driver << "\n";
+  for (const auto& d : r.context_diffs) o << "- also: " << d.key << " " << d.base << " → " << d.now << "\n";
+  for (const auto& n : r.notes) o << "- note: " << n << "\n";
+  o << "\n";
+  if (r.refused()) return o.str();
+  if (!r.rows.empty()) {
+    o << "| figure | base | new | " << (side ? "new/base |\n|---|---:|---:|---:|\n" : "change | verdict |\n|---|---:|---:|---:|---|\n");
+    std::vector<std::string> notes;
+    for (const auto& row : r.rows) {
+      o << "| " << (row.kind == Figure::Kind::structure ? "" : "**") << row.label
+        << (row.kind == Figure::Kind::structure ? "" : "**") << " | " << value_text(row, row.base) << " | "
+        << value_text(row, row.now) << " | " << (side ? ratio_text(row) : change_text(row));
+      if (!side) o << " | " << verdict_name(row.verdict);
+      if (note_shown(row)) {
+        notes.push_back(row.label + ": " + row.note);
+        o << " [" << notes.size() << "]";
+      }
+      o << " |\n";
+    }
+    o << "\n";
+    for (std::size_t i = 0; i < notes.size(); ++i) o << i + 1 << ". " << notes[i] << "\n";
+    if (!notes.empty()) o << "\n";
+  }
+  if (!r.undetermined.empty()) o << "Not determined in either run: " << undetermined_text(r) << ".\n\n";
+  if (r.headline) o << detail_line(r.detail) << "\n";
+  if (detail || !r.headline) o << "\n" << render_markdown(r.detail, r.detail_all);
+  return o.str();
+}
+
+nlohmann::json render_gate_json(const GateResult& r, bool detail) {
+  auto run = [](const RunInfo& i) {
+    return nlohmann::json{{"label", i.label}, {"gpu", i.gpu}, {"driver", i.driver}, {"backend", i.backend},
+                          {"cuda_runtime", i.cuda_runtime}, {"utc", i.utc}};
+  };
+  nlohmann::json j;
+  j["format"] = "memhier-compare/2";
+  j["base"] = run(r.base);
+  j["new"] = run(r.now);
+  j["same_device"] = r.same_device;
+  j["refused"] = r.refused();
+  j["identity_keys_differing"] = r.identity_keys_differing;
+  j["context_differences"] = nlohmann::json::array();
+  for (const auto& d : r.context_diffs) j["context_differences"].push_back({{"key", d.key}, {"base", d.base}, {"new", d.now}});
+  const auto& o = r.options;
+  j["options"] = {{"bandwidth_threshold", o.bandwidth_threshold}, {"latency_threshold", o.latency_threshold},
+                  {"latency_floor_cycles", o.latency_floor_cycles}, {"size_tolerance", o.size_tolerance},
+                  {"min_samples", o.min_samples}, {"ignore_device", o.ignore_device}, {"common_only", o.common_only}};
+  j["headline"] = r.headline;
+  j["notes"] = r.notes;
+  nlohmann::json worse = nlohmann::json::array(), changed = nlohmann::json::array();
+  j["figures"] = nlohmann::json::array();
+  for (const auto& row : r.rows) {
+    if (row.verdict == Verdict::worse) worse.push_back(row.id);
+    if (row.verdict == Verdict::changed) changed.push_back(row.id);
+    j["figures"].push_back({{"id", row.id}, {"label", row.label},
+                            {"kind", row.kind == Figure::Kind::structure ? "structure"
+                                     : row.kind == Figure::Kind::latency ? "latency" : "bandwidth"},
+                            {"base", row.base}, {"new", row.now},
+                            {"change", row.change ? nlohmann::json(*row.change) : nlohmann::json()},
+                            {"threshold", row.threshold}, {"spread", row.spread},
+                            {"samples_base", row.samples_base}, {"samples_new", row.samples_now},
+                            {"test", row.test}, {"verdict", verdict_name(row.verdict)}, {"note", row.note}});
+  }
+  j["undetermined"] = r.undetermined;
+  j["gate"] = {{"result", r.refused() ? "refused" : (r.options.ignore_device && !r.same_device) ? "none"
+                          : (r.worse() || r.structural_changes()) ? "fail" : "pass"},
+               {"worse", worse}, {"structural_changes", changed},
+               {"exit_code", gate_exit_code(r, true, true)}};
+  j["detail_summary"] = render_json(r.detail)["summary"];
+  if (detail) j["detail"] = render_json(r.detail);
+  return j;
+}
+
+}  // namespace memhier::analysis

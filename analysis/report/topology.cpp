@@ -1,0 +1,99 @@
+#include "analysis/report/topology.hpp"
+
+#include <map>
+#include <algorithm>
+#include <sstream>
+
+#include "analysis/cache/infer_caches.hpp"
+#include "analysis/memory/infer_memory.hpp"
+#include "analysis/memory/l2_partitions.hpp"
+#include "analysis/memory/outstanding.hpp"
+#include "analysis/cache/sharing.hpp"
+#include "analysis/report/sm_resources.hpp"
+#include "analysis/memory/throughput.hpp"
+#include "analysis/tlb/infer_tlbs.hpp"
+#include "analysis/report/tlb.hpp"
+
+namespace memhier::analysis {
+
+namespace {
+const char* kCacheOrder[] = {"l1", "texture", "readonly", "constant_l1", "constant_l15", "l2", "l1_tlb", "l2_tlb"};
+
+void finish_cache(nlohmann::json& c, const std::string& name) {
+  const bool tlb = name == "l1_tlb" || name == "l2_tlb";
+  const bool per_sm = name != "l2" && name != "l2_tlb";
+  if (tlb)  // the tlb family chases from one thread of one SM: per SM or shared is not observable
+    set_null(c, "per_sm", "not measured: one chase on one SM cannot tell a per-SM TLB from a shared one");
+  else
+    set_value(c, "per_sm", per_sm, 0.7, {},
+              per_sm ? "served by a per-SM path (slices per SM: slices_per_sm)" : "device-wide level");
+  set_null(c, "shared_with", "not measured: no cache_sharing entry for this cache");
+  for (auto k : {"present", "size_bytes", "line_bytes", "sector_bytes", "sets", "ways", "replacement", "index_bits",
+                 "hit_latency_cycles", "miss_penalty_cycles"})
+    if (!c.contains(k)) set_null(c, k, "not inferred for this cache");
+  // Cache-level confidence: the weakest of its structural values; evidence: their union.
+  double conf = 1;
+  nlohmann::json ev = nlohmann::json::array();
+  for (auto k : {"size_bytes", "line_bytes", "sets", "ways", "replacement", "hit_latency_cycles"}) {
+    // a TLB hit has no latency of its own: its miss penalty stands in
+    const auto& p = c["provenance"][tlb && std::string(k) == "hit_latency_cycles" ? "miss_penalty_cycles" : k];
+    conf = std::min(conf, p.value("confidence", 0.0));
+    for (auto& e : p["evidence"])
+      if (std::find(ev.begin(), ev.end(), e) == ev.end() && ev.size() < 16) ev.push_back(e);
+  }
+  c["confidence"] = conf;
+  c["evidence"] = ev;
+}
+}  // namespace
+
+nlohmann::json build_topology(const Dataset& data, Requests& requests, const RefinementBudget& budget) {
+  nlohmann::json t;
+  t["schema"] = kTopologySchema;
+  t["device"] = data.context();
+  nlohmann::json inputs = nlohmann::json::array();
+  for (auto& r : data.runs()) inputs.push_back(r.path);
+  t["inputs"] = inputs;
+  requests.set_limits(data.context());
+  InferContext ctx{data, requests};
+  ctx.read_all_sequences = true;
+  nlohmann::json caches = nlohmann::json::object();
+  infer_path_caches(ctx, "global_ca", {"l1"}, false, caches);
+  infer_path_caches(ctx, "texture", {"texture"}, false, caches);
+  infer_path_caches(ctx, "ldg", {"readonly"}, false, caches);
+  infer_path_caches(ctx, "constant", {"constant_l1", "constant_l15"}, false, caches);
+  infer_path_caches(ctx, "global_cg", {"l2"}, true, caches);
+  t["address_translation"] = infer_tlbs(ctx, caches);
+  infer_prefetch(ctx, caches["l2"]);
+  for (auto n : kCacheOrder) finish_cache(caches[n], n);
+  add_sharing(data, caches);  // shared_with, slices_per_sm (cache_sharing, caches_per_sm)
+  t["caches"] = caches;
+  nlohmann::json sm = nlohmann::json::object(), gm = nlohmann::json::object(), m = nlohmann::json::object();
+  infer_shared_memory(ctx, sm);
+  infer_global_memory(ctx, gm);
+  infer_measurement(ctx, m);
+  t["shared_memory"] = sm;
+  t["global_memory"] = gm;
+  t["measurement"] = m;
+  for (auto k : {"l1_bandwidth", "l2_bandwidth", "outstanding_requests", "warp_access"}) t[k] = nullptr;
+  t["outstanding_requests_reason"] = "outstanding_requests family not evaluated by this analyzer version";
+  add_throughput_sections(data.runs(), t);
+  if (auto o = outstanding_section(data); !o.is_null()) {
+    t["outstanding_requests"] = o;
+    t.erase("outstanding_requests_reason");
+  } else {
+    t["outstanding_requests_reason"] = "no outstanding_requests series in the input";
+  }
+  t["l2_partitions"] = l2_partitions_section(data);
+  if (t["l2_partitions"].is_null()) t["l2_partitions_reason"] = "no l2_partitions entries in the input";
+  nlohmann::json pending = nlohmann::json::object();
+  const RefinementRound round = plan_round(data, requests, budget);
+  requests.selected = round.requests;
+  pending["pchase"] = round.requests["pchase"].size();
+  pending["tlb"] = round.requests["tlb"].size();
+  if (round.requests.contains("cache_sequences")) pending["cache_sequences"] = round.requests["cache_sequences"].size();
+  t["refinement_pending"] = pending;
+  t["refinement"] = round.summary;
+  return t;
+}
+
+}  // namespace memhier::analysis

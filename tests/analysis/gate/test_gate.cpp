@@ -1,0 +1,265 @@
+// The compare gate (analysis/gate/gate.hpp, headline.hpp): thresholds per kind (inclusive), the spread
+// of repetitions and of pattern samples, few samples never deciding alone, structure by stated
+// ranges, exit codes, and a console table within 100 columns.
+#include <gtest/gtest.h>
+
+#include "bench_entries.hpp"
+
+#include <cmath>
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+#include "analysis/gate/gate.hpp"
+#include "common/trace.hpp"
+
+using namespace memhier;
+using namespace memhier::analysis;
+namespace fs = std::filesystem;
+
+namespace {
+
+BenchRun bench(const std::string& gpu = "NVIDIA H100 80GB HBM3", const std::string& path = "mem.json") {
+  BenchRun r;
+  r.path = path;
+  r.context = {{"memhier_version", "0.1.0"}, {"device_backend", "cuda"}, {"gpu_name", gpu},
+               {"compute_capability", "9.0"}, {"driver_version", "580.159.04"}, {"trace_dir", "traces"}};
+  return r;
+}
+
+void add(BenchRun& r, const std::string& name, const std::map<std::string, double>& counters, int rep = 0) {
+  BenchEntry e = test_support::bench_entry(name, counters);
+  e.repetition_index = rep;
+  r.entries.push_back(e);
+}
+
+const std::string kRead = "gmem_throughput/kind:read/width:16/ilp:4/cta_size:1024/ctas:1";
+
+nlohmann::json topology(double read_bw, double l1_hit, double l2_hit, double l1_size, double l1_line) {
+  return {{"schema", "memhier-topology/1"},
+          {"caches",
+           {{"l1", {{"size_bytes", l1_size}, {"size_bracket_bytes", {l1_size, l1_size + 32}}, {"line_bytes", l1_line},
+                    {"sets", nullptr}, {"hit_latency_cycles", l1_hit}}},
+            {"l2", {{"hit_latency_cycles", l2_hit}}}}},
+          {"global_memory",
+           {{"peak_read_bytes_per_second", read_bw}, {"throughput", {{"read", {{"benchmark", kRead}}}}}}}};
+}
+
+CompareInput in(BenchRun b, nlohmann::json t, const std::string& label = "run") {
+  CompareInput c;
+  c.label = label;
+  c.bench = std::move(b);
+  c.topology = std::move(t);
+  return c;
+}
+
+const GateRow* row(const GateResult& r, const std::string& id) {
+  for (const auto& x : r.rows)
+    if (x.id == id) return &x;
+  return nullptr;
+}
+
+const nlohmann::json kBase = topology(3.2e12, 37.0, 300.0, 245760, 128);
+
+}  // namespace
+
+TEST(Gate, BackToBackIsNoChange) {
+  const GateResult r = gate_compare(in(bench(), kBase), in(bench(), topology(3.19e12, 36.0, 305.0, 245776, 128)), {});
+  EXPECT_TRUE(r.headline);
+  EXPECT_EQ(r.worse(), 0);
+  EXPECT_EQ(r.structural_changes(), 0);  // 16 bytes apart: the stated brackets overlap
+  EXPECT_EQ(gate_exit_code(r, true, true), 0);
+  EXPECT_EQ(r.undetermined.at("l1"), std::vector<std::string>{"sets"});  // null in both: said once
+}
+
+TEST(Gate, ABandwidthDropOfFivePercentIsWorseAndOfLessIsNot) {
+  GateResult r = gate_compare(in(bench(), kBase), in(bench(), topology(3.2e12 * 0.95, 37, 300, 245760, 128)), {});
+  EXPECT_EQ(row(r, "global_memory.peak_read_bytes_per_second")->verdict, Verdict::worse);
+  EXPECT_EQ(gate_exit_code(r, true, true), 1);
+  EXPECT_EQ(gate_exit_code(r, false, true), 0);  // relaxed: --fail-on=structure
+  r = gate_compare(in(bench(), kBase), in(bench(), topology(3.2e12 * 0.951, 37, 300, 245760, 128)), {});
+  EXPECT_EQ(row(r, "global_memory.peak_read_bytes_per_second")->verdict, Verdict::same);
+}
+
+TEST(Gate, LatencyNeedsTenCyclesAndFivePercent) {
+  const GateResult r = gate_compare(in(bench(), kBase), in(bench(), topology(3.2e12, 47, 314, 245760, 128)), {});
+  EXPECT_EQ(row(r, "caches.l1.hit_latency_cycles")->verdict, Verdict::worse);  // +10 cycles
+  EXPECT_EQ(row(r, "caches.l2.hit_latency_cycles")->verdict, Verdict::same);   // +14 < 5 % of 300
+  const GateResult s = gate_compare(in(bench(), kBase), in(bench(), topology(3.2e12, 46, 300, 245760, 128)), {});
+  EXPECT_EQ(row(s, "caches.l1.hit_latency_cycles")->verdict, Verdict::same);  // +9 cycles
+}
+
+TEST(Gate, RepetitionsSpreadHoldsBackAChangeWithinIt) {
+  BenchRun a = bench(), b = bench();
+  const double reps[] = {3.0e12, 3.2e12, 3.4e12, 3.6e12};  // 2 x MAD = 0.4e12, about 12 %
+  for (int i = 0; i < 4; ++i) {
+    add(a, kRead, {{"bytes_per_second", reps[i]}}, i);
+    add(b, kRead, {{"bytes_per_second", reps[i] * 0.93}}, i);
+  }
+  const GateResult r = gate_compare(in(a, kBase), in(b, topology(3.2e12 * 0.93, 37, 300, 245760, 128)), {});
+  const GateRow* x = row(r, "global_memory.peak_read_bytes_per_second");
+  EXPECT_EQ(x->verdict, Verdict::same);
+  EXPECT_NE(x->note.find("within the runs' spread (repetitions"), std::string::npos) << x->note;
+  EXPECT_NEAR(x->spread, 0.4e12, 1e9);
+}
+
+TEST(Gate, APatternOfFewAccessesNeverDecidesAlone) {
+  const fs::path dir = fs::path(MEMHIER_BINARY_DIR) / "test_gate_spectrum";
+  fs::remove_all(dir);
+  const std::string name = "latency_spectrum/path:global_cg/bytes:1048576/far_stride:65536/near_stride:4096";
+  auto make = [&](const std::string& sub, std::uint32_t shift) {
+    fs::create_directories(dir / sub / "traces");
+    Trace t;
+    t.benchmark = name;
+    for (int i = 0; i < 200; ++i) {  // 194 accesses of pattern 0 (cold_far), 6 of pattern 4 (same_line)
+      t.index.push_back(i);
+      t.latency.push_back((i < 194 ? 700 + i % 5 : 300) + shift);
+      t.label.push_back(i < 194 ? 0 : 4);
+    }
+    write_trace((dir / sub / "traces" / (sanitize_for_file(name) + ".trace")).string(), t);
+    BenchRun b = bench("NVIDIA H100 80GB HBM3", (dir / sub / "bench.json").string());
+    add(b, name, {{"cold_far_cycles", 702.0 + shift}, {"same_line_cycles", 300.0 + shift}});
+    nlohmann::json topo = kBase;
+    topo["global_memory"]["latency_spectrum"] = {
+        {"global_cg", {{{"pattern", "cold_far"}, {"cycles", 702 + shift}}, {{"pattern", "same_line"}, {"cycles", 300 + shift}}}}};
+    return in(b, topo, sub);
+  };
+  const GateResult r = gate_compare(make("a", 0), make("b", 40), {});
+  EXPECT_EQ(row(r, "spectrum.global_cg.cold_far")->verdict, Verdict::worse);  // 194 accesses, IQR 2
+  const GateRow* few = row(r, "spectrum.global_cg.same_line");
+  EXPECT_EQ(few->verdict, Verdict::info);
+  EXPECT_NE(few->note.find("not decisive alone"), std::string::npos);
+  EXPECT_EQ(few->samples_base, 6);
+}
+
+TEST(Gate, ABimodalPatternsMedianFlippingModesIsWithinItsInterval) {
+  // The H100's cold_near DRAM accesses: 64 of them, ~540 or ~730 cycles, near half each. The
+  // median of one run lands in the lower mode, of the next in the upper one (575 vs 730 at 20:49Z
+  // and 21:00Z): the same memory, the interval of the median spans both modes. A unimodal pattern
+  // moved by 40 cycles stays a change.
+  const fs::path dir = fs::path(MEMHIER_BINARY_DIR) / "test_gate_bimodal";
+  fs::remove_all(dir);
+  const std::string name = "latency_spectrum/path:global_cg/bytes:1048576/far_stride:65536/near_stride:4096";
+  auto make = [&](const std::string& sub, int low, std::uint32_t shift) {
+    fs::create_directories(dir / sub / "traces");
+    Trace t;
+    t.benchmark = name;
+    std::vector<double> near;
+    for (int i = 0; i < 64; ++i) {  // pattern 1 (cold_near): `low` in the lower mode; pattern 0 (cold_far)
+      t.index.push_back(i);
+      const std::uint32_t l = i < low ? 540 + i % 7 : 730 + i % 7;
+      t.latency.push_back(l);
+      t.label.push_back(1);
+      near.push_back(l);
+    }
+    for (int i = 0; i < 200; ++i) t.index.push_back(64 + i), t.latency.push_back(700 + i % 5 + shift), t.label.push_back(0);
+    write_trace((dir / sub / "traces" / (sanitize_for_file(name) + ".trace")).string(), t);
+    std::sort(near.begin(), near.end());
+    const double med = near[near.size() / 2];
+    BenchRun b = bench("NVIDIA H100 80GB HBM3", (dir / sub / "bench.json").string());
+    add(b, name, {{"cold_far_cycles", 702.0 + shift}, {"cold_near_cycles", med}});
+    nlohmann::json topo = kBase;
+    topo["global_memory"]["latency_spectrum"] = {
+        {"global_cg", {{{"pattern", "cold_far"}, {"cycles", 702 + shift}}, {{"pattern", "cold_near"}, {"cycles", med}}}}};
+    return in(b, topo, sub);
+  };
+  const GateResult r = gate_compare(make("a", 34, 0), make("b", 30, 40), {});
+  const GateRow* flip = row(r, "spectrum.global_cg.cold_near");
+  ASSERT_TRUE(flip->change.has_value());
+  EXPECT_GT(std::fabs(*flip->change), 0.2);  // 540-ish vs 730-ish
+  EXPECT_EQ(flip->verdict, Verdict::same) << flip->note;
+  EXPECT_NE(flip->note.find("interval of the median"), std::string::npos) << flip->note;
+  EXPECT_EQ(row(r, "spectrum.global_cg.cold_far")->verdict, Verdict::worse);
+}
+
+TEST(Gate, StructureChangesFailWithExitThree) {
+  GateResult r = gate_compare(in(bench(), kBase), in(bench(), topology(3.2e12, 37, 300, 245760, 64)), {});
+  EXPECT_EQ(row(r, "caches.l1.line_bytes")->verdict, Verdict::changed);
+  EXPECT_EQ(gate_exit_code(r, true, true), 3);
+  EXPECT_EQ(gate_exit_code(r, true, false), 0);
+  r = gate_compare(in(bench(), kBase), in(bench(), topology(3.2e12, 37, 300, 122880, 128)), {});
+  EXPECT_EQ(row(r, "caches.l1.size_bytes")->verdict, Verdict::changed);
+  EXPECT_EQ(row(r, "caches.l1.size_bytes")->test, "range");
+  nlohmann::json none = kBase;
+  none["caches"]["l1"]["line_bytes"] = nullptr;
+  r = gate_compare(in(bench(), kBase), in(bench(), none), {});
+  EXPECT_EQ(row(r, "caches.l1.line_bytes")->verdict, Verdict::info);  // determined in one run only
+  EXPECT_EQ(gate_exit_code(r, true, true), 0);
+}
+
+TEST(Gate, DifferentGpusAreRefusedOrShownSideBySide) {
+  const GateResult r = gate_compare(in(bench(), kBase), in(bench("NVIDIA H200"), kBase), {});
+  EXPECT_TRUE(r.refused());
+  EXPECT_EQ(gate_exit_code(r, true, true), 4);
+  GateOptions o;
+  o.ignore_device = true;
+  const GateResult s = gate_compare(in(bench(), kBase), in(bench("NVIDIA H200"), topology(4.6e12, 37, 300, 245760, 128)), o);
+  EXPECT_EQ(gate_exit_code(s, true, true), 0);
+  const std::string text = render_gate_console(s, false);
+  EXPECT_NE(text.find("new/base"), std::string::npos);
+  EXPECT_NE(text.find("x1.438"), std::string::npos) << text;  // 4.6 / 3.2
+}
+
+TEST(Gate, ConsoleTableFitsOneHundredColumnsAndNamesTheDrivers) {
+  BenchRun b = bench();
+  b.context["driver_version"] = "575.57.08";
+  const GateResult r = gate_compare(in(bench(), kBase, std::string(150, 'x')), in(b, topology(3.0e12, 50, 300, 245760, 64)), {});
+  const std::string text = render_gate_console(r, false);
+  std::istringstream lines(text);
+  for (std::string l; std::getline(lines, l);) EXPECT_LE(l.size(), 100u) << l;
+  EXPECT_NE(text.find("driver: 580.159.04 -> 575.57.08"), std::string::npos);
+  EXPECT_NE(text.find("gate: FAIL"), std::string::npos);
+  const nlohmann::json j = render_gate_json(r, false);
+  EXPECT_EQ(j["gate"]["exit_code"], 3);
+  EXPECT_EQ(j["format"], "memhier-compare/2");
+}
+
+TEST(Gate, AMinorityOfSamplesFromAnotherLevelDoesNotWidenTheSpread) {
+  // Hit latencies of a path's chases: most at the level (280), a few far-partition ones (420).
+  BenchRun a = bench(), b = bench();
+  const double lat[] = {280, 281, 279, 280, 282, 420, 421};
+  for (int i = 0; i < 7; ++i) {
+    const std::string n = "pchase/path:global_cg/mode:count/bytes:" + std::to_string(1 << (20 + i)) + "/stride:128";
+    add(a, n, {{"hit_latency_cycles", lat[i]}, {"accesses", 1000}, {"misses", 10}});
+    add(b, n, {{"hit_latency_cycles", lat[i] + 40}, {"accesses", 1000}, {"misses", 10}});
+  }
+  nlohmann::json ta = kBase, tb = kBase;
+  ta["caches"]["l2"]["latency_levels_global_cg"] = nlohmann::json::array({{{"mean_cycles", 300.0}, {"accesses", 50000}}});
+  tb["caches"]["l2"] = ta["caches"]["l2"];
+  tb["caches"]["l2"]["hit_latency_cycles"] = 340.0;
+  const GateResult r = gate_compare(in(a, ta), in(b, tb), {});
+  const GateRow* x = row(r, "caches.l2.hit_latency_cycles");
+  EXPECT_LT(x->spread, 10);                 // 2 x MAD of the chases, not their range
+  EXPECT_EQ(x->verdict, Verdict::worse);    // +40 cycles: beyond max(10, 15) and the spread
+  EXPECT_EQ(x->samples_base, 50000);        // the accesses of its latency level
+}
+
+TEST(Gate, AStructuralCountWithAStatedRangeIsJudgedByItsRange) {
+  nlohmann::json a = kBase, b = kBase;
+  a["outstanding_requests"] = {{"design", "mshr"}, {"entries_per_sm", 256}, {"entries_per_sm_range", {240, 272}}};
+  b["outstanding_requests"] = {{"design", "mshr"}, {"entries_per_sm", 264}, {"entries_per_sm_range", {248, 280}}};
+  GateResult r = gate_compare(in(bench(), a), in(bench(), b), {});
+  EXPECT_EQ(row(r, "outstanding_requests.entries_per_sm")->verdict, Verdict::same);  // ranges overlap
+  EXPECT_EQ(row(r, "outstanding_requests.entries_per_sm")->test, "range");
+  b["outstanding_requests"] = {{"design", "prt"}, {"entries_per_sm", 128}, {"entries_per_sm_range", {120, 136}}};
+  r = gate_compare(in(bench(), a), in(bench(), b), {});
+  EXPECT_EQ(row(r, "outstanding_requests.entries_per_sm")->verdict, Verdict::changed);
+  EXPECT_EQ(row(r, "outstanding_requests.design")->verdict, Verdict::changed);
+  EXPECT_EQ(gate_exit_code(r, true, true), 3);
+}
+
+TEST(Gate, ALowerBoundIsChangedOnlyByAValueBelowIt) {
+  nlohmann::json a = kBase, b = kBase;
+  const std::string k = "outstanding_requests.max_outstanding_requests_per_sm";
+  a["outstanding_requests"] = {{"max_outstanding_requests_per_sm", 32768}, {"max_outstanding_is_lower_bound", true}};
+  b["outstanding_requests"] = {{"max_outstanding_requests_per_sm", 1200}, {"max_outstanding_is_lower_bound", true}};
+  GateResult r = gate_compare(in(bench(), a), in(bench(), b), {});
+  EXPECT_EQ(row(r, k)->verdict, Verdict::same) << row(r, k)->note;  // two bounds never contradict
+  EXPECT_EQ(row(r, k)->test, "bound");
+  b["outstanding_requests"] = {{"max_outstanding_requests_per_sm", 40000}, {"max_outstanding_is_lower_bound", false}};
+  r = gate_compare(in(bench(), a), in(bench(), b), {});
+  EXPECT_EQ(row(r, k)->verdict, Verdict::same) << row(r, k)->note;  // a table beyond the bound
+  b["outstanding_requests"] = {{"max_outstanding_requests_per_sm", 20576}, {"max_outstanding_is_lower_bound", false}};
+  r = gate_compare(in(bench(), a), in(bench(), b), {});
+  EXPECT_EQ(row(r, k)->verdict, Verdict::changed) << row(r, k)->note;  // a table the bound rules out
+}
