@@ -45,7 +45,7 @@ def scan(root):
             ctx = archive_pack.load_json(os.path.join(dirpath, bench))["context"]
             if not isinstance(ctx, dict) or "memhier_version" not in ctx:
                 raise ValueError("no memhier_version in the context")
-        except (OSError, ValueError, KeyError, TypeError) as e:
+        except (OSError, EOFError, ValueError, KeyError, TypeError) as e:  # EOFError: a truncated gzip
             print("archive_index.py: %s: skipped (%s)" % (rel, e), file=sys.stderr)
             skipped.append(rel)
             continue
@@ -66,6 +66,12 @@ def scan(root):
         })
     archives.sort(key=lambda a: (a["sm"], a["gpu_slug"], a["utc"], a["path"]))
     return archives, skipped
+
+
+def render(archives, skipped):
+    """The index file's text for a scan (scripts/results_retention.py compares it with index.json)."""
+    index = {"format": "memhier-archive-index/1", "archives": archives, "skipped": skipped}
+    return json.dumps(index, indent=1) + "\n"
 
 
 def main():
@@ -94,8 +100,7 @@ def main():
         newest = max(match, key=lambda a: (a["utc"], a["path"]))
         print(os.path.join(args.results, newest["path"]))
         return 0
-    index = {"format": "memhier-archive-index/1", "archives": archives, "skipped": skipped}
-    text = json.dumps(index, indent=1) + "\n"
+    text = render(archives, skipped)
     out = args.output or os.path.join(args.results, "index.json")
     old = None
     if os.path.exists(out):

@@ -1,0 +1,14 @@
+# results/ follows its retention rule (results/README.md): the committed tree passes
+# scripts/results_retention.py check; on a small synthetic tree every kind of violation is reported
+# and `apply` leaves a tree that passes. docs/results.md's tables are the ones
+# scripts/results_table.py generates from the kept archives.
+find_program(MEMHIER_PYTHON3_RESULTS python3)
+if(MEMHIER_PYTHON3_RESULTS)
+  add_test(NAME cli_results_retention
+           COMMAND ${MEMHIER_PYTHON3_RESULTS} ${PROJECT_SOURCE_DIR}/scripts/results_retention.py check results
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  add_test(NAME cli_results_retention_synthetic
+           COMMAND ${MEMHIER_PYTHON3_RESULTS} ${CMAKE_CURRENT_SOURCE_DIR}/cli/results/check_retention.py
+                   ${PROJECT_SOURCE_DIR}/scripts ${CMAKE_CURRENT_BINARY_DIR}/cli_results_retention)
+  set_tests_properties(cli_results_retention cli_results_retention_synthetic PROPERTIES LABELS cli TIMEOUT 120)
+endif()
