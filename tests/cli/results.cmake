@@ -10,5 +10,12 @@ if(MEMHIER_PYTHON3_RESULTS)
   add_test(NAME cli_results_retention_synthetic
            COMMAND ${MEMHIER_PYTHON3_RESULTS} ${CMAKE_CURRENT_SOURCE_DIR}/cli/results/check_retention.py
                    ${PROJECT_SOURCE_DIR}/scripts ${CMAKE_CURRENT_BINARY_DIR}/cli_results_retention)
-  set_tests_properties(cli_results_retention cli_results_retention_synthetic PROPERTIES LABELS cli TIMEOUT 120)
+  add_test(NAME cli_results_tables
+           COMMAND ${MEMHIER_PYTHON3_RESULTS} ${PROJECT_SOURCE_DIR}/scripts/results_table.py --check docs/results.md --results results
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  add_test(NAME cli_results_tables_detects
+           COMMAND ${MEMHIER_PYTHON3_RESULTS} ${CMAKE_CURRENT_SOURCE_DIR}/cli/results/check_tables.py
+                   ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/cli_results_tables)
+  set_tests_properties(cli_results_retention cli_results_retention_synthetic cli_results_tables
+                       cli_results_tables_detects PROPERTIES LABELS cli TIMEOUT 120)
 endif()
