@@ -8,18 +8,14 @@
 # touched. SIGINT/SIGTERM/SIGHUP end every child, remove the temporary directory, print one line
 # and exit with 128 + the signal; a later run removes the temporary directories of runs that were
 # killed (SIGKILL, power loss), never one of a run still alive (docs/methodology.md, reliability).
-#
-# usage: scripts/characterize.sh [--device cuda:N|sim:<config.json>] [--all] [--plan full|quick]
-#                                [--rounds N] [--results DIR] [--no-build | --build-dir DIR]
-#                                [--full-traces DIR] [--no-plots] [-- extra memhier-bench flags]
-# The archive stays within 2 MB: traces packed into traces.pack.gz, bench.json and refine-N.json
-# gzip-compressed (scripts/archive_pack.py; memhier-infer, memhier-compare and plot.py read them
-# as they are). --full-traces DIR keeps the unpacked traces (and the plots when the archive has
-# no room for them) in DIR/<the archive's relative path>/, outside results/. --no-plots skips the
-# plots (on the H100 they add ~2 s beside the final analysis and do not fit the archive;
-# scripts/plot.py <archive> draws them from the archive at any time).
+# The wall time of the whole run (up to the packed archive) and of each stage go into the archive
+# (characterize_wall_seconds, characterize_stages) exactly as the last line prints them.
+# Usage: --help (usage() below). Every path argument is taken relative to the calling directory.
 set -euo pipefail
 START=$(pwd)
+# A path argument as the caller meant it: relative to the directory the script was called from
+# (the script works from the repository root or the install prefix).
+abspath() { case "$1" in /*) printf '%s' "$1" ;; *) printf '%s/%s' "$START" "$1" ;; esac; }
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 # Installed (cmake --install): this script in P/share/memhier/scripts, the programs in P/bin;
@@ -27,32 +23,61 @@ ROOT=$(pwd)
 installed=0
 if [ ! -f "$ROOT/CMakeLists.txt" ] && [ -x "$ROOT/../../bin/memhier-bench" ]; then installed=1; fi
 
+usage() {
+  cat <<USAGE
+usage: characterize.sh [--device cuda:N|sim:CONFIG.json ...] [--all] [--plan full|quick] [--rounds N]
+                       [--results DIR] [--no-build | --build-dir DIR] [--full-traces DIR] [--no-plots]
+                       [-- memhier-bench flags]
+
+Characterizes a GPU in one command: $([ "$installed" = 1 ] && echo "runs the installed programs ($ROOT/../../bin)" || echo "builds build/release if needed"), measures
+the plan and the refinement rounds, analyzes, draws the plots and writes one new archive
+  <results>/<sm_XX>/<gpu-slug>/<driver-version>/<UTC timestamp>/
+(bench.json.gz, refine-N.json.gz, traces.pack.gz, topology.json, report.md, plots/), then prints
+the topology. The archive appears only when every step succeeded; an existing one is never touched.
+
+  --device D        cuda:N (default cuda:0) or sim:CONFIG.json (the simulated device); given more
+                    than once, each device in turn, one archive each
+  --all             every GPU of the host in turn (nvidia-smi -L), one archive each
+  --plan P          full (default) or quick (a small plan of every family)
+  --rounds N        at most N refinement rounds, 0 to 20 (default 6)
+  --results DIR     where archives go (default: $([ "$installed" = 1 ] && echo "./results of the calling directory" || echo "results/ of the repository"))
+  --no-build        use the existing build/release
+  --build-dir DIR   use the programs of another build (e.g. build/ci)
+  --full-traces DIR keep the unpacked traces (and plots left out of the archive) in DIR/<archive path>/
+  --no-plots        no plots (plot.py <archive> draws them later)
+  -- FLAGS          passed to memhier-bench (e.g. -- --benchmark_filter=^pchase)
+
+Paths are taken relative to the calling directory. The last line before the tables says how long
+the run took and where the time went; the archive keeps the same figures (characterize_wall_seconds,
+characterize_stages). Exit status: 0 done, 1 a step failed, 2 bad arguments, 128+N a signal.
+USAGE
+}
 usage_error() { echo "characterize.sh: $*" >&2; exit 2; }
 # value FLAG "$@": the value after FLAG, or one line and exit 2
 value() { [ $# -ge 2 ] && [ -n "$2" ] && [ "${2#--}" = "$2" ] || usage_error "$1 needs a value (see --help)"; printf '%s' "$2"; }
 
-device=cuda:0; device_given=0; all=0; plan=full; rounds=6; results=$ROOT/results; build=1; extra=(); BIN=$ROOT/build/release
+devices=(); all=0; plan=full; rounds=6; results=$ROOT/results; build=1; extra=(); BIN=$ROOT/build/release
 build_dir=""
 full_traces=""; plots=1; limit=2000000  # bytes on disk of one archive
 if [ "$installed" = 1 ]; then BIN=$(cd "$ROOT/../../bin" && pwd); build=0; results=$START/results; fi
 while [ $# -gt 0 ]; do
   case "$1" in
-    --device) device=$(value "$@") || exit 2; device_given=1; shift 2 ;;
-    --device=*) device=${1#*=}; device_given=1; shift ;;
+    --device) d=$(value "$@") || exit 2; devices+=("$d"); shift 2 ;;
+    --device=*) devices+=("${1#*=}"); shift ;;
     --all) all=1; shift ;;
     --plan) plan=$(value "$@") || exit 2; shift 2 ;;
     --plan=*) plan=${1#*=}; shift ;;
     --rounds) rounds=$(value "$@") || exit 2; shift 2 ;;
     --rounds=*) rounds=${1#*=}; shift ;;
-    --results) results=$(value "$@") || exit 2; shift 2 ;;
-    --results=*) results=${1#*=}; shift ;;
+    --results) results=$(value "$@") || exit 2; results=$(abspath "$results"); shift 2 ;;
+    --results=*) results=$(abspath "${1#*=}"); shift ;;
     --no-build) build=0; shift ;;
     --no-plots) plots=0; shift ;;
-    --full-traces) full_traces=$(value "$@") || exit 2; shift 2 ;;
-    --full-traces=*) full_traces=${1#*=}; shift ;;
-    --build-dir) build_dir=$(value "$@") || exit 2; shift 2 ;;
-    --build-dir=*) build_dir=${1#*=}; shift ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --full-traces) full_traces=$(value "$@") || exit 2; full_traces=$(abspath "$full_traces"); shift 2 ;;
+    --full-traces=*) full_traces=$(abspath "${1#*=}"); shift ;;
+    --build-dir) build_dir=$(value "$@") || exit 2; build_dir=$(abspath "$build_dir"); shift 2 ;;
+    --build-dir=*) build_dir=$(abspath "${1#*=}"); shift ;;
+    -h|--help) usage; exit 0 ;;
     --) shift; extra=("$@"); break ;;
     *) usage_error "unknown argument '$1' (see --help)" ;;
   esac
@@ -60,17 +85,20 @@ done
 # Every value checked before anything runs: one line and exit 2.
 case "$plan" in full|quick) ;; *) usage_error "--plan must be full or quick, not '$plan'" ;; esac
 [[ "$rounds" =~ ^[0-9]+$ ]] && [ "$rounds" -le 20 ] || usage_error "--rounds must be an integer from 0 to 20, not '$rounds'"
-case "$device" in
-  cuda:*) [[ "${device#cuda:}" =~ ^[0-9]+$ ]] || usage_error "bad device '$device': use cuda:N (N a device index) or sim:<config.json>" ;;
-  sim:*) [ -n "${device#sim:}" ] || usage_error "bad device '$device': use sim:<config.json>"
-         [ -f "${device#sim:}" ] && [ -r "${device#sim:}" ] || usage_error "sim config ${device#sim:}: no such readable file" ;;
-  *) usage_error "unknown device '$device': use cuda:N or sim:<config.json>" ;;
-esac
-[ "$all" = 1 ] && [ "$device_given" = 1 ] && usage_error "--all runs every GPU; it does not take --device"
-case "$results" in /*) ;; *) results=$START/$results ;; esac  # relative to where it was called
-[ -z "$build_dir" ] || case "$build_dir" in /*) ;; *) build_dir=$START/$build_dir ;; esac
+[ "$all" = 1 ] && [ ${#devices[@]} -gt 0 ] && usage_error "--all runs every GPU; it does not take --device"
+[ "$all" = 1 ] || [ ${#devices[@]} -gt 0 ] || devices=(cuda:0)
+for i in "${!devices[@]}"; do
+  d=${devices[$i]}
+  case "$d" in
+    cuda:*) [[ "${d#cuda:}" =~ ^[0-9]+$ ]] || usage_error "bad device '$d': use cuda:N (N a device index) or sim:<config.json>" ;;
+    sim:*) [ -n "${d#sim:}" ] || usage_error "bad device '$d': use sim:<config.json>"
+           cfg=$(abspath "${d#sim:}")  # relative to the calling directory, like every path
+           [ -f "$cfg" ] && [ -r "$cfg" ] || usage_error "sim config ${d#sim:}: no such readable file ($cfg)"
+           devices[$i]=sim:$cfg ;;
+    *) usage_error "unknown device '$d': use cuda:N or sim:<config.json>" ;;
+  esac
+done
 if [ -n "$full_traces" ]; then
-  case "$full_traces" in /*) ;; *) full_traces=$START/$full_traces ;; esac
   mkdir -p "$full_traces" 2>/dev/null && [ -w "$full_traces" ] || usage_error "--full-traces $full_traces: cannot create or write this directory"
   full_traces=$(cd "$full_traces" && pwd)
 fi
@@ -91,10 +119,12 @@ done
 T0US=${EPOCHREALTIME/[.,]/}
 now_ms() { local t=${EPOCHREALTIME/[.,]/}; echo $(( (t - T0US) / 1000 )); }
 say() { local ms; ms=$(now_ms); printf '[characterize %5d.%ds] %s\n' $((ms / 1000)) $((ms % 1000 / 100)) "$*" >&2; }
-# Wall time per stage ("plan 17.4, infer-1 1.3, ..."), into the context with the total.
-stages=""; stage_ms=0
+# Wall time per stage ("plan 17.41, infer-1 1.30, ..."), into the archive with the total. `stages`
+# and `stage_ms` are characterize_one's locals (bash scoping is dynamic): each device its own.
 stage_begin() { stage_ms=$(now_ms); }
 stage_end() { local d=$(( $(now_ms) - stage_ms )); stages="${stages:+$stages, }$1 $((d / 1000)).$(printf '%03d' $((d % 1000)) | cut -c1-2)"; }
+# Milliseconds as the seconds printed and archived (one decimal, truncated): one formatter for both.
+seconds() { printf '%d.%d' $(($1 / 1000)) $(($1 % 1000 / 100)); }
 
 # 1. What is missing: Debian packages when we are root with apt (failures are not fatal: CMake
 #    says what it cannot find), nvcc on the PATH.
@@ -209,8 +239,11 @@ wait_for() { while [ ! -e "$1" ]; do alive "$2" || { [ -e "$1" ]; return; }; sle
 # caches_per_sm's other-warp evictions at 64 KiB read 7 % instead of 0 % (l1 slices_per_sm 1, not 32).
 DEFER=gmem_throughput,l1_throughput,l2_throughput,l2_partitions,outstanding_requests,smem_throughput,smem_bank_conflict,warp_access
 
+# One device, start to archive. Everything a device's run keeps is local here or reset here, so
+# that each device of --all (or of several --device) has its own stages and wall time.
 characterize_one() {
-  local dev=$1 t0=$SECONDS t0ms
+  local dev=$1 t0ms stages="" stage_ms=0
+  tmp=""; child=""; committing=0; pending_sig=""  # the traps' globals, reset per device
   t0ms=$(now_ms)
   remove_stale
   tmp=$(mktemp -d "$results/.incomplete-XXXXXX")  # global: the traps need it after return
@@ -268,26 +301,20 @@ characterize_one() {
   # the fault (memhier_device_fault) and every benchmark that did not run
   case $rc in 0) ;; 3) say "the device became unusable during the measurements; analyzing what was measured" ;; *) exit "$rc" ;; esac
   [ -n "$defer" ] && fresh=0  # bench.json now holds the deferred families too
-  # The wall time of measuring (plan + refinement) and its stages go into bench.json's context (and
-  # the topology's device section); the request files, kept to document the loop, are compacted;
-  # the archive's place comes from the context. One Python, files replaced whole (plot.py may be
-  # reading bench.json meanwhile).
-  local wall_s measured=$stages sm slug drv ts dest rel used
-  wall_s=$(python3 -c 'print(round(int(__import__("sys").argv[1]) / 1000, 1))' "$(( $(now_ms) - t0ms ))")
-  read -r sm slug drv < <(python3 - "$tmp" "$wall_s" "$stages" <<'PY'
+  stage_begin  # ends after the plots and the final analysis (or as "prepare" when neither runs)
+  # The request files, kept to document the loop, are compacted; the archive's place comes from
+  # the context (read only: bench.json is written once more, at the end, with the wall time).
+  local sm slug drv ts dest rel used
+  read -r sm slug drv < <(python3 - "$tmp" <<'PY'
 import glob, json, os, re, sys
-d, wall, stages = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+d = sys.argv[1]
 def put(path, obj):
     with open(path + ".tmp", "w") as f:
         json.dump(obj, f, separators=(",", ":"))
     os.replace(path + ".tmp", path)
 for q in glob.glob(os.path.join(d, "requests-*.json")):
     put(q, json.load(open(q)))
-b = json.load(open(os.path.join(d, "bench.json")))
-c = b["context"]
-c["characterize_wall_seconds"] = wall
-c["characterize_stages"] = stages  # wall seconds per stage of the measuring
-put(os.path.join(d, "bench.json"), b)
+c = json.load(open(os.path.join(d, "bench.json")))["context"]
 safe = lambda v: re.sub(r"[^A-Za-z0-9._-]", "_", str(v))
 print(safe(c.get("sm_tag", "sim")), safe(c.get("gpu_slug", c.get("gpu_name", "unknown-gpu"))),
       safe(c.get("driver_version", "unknown-driver")))
@@ -300,8 +327,7 @@ PY
     "${PDEATH[@]}" python3 scripts/plot.py "$tmp" >/dev/null 2>"$tmp/.plot.err" &
     plot_pid=$!
   fi
-  stage_begin
-  local final=""
+  local final="" prc=0
   [ -n "$plot_pid" ] && final=plots
   if [ -x "$INFER" ] && [ "$fresh" = 0 ]; then
     final="${final:+$final+}analysis"
@@ -309,16 +335,18 @@ PY
     run "$INFER" --allow-errors "${inputs[@]}" -o "$tmp/topology.json" >/dev/null
   fi
   if [ -n "$plot_pid" ]; then
-    wait "$plot_pid" || say "plot.py failed (is matplotlib installed?); archive has no plots: $(tail -1 "$tmp/.plot.err")"
+    # plot.py says what is missing (matplotlib, a script beside it) on its last line
+    wait "$plot_pid" || { prc=$?; say "plot.py failed (exit $prc); the archive has no plots: $(tail -1 "$tmp/.plot.err")"; }
   fi
   rm -f "$tmp/.plot.err"
-  [ -n "$final" ] && stage_end "$final"
+  stage_end "${final:-prepare}"
   ts=$(date -u +%Y%m%dT%H%M%SZ)
   rel="$sm/$slug/$drv/$ts"
   dest="$results/$rel"
   # Small enough to keep: the plots only when the packed archive has room for them
-  # (scripts/plot.py <archive> draws them again from the archive), then the analysis on the plain
-  # files, then the traces packed (the full ones outside results/ on request) and the JSON compressed.
+  # (scripts/plot.py <archive> draws them again from the archive), then the traces packed (the
+  # full ones outside results/ on request).
+  stage_begin
   if [ -d "$tmp/plots" ]; then
     used=$(python3 scripts/archive_pack.py size "$tmp" --estimate)
     if [ $((used + 200000)) -gt "$limit" ]; then  # 200 kB: topology.json and report.md
@@ -326,15 +354,33 @@ PY
       say "plots left out of the archive (${used} bytes with them); scripts/plot.py <archive> draws them"
     fi
   fi
-  # report.md from the final topology, with the plots that stayed (no second analysis)
+  say "packing"
+  run python3 scripts/archive_pack.py pack "$tmp" --traces-only ${full_traces:+--full "$full_traces/$rel"}
+  stage_end pack
+  # The record: the wall time of the whole run so far and its stages, exactly as printed below,
+  # into bench.json's context (spliced in: no second parse of a large file), the JSON files then
+  # compressed, and topology.json's device section and report.md written from the final topology
+  # (no second analysis). Only these writes and the rename come after the figures (tens of ms).
+  local ms wall_s
+  ms=$(( $(now_ms) - t0ms ))
+  wall_s=$(seconds "$ms")
+  run python3 - "$tmp/bench.json" "$wall_s" "$stages" <<'PY'
+import json, os, sys
+path, wall, stages = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+with open(path, encoding="utf-8") as f:
+    text = f.read()
+i = text.index("{", text.index('"context"')) + 1
+keys = '"characterize_wall_seconds": %s, "characterize_stages": %s' % (json.dumps(wall), json.dumps(stages))
+text = text[:i] + keys + ("" if text[i:].lstrip().startswith("}") else ",") + text[i:]
+with open(path + ".tmp", "w", encoding="utf-8") as f:
+    f.write(text)
+os.replace(path + ".tmp", path)
+PY
+  run python3 scripts/archive_pack.py pack "$tmp"
   if [ -x "$INFER" ] && [ -f "$tmp/topology.json" ]; then
     run "$INFER" --from-topology "$tmp/topology.json" --context characterize_wall_seconds="$wall_s" \
-      --context characterize_stages="$measured" -o "$tmp/topology.json" --report "$tmp/report.md"
+      --context characterize_stages="$stages" -o "$tmp/topology.json" --report "$tmp/report.md"
   fi
-  say "packing"
-  stage_begin
-  run python3 scripts/archive_pack.py pack "$tmp" ${full_traces:+--full "$full_traces/$rel"}
-  stage_end pack
   [ -e "$dest" ] && { echo "characterize.sh: $dest exists; not overwriting" >&2; exit 1; }
   mkdir -p "$(dirname "$dest")"
   # The commit (rename, index) is not interrupted: a signal now is handled once it is done.
@@ -349,8 +395,7 @@ PY
     echo "characterize.sh: interrupted by SIG$1 after the archive was complete: kept $dest" >&2
     exit $((128 + $2))
   fi
-  local ms=$(( $(now_ms) - t0ms ))
-  say "done in $((ms / 1000)).$((ms % 1000 / 100)) s ($stages)"
+  say "device $dev done in $wall_s s ($stages)"
   python3 scripts/archive_pack.py size "$dest" --limit "$limit" >&2 || say "WARNING: the archive exceeds $limit bytes"
   if [ -f "$dest/topology.json" ]; then python3 scripts/topology_table.py "$dest" || true; fi
   echo "report:  $dest/report.md"
@@ -360,7 +405,6 @@ PY
 if [ "$all" = 1 ]; then
   n=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
   [ "${n:-0}" -gt 0 ] || { echo "characterize.sh: --all found no GPU (nvidia-smi -L)" >&2; exit 1; }
-  for i in $(seq 0 $((n - 1))); do characterize_one "cuda:$i"; done
-else
-  characterize_one "$device"
+  for i in $(seq 0 $((n - 1))); do devices+=("cuda:$i"); done
 fi
+for d in "${devices[@]}"; do characterize_one "$d"; done
