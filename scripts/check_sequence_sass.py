@@ -163,6 +163,10 @@ def main(path, windows_out=None):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) >= 2 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        sys.exit(0)
     if len(sys.argv) < 2:
-        sys.exit(__doc__)
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
     sys.exit(main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None))

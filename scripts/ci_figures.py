@@ -55,10 +55,21 @@ def reinfer(infer, archives, work):
     return out
 
 
+def default_compare():
+    """build/release/memhier-compare of the checkout, P/bin/memhier-compare when installed under P
+    (this script in P/share/memhier/scripts), else the one on the PATH."""
+    for p in (os.path.join(HERE, "..", "build", "release", "memhier-compare"),
+              os.path.join(HERE, "..", "..", "..", "bin", "memhier-compare")):
+        if os.access(p, os.X_OK):
+            return os.path.normpath(p)
+    return shutil.which("memhier-compare") or os.path.join(HERE, "..", "build", "release", "memhier-compare")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("archives", nargs="+")
-    ap.add_argument("--compare", default=os.path.join(HERE, "..", "build", "release", "memhier-compare"))
+    ap.add_argument("--compare", default=default_compare(),
+                    help="memhier-compare to use (default: build/release's in a checkout, bin/'s in an install prefix)")
     ap.add_argument("--work", help="directory for the injected copies (default: a temporary one)")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--reinfer", metavar="MEMHIER_INFER", help="analyze copies of the archives again first")

@@ -640,6 +640,10 @@ def main():
         die("%s: no such file or directory" % args.archive)
     archive, ctx, entries, trace_dir = load_archive(args.archive)
     try:
+        import plot_sm_resources  # scripts/plot_sm_resources.py: the issue-13 families
+    except ImportError as ex:
+        die("%s: plot_sm_resources.py must be beside plot.py (%s)" % (ex, os.path.dirname(os.path.abspath(__file__))))
+    try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
@@ -672,7 +676,6 @@ def main():
         "warp_access": lambda es, td: plot_warp_access(out, es, td),
         "clock_overhead": lambda es, td: plot_clock_overhead(out, es, td),
     }
-    import plot_sm_resources  # scripts/plot_sm_resources.py: the issue-13 families
     special.update(plot_sm_resources.specials(out, read_trace, find_trace))
     # The unit of work: a family, or one path of pchase / one pattern of outstanding_requests (their
     # plots are per path / pattern anyway; the two largest families would otherwise bound the wall time).

@@ -2,40 +2,71 @@
 # Regression check of one GPU against its newest archive: runs `memhier-bench --plan=quick` into a
 # temporary directory and compares it (memhier-compare --common-only) with the newest archive of
 # the same GPU under results/. docs/ci.md shows how to wire it into a CI job.
-#
-# usage: scripts/regression_check.sh [--build DIR] [--results DIR] [--device cuda:N]
-#                                    [--threshold F] [--repetitions N] [--format console|markdown|json]
-#                                    [-o FILE] [--keep DIR]
-#   --build        where memhier-bench and memhier-compare are (default build/release)
-#   --results      archive tree (default results/)
-#   --threshold    relative change that counts (default 0.05, memhier-compare's)
-#   --repetitions  --benchmark_repetitions for the quick run (>= 2 enables the spread / U test)
-#   --keep DIR     keep the quick run's bench.json and traces in DIR
-# exit: memhier-compare's (0 pass, 1 worse, 3 structure changed, 4 different GPU), 2 error,
-# 77 skipped (no GPU, no memhier-bench, or no archive of this GPU).
+# Usage: --help. Every path argument is taken relative to the calling directory.
 set -uo pipefail
+START=$(pwd)
+abspath() { case "$1" in /*) printf '%s' "$1" ;; *) printf '%s/%s' "$START" "$1" ;; esac; }
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
-build=$ROOT/build/release results=$ROOT/results device=cuda:0 threshold=0.05 reps=1 format=console out="" keep=""
+# Installed (cmake --install): this script in P/share/memhier/scripts, the programs in P/bin, the
+# archives under ./results of the calling directory (where the installed characterize.sh writes).
+if [ ! -f "$ROOT/CMakeLists.txt" ] && [ -x "$ROOT/../../bin/memhier-compare" ]; then
+  build=$(cd "$ROOT/../../bin" && pwd) results=$START/results
+else
+  build=$ROOT/build/release results=$ROOT/results
+fi
+usage() {
+  cat <<USAGE
+usage: regression_check.sh [--build DIR] [--results DIR] [--device cuda:N] [--threshold F]
+                           [--repetitions N] [--format console|markdown|json] [-o FILE] [--keep DIR]
+
+Regression check of one GPU against its newest archive: runs memhier-bench --plan=quick and
+compares it (memhier-compare --common-only) with the newest archive of the same GPU.
+
+  --build DIR        where memhier-bench and memhier-compare are (default $build)
+  --results DIR      the archive tree (default $results)
+  --device cuda:N    the GPU (default cuda:0)
+  --threshold F      relative change that counts (default 0.05, memhier-compare's)
+  --repetitions N    --benchmark_repetitions of the quick run (>= 2 enables the spread / U test)
+  --format F         console (default), markdown or json
+  -o FILE            write the comparison to FILE
+  --keep DIR         keep the quick run's bench.json and traces in DIR
+
+Paths are taken relative to the calling directory. Exit status: memhier-compare's (0 pass,
+1 worse, 3 structure changed, 4 different GPU), 2 error, 77 skipped (no GPU, no memhier-bench,
+or no archive of this GPU).
+USAGE
+}
+bad() { echo "regression_check.sh: $*" >&2; exit 2; }
+# value FLAG "$@": the value after FLAG, or one line and exit 2
+value() { [ $# -ge 2 ] && [ -n "$2" ] && [ "${2#--}" = "$2" ] || bad "$1 needs a value (see --help)"; printf '%s' "$2"; }
+device=cuda:0 threshold=0.05 reps=1 format=console out="" keep=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --build) build=${2:?}; shift 2 ;;  --build=*) build=${1#*=}; shift ;;
-    --results) results=${2:?}; shift 2 ;;  --results=*) results=${1#*=}; shift ;;
-    --device) device=${2:?}; shift 2 ;;  --device=*) device=${1#*=}; shift ;;
-    --threshold) threshold=${2:?}; shift 2 ;;  --threshold=*) threshold=${1#*=}; shift ;;
-    --repetitions) reps=${2:?}; shift 2 ;;  --repetitions=*) reps=${1#*=}; shift ;;
-    --format) format=${2:?}; shift 2 ;;  --format=*) format=${1#*=}; shift ;;
-    -o) out=${2:?}; shift 2 ;;
-    --keep) keep=${2:?}; shift 2 ;;  --keep=*) keep=${1#*=}; shift ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "regression_check.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    --build) build=$(value "$@") || exit 2; build=$(abspath "$build"); shift 2 ;;
+    --build=*) build=$(abspath "${1#*=}"); shift ;;
+    --results) results=$(value "$@") || exit 2; results=$(abspath "$results"); shift 2 ;;
+    --results=*) results=$(abspath "${1#*=}"); shift ;;
+    --device) device=$(value "$@") || exit 2; shift 2 ;;  --device=*) device=${1#*=}; shift ;;
+    --threshold) threshold=$(value "$@") || exit 2; shift 2 ;;  --threshold=*) threshold=${1#*=}; shift ;;
+    --repetitions) reps=$(value "$@") || exit 2; shift 2 ;;  --repetitions=*) reps=${1#*=}; shift ;;
+    --format) format=$(value "$@") || exit 2; shift 2 ;;  --format=*) format=${1#*=}; shift ;;
+    -o) out=$(value "$@") || exit 2; out=$(abspath "$out"); shift 2 ;;
+    --keep) keep=$(value "$@") || exit 2; keep=$(abspath "$keep"); shift 2 ;;
+    --keep=*) keep=$(abspath "${1#*=}"); shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) bad "unknown argument '$1' (see --help)" ;;
   esac
 done
+[[ "$reps" =~ ^[1-9][0-9]*$ ]] || bad "--repetitions must be a positive integer, not '$reps'"
+case "$format" in console|markdown|json) ;; *) bad "--format must be console, markdown or json, not '$format'" ;; esac
+[[ "$threshold" =~ ^[0-9]*\.?[0-9]+$ ]] || bad "--threshold must be a number, not '$threshold'"
 skip() { echo "SKIP: $*"; exit 77; }
 BENCH=$build/memhier-bench COMPARE=$build/memhier-compare
-[ -x "$COMPARE" ] || { echo "regression_check.sh: $COMPARE missing (build memhier-compare)" >&2; exit 2; }
+[ -x "$COMPARE" ] || bad "$COMPARE missing (build memhier-compare, or give --build DIR)"
 [ -x "$BENCH" ] || skip "no memhier-bench in $build (built without CUDA?)"
-case "$device" in cuda:*) idx=${device#cuda:} ;; *) echo "regression_check.sh: --device must be cuda:N" >&2; exit 2 ;; esac
+case "$device" in cuda:*) idx=${device#cuda:} ;; *) bad "--device must be cuda:N, not '$device'" ;; esac
+[[ "$idx" =~ ^[0-9]+$ ]] || bad "--device must be cuda:N, not '$device'"
 
 # The GPU: name and compute capability from nvidia-smi, slug as memhier-bench writes it.
 command -v nvidia-smi >/dev/null 2>&1 || skip "no GPU (nvidia-smi not found)"

@@ -145,7 +145,11 @@ def main(bench, trace_dir):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) >= 2 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        sys.exit(0)
     if len(sys.argv) < 2:
-        sys.exit(__doc__)
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
     bench = sys.argv[1]
     main(bench, sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(bench), "traces"))

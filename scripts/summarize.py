@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Short plain-text summary of a memhier-bench JSON file (for device runs and quick looks):
 clock overhead, per-path hit latency and capacity edge, stride sweeps, TLB and spectrum.
-Not the analyzer (memhier-infer): no inference beyond reading the counters."""
+Not the analyzer (memhier-infer): no inference beyond reading the counters.
+
+usage: python3 summarize.py <archive-dir | bench.json | bench.json.gz>"""
 import json
 import os
 import sys
@@ -22,7 +24,12 @@ def params(name):
 
 
 def main(path):
-    d = archive_pack.load_json(path)  # bench.json or bench.json.gz
+    if os.path.isdir(path):  # an archive: its bench.json or bench.json.gz
+        path = archive_pack.bench_path(path) or sys.exit("summarize.py: %s: no bench.json(.gz) in it" % path)
+    try:
+        d = archive_pack.load_json(path)  # bench.json or bench.json.gz
+    except (OSError, ValueError) as ex:
+        sys.exit("summarize.py: %s: %s" % (path, ex))
     ctx = d["context"]
     print(f"{ctx.get('gpu_name')} {ctx.get('sm_tag')} driver {ctx.get('driver_version')} "
           f"plan {ctx.get('memhier_plan')} wall {ctx.get('plan_wall_seconds', '?')} s")
@@ -73,4 +80,9 @@ def main(path):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        sys.exit(0)
+    if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
+        sys.exit("usage: summarize.py <archive-dir | bench.json | bench.json.gz> (see --help)")
     main(sys.argv[1])
