@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Device run (lead): the characterization end to end, RUNS times (default 1), then
 # memhier-compare of the first two runs, and the GPU tests; archives come back as one tarball.
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT/results"
+OUT=${OUT:-/tmp/out}
+case "$OUT" in /*) ;; *) OUT=$(pwd)/$OUT ;; esac  # relative to the calling directory
+cd "$(dirname "$0")/.."  # the checkout (scripts/ and build/ below are relative to it)
+mkdir -p "$OUT/results"
 RUNS=${RUNS:-1}
 for i in $(seq 1 "$RUNS"); do
   scripts/characterize.sh --results "$OUT/results" > "$OUT/characterize-$i.log" 2>&1

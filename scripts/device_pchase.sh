@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Device run (lead): build release for sm_90, GPU tests, sanitizer on the P-chase kernels, the
 # P-chase plan; everything under $OUT; short table last.
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+OUT=${OUT:-/tmp/out}
+case "$OUT" in /*) ;; *) OUT=$(pwd)/$OUT ;; esac  # relative to the calling directory
+cd "$(dirname "$0")/.."  # the checkout (scripts/ and build/ below are relative to it)
+mkdir -p "$OUT"
 export CUDAARCHS=${CUDAARCHS:-90}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv > "$OUT/nvidia-smi.csv" 2>&1
 cmake --preset release > "$OUT/configure.log" 2>&1 || { tail -40 "$OUT/configure.log"; exit 1; }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds memhier and runs the whole test suite (`cmake --workflow --preset ci`). No GPU needed:
 # GPU tests skip. Installs missing Debian packages first when it can (root and apt-get present).
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

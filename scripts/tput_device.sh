@@ -3,10 +3,13 @@
 # build memhier-bench, run the families' full plan into $OUT/tput.json, keep SASS of the key
 # kernels and, with MODE=sanitize, compute-sanitizer memcheck/racecheck on the quick plan.
 #   scripts/tput_device.sh [full|quick|tune|gputest|sanitize|ncu] [extra benchmark_filter]
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -euo pipefail
 MODE=${1:-full}
 FILTER=${2:-'^(gmem_throughput|l1_throughput|l2_throughput|smem_throughput|smem_bank_conflict|warp_access)/'}
 OUT=${OUT:-/tmp/tput_out}
+case "$OUT" in /*) ;; *) OUT=$(pwd)/$OUT ;; esac  # relative to the calling directory
+cd "$(dirname "$0")/.."  # the checkout (build/dev below is relative to it)
 mkdir -p "$OUT"
 B=build/dev
 cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DMEMHIER_BUILD_TESTS=OFF >/dev/null

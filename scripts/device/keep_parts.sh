@@ -8,6 +8,7 @@
 # usage: scripts/device/keep_parts.sh UNPACKED_DEVICE_TGZ DEST PART...
 #   e.g. scripts/device/keep_parts.sh /tmp/dev results/sm_90/nvidia-h100-80gb-hbm3/580.159.04/parts-20261123T154100Z tlb mshr
 # Refuses an existing DEST (an archive is never overwritten).
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -euo pipefail
 src=${1:?usage: keep_parts.sh SRC DEST PART...}; dest=${2:?DEST}; shift 2
 [ -e "$dest" ] && { echo "keep_parts.sh: $dest exists; not overwriting" >&2; exit 1; }

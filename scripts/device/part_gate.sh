@@ -10,6 +10,7 @@
 # Before the first run, one memhier-bench start (listing the plan) is timed apart: on a freshly
 # started machine the first CUDA process pays the driver's initialization (~8 s on the H100).
 # GATE_PLOTS_RUNS: the run numbers drawn with plots (e.g. "5"; default none, as the gate needs none).
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail
 dir=${1:?usage: part_gate.sh DIR}
 : "${ROOT:?ROOT not set (run through scripts/device/run.sh)}" "${BIN:?BIN not set}"

@@ -8,6 +8,7 @@
 # plots/, topology.json, report.md, peer.txt, sass_*.txt, summary.txt. Every group and the peer have
 # their own time limit (worst case ~150 s in all, ~30 s expected). Never rebuilds memhier; builds only the peer (one
 # nvcc call, in the background while memhier measures).
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail
 DIR=${1:?usage: part_mshr.sh DIR}
 mkdir -p "$DIR"

@@ -4,6 +4,7 @@
 # then on that archive: memhier-bench's start-up for a refinement round (the archive's last
 # requests file, twice), memhier-infer with all threads and with MEMHIER_THREADS=1, plot.py with
 # all cores and with MEMHIER_PLOT_JOBS=1. Writes DIR/results/ (the archive), DIR/summary.txt.
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail
 dir=${1:?usage: part_profile.sh DIR}
 : "${ROOT:?ROOT not set (run through scripts/device/run.sh)}" "${BIN:?BIN not set}"

@@ -7,6 +7,7 @@
 # access; the access patterns are the same). RACE_FAMILIES: a regex over family names (default all).
 # Writes DIR/racecheck-<family>.log, DIR/racecheck.log (all of them), DIR/summary.txt (the table
 # per family, with the exit status of each family's run). Never rebuilds.
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail
 DIR=$1; mkdir -p "$DIR"
 BIN=${BIN:?BIN (release build directory) not set}; ROOT=${ROOT:?ROOT not set}

@@ -6,6 +6,7 @@
 # clock), CSV with repetitions and interleaving on the device, and the chase kernel's SASS.
 # Full logs under DIR; DIR/summary.txt has a table per tool and family. Never rebuilds.
 # usage: part_sanitize.sh DIR          (BIN: the release build, ROOT: the checkout)
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail
 DIR=$1; mkdir -p "$DIR"
 BIN=${BIN:?BIN (release build directory) not set}; ROOT=${ROOT:?ROOT not set}

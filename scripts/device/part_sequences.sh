@@ -13,6 +13,7 @@
 # policy, cost), the calibration (hit level, next level, threshold, serialized untimed pass), the
 # pool, and a verdict line per check. Needs BIN (release build) and ROOT; never rebuilds. About
 # 10-20 s on an H100 plus up to 45 s of memcheck.
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail
 DIR=${1:?usage: part_sequences.sh DIR}
 mkdir -p "$DIR/traces" "$DIR/traces-l2" "$DIR/traces-memcheck"

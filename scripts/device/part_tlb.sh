@@ -14,6 +14,7 @@
 #   plots/               scripts/plot.py output when matplotlib is there
 # BIN (release build) and ROOT (checkout) come from run.sh; never rebuilds. DEVICE (default cuda:0)
 # may name a simulated device for a dry run (DEVICE=sim:sim/configs/tlb_coalesced.json).
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail
 DIR=${1:?usage: part_tlb.sh DIR}
 BIN=${BIN:-$ROOT/build/release}

@@ -10,10 +10,12 @@
 # Everything comes back as $OUT/device.tgz (all parts) plus $OUT/summary.txt (all tables).
 # DEADLINE (seconds from the start, default 570) bounds the whole call: a part gets at most what is
 # left before it (minus 20 s for packing), and a part that would get less than 30 s is skipped.
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail
+OUT=${OUT:-/tmp/memhier-device-out}
+case "$OUT" in /*) ;; *) OUT=$(pwd)/$OUT ;; esac  # relative to the calling directory
 cd "$(dirname "$0")/../.."
 export ROOT=$(pwd)
-OUT=${OUT:-/tmp/memhier-device-out}
 mkdir -p "$OUT/work"
 export BIN=$ROOT/build/release
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH

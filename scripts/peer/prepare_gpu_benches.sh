@@ -8,9 +8,11 @@
 #   MIRROR_GIT_DIR default: $GPU_BENCHES_MIRROR or /work/.mirror/te42kyfo+gpu-benches/repo
 #   COMMIT         default: HEAD of the mirror
 # No code of the peer enters the project's tracked files: .peer/ is in .gitignore.
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -euo pipefail
-cd "$(dirname "$0")/../.."
 MIRROR=${1:-${GPU_BENCHES_MIRROR:-/work/.mirror/te42kyfo+gpu-benches/repo}}
+case "$MIRROR" in /*) ;; *) MIRROR=$(pwd)/$MIRROR ;; esac  # relative to the calling directory
+cd "$(dirname "$0")/../.."
 REV=${2:-HEAD}
 OUT=.peer/gpu-benches
 if ! git --git-dir="$MIRROR" rev-parse --verify -q "$REV^{commit}" >/dev/null; then
