@@ -572,83 +572,137 @@ void add_throughput_sections(const std::vector<BenchRun>& runs, nlohmann::json& 
   warp_section(runs, topology);
 }
 
+namespace {
+
+// Why a section or stream has no figure: the reason of {"value": null, "reason": ...}.
+std::string why_missing(const json& x) {
+  return x.is_object() && x.contains("reason") && x["reason"].is_string() ? x["reason"].get<std::string>() : "no reason stated";
+}
+
+bool dram_markdown(const json& t, std::ostringstream& o) {
+  if (!t.contains("global_memory") || !t["global_memory"].is_object() || !t["global_memory"].contains("throughput")) return false;
+  const json& g = t["global_memory"];
+  bool any = false;
+  o << "### DRAM bandwidth\n\n| stream | TB/s | % of theoretical | best configuration |\n|---|---:|---:|---|\n";
+  for (const char* k : {"read", "write", "copy"}) {
+    const json x = g["throughput"].value(k, json());
+    if (!x.is_object() || !x.contains("bytes_per_second")) {
+      o << "| " << k << " | not measured — " << why_missing(x) << " | | |\n";
+      continue;
+    }
+    any = true;
+    o << "| " << k << " | " << fmt(num(x, "bytes_per_second") / 1e12, 3) << " | " << fmt(num(x, "pct_of_theoretical"))
+      << " | `" << x.value("benchmark", std::string()) << "` |\n";
+  }
+  if (std::isfinite(num(g, "theoretical_bytes_per_second")))
+    o << "\nTheoretical: " << fmt(num(g, "theoretical_bytes_per_second") / 1e12, 3) << " TB/s.\n\n";
+  else
+    o << "\nTheoretical: not known — " << g.value("theoretical_reason", std::string("no reason stated")) << ".\n\n";
+  return any;
+}
+
+void cache_bandwidth_markdown(const json& c, const std::string& level, std::ostringstream& o) {
+  o << "### " << level << " read bandwidth\n\nPeak " << fmt(num(c, "peak_bytes_per_second") / 1e12, 2) << " TB/s, "
+    << fmt(num(c, "peak_bytes_per_clock_per_sm")) << " B/clk/SM";
+  if (c.value("pct_of_peak", json()).is_number())
+    o << " (" << fmt(num(c, "pct_of_peak")) << " % of the theoretical " << fmt(num(c, "theoretical_bytes_per_clock_per_sm"), 0)
+      << " B/clk/SM)";
+  else if (c.contains("pct_of_peak_reason"))
+    o << " (against the theoretical: not known — " << c["pct_of_peak_reason"].get<std::string>() << ")";
+  o << ", `" << c.value("peak_benchmark", std::string()) << "`.\n\n| working set | TB/s | B/clk/SM |\n|---:|---:|---:|\n";
+  for (const auto& p : c.value("curve", json::array())) {
+    const double b = num(p, "bytes");
+    o << "| " << (b >= 1048576 ? fmt(b / 1048576, std::fmod(b, 1048576) == 0 ? 0 : 2) + " MiB" : fmt(b / 1024, std::fmod(b, 1024) == 0 ? 0 : 1) + " KiB")
+      << " | " << fmt(num(p, "bytes_per_second") / 1e12, 2) << " | " << fmt(num(p, "bytes_per_clock_per_sm")) << " |\n";
+  }
+  if (c.contains("partition") && c["partition"].is_object())
+    o << "\nPartition: " << c["partition"].value("evidence", std::string("no evidence stated")) << ".\n";
+  if (c.contains("shared_lines") && c["shared_lines"].is_object() && c["shared_lines"].contains("peak_bytes_per_second")) {
+    const json& s = c["shared_lines"];
+    o << "\nShared lines (several SMs read each line at once): " << fmt(num(s, "peak_bytes_per_second") / 1e12, 2)
+      << " TB/s at a working set of " << fmt(num(s, "bytes") / 1048576, 1) << " MiB, `" << s.value("benchmark", std::string())
+      << "`; requests for one line can merge before the L2 slices, so the curve above leaves these out.\n";
+  }
+  o << "\n";
+}
+
+bool shared_markdown(const json& s, std::ostringstream& o, std::vector<std::string>& missing) {
+  bool any = false;
+  const json law = s.value("conflict_law", json());
+  if (law.is_object() && law.contains("base_cycles")) {
+    any = true;
+    const std::size_t n = law.value("departures", json::array()).size();
+    o << "### Shared-memory banks\n\n" << s.value("banks", 0) << " banks of " << s.value("bank_width_bytes", 0)
+      << " bytes; latency " << fmt(num(law, "base_cycles")) << " cycles + " << fmt(num(law, "cycles_per_wavefront"))
+      << " cycles per extra wavefront (rms residual " << fmt(num(law, "rms_residual_cycles")) << " cycles); " << n
+      << (n == 1 ? " access departs" : " accesses depart") << " from this law" << (n ? ":" : ".") << "\n\n";
+    for (const auto& d : law.value("departures", json::array()))
+      o << "- " << d["width"].dump() << "-byte elements at a stride of " << d["stride"].dump() << " elements: "
+        << fmt(num(d, "measured_cycles")) << " cycles measured, " << fmt(num(d, "predicted_cycles")) << " by the law\n";
+    if (n) o << "\n";
+  } else if (law.is_object()) {
+    missing.push_back("shared-memory bank law — " + why_missing(law));
+  }
+  const json x = s.value("throughput", json());
+  if (x.is_object() && x.contains("bytes_per_clock_per_sm")) {
+    any = true;
+    o << "Shared-memory copy peak: " << fmt(num(x, "bytes_per_clock_per_sm")) << " B/clk/SM";
+    if (x.value("pct_of_peak", json()).is_number()) o << " (" << fmt(num(x, "pct_of_peak")) << " % of banks × bank width)";
+    o << ", `" << x.value("benchmark", std::string()) << "`.\n\n";
+  } else if (x.is_object()) {
+    missing.push_back("shared-memory copy bandwidth — " + why_missing(x));
+  }
+  return any;
+}
+
+void warp_markdown(const json& w, std::ostringstream& o) {
+  o << "### Warp access (004)\n\nHow one warp's 32 accesses are served (n/a: not measured for that memory).\n\n"
+       "| memory | broadcasts | served in parallel | needs alignment | needs contiguity |\n|---|---|---|---|---|\n";
+  auto yn = [](const json& v) -> std::string { return v.is_boolean() ? (v.get<bool>() ? "yes" : "no") : "n/a"; };
+  for (const char* m : {"shared", "constant", "global", "texture"}) {
+    if (!w.contains(m) || !w[m].is_object()) continue;
+    const json& x = w[m];
+    o << "| " << m << " | " << yn(x.value("broadcasts", json())) << " | " << yn(x.value("serves_parallel", json())) << " | "
+      << yn(x.value("needs_alignment", json())) << " | " << yn(x.value("needs_contiguity", json())) << " |\n";
+  }
+  if (w.contains("local_over_register"))
+    o << "\nA private array in local memory costs " << fmt(num(w, "local_over_register"))
+      << "× its register version per access.\n";
+  o << "\n";
+}
+
+}  // namespace
+
 std::string render_throughput_markdown(const nlohmann::json& t) {
   std::ostringstream o;
-  bool any = false;
-  if (t.contains("global_memory") && t["global_memory"].contains("throughput")) {
-    const json& g = t["global_memory"];
-    o << "### DRAM bandwidth\n\n| stream | TB/s | % of theoretical | configuration |\n|---|---|---|---|\n";
-    for (const char* k : {"read", "write", "copy"}) {
-      const json& x = g["throughput"][k];
-      if (!x.contains("bytes_per_second")) {
-        o << "| " << k << " | not measured | | |\n";
-        continue;
-      }
-      any = true;
-      o << "| " << k << " | " << fmt(num(x, "bytes_per_second") / 1e12, 3) << " | " << fmt(num(x, "pct_of_theoretical"))
-        << " | `" << x["benchmark"].get<std::string>() << "` |\n";
-    }
-    o << "\nTheoretical: " << fmt(num(g, "theoretical_bytes_per_second") / 1e12, 3) << " TB/s.\n\n";
-  }
+  std::vector<std::string> missing;
+  bool any = dram_markdown(t, o);
   for (const char* sec : {"l1_bandwidth", "l2_bandwidth"}) {
-    if (!t.contains(sec) || !t[sec].contains("peak_bytes_per_second")) continue;
-    any = true;
-    const json& c = t[sec];
-    o << "### " << (std::string(sec) == "l1_bandwidth" ? "L1" : "L2") << " read bandwidth\n\n";
-    o << "Peak " << fmt(num(c, "peak_bytes_per_second") / 1e12, 2) << " TB/s, "
-      << fmt(num(c, "peak_bytes_per_clock_per_sm")) << " B/clk/SM";
-    if (c["pct_of_peak"].is_number()) o << " (" << fmt(num(c, "pct_of_peak")) << "% of " << fmt(num(c, "theoretical_bytes_per_clock_per_sm"), 0) << " B/clk/SM)";
-    o << ", `" << c["peak_benchmark"].get<std::string>() << "`.\n\n| working set (KiB) | TB/s | B/clk/SM |\n|---|---|---|\n";
-    for (const auto& p : c["curve"])
-      o << "| " << fmt(num(p, "bytes") / 1024, 0) << " | " << fmt(num(p, "bytes_per_second") / 1e12, 2) << " | "
-        << fmt(num(p, "bytes_per_clock_per_sm")) << " |\n";
-    if (c.contains("partition")) o << "\nPartition: " << c["partition"]["evidence"].get<std::string>() << ".\n";
-    if (c.contains("shared_lines")) {
-      const json& s = c["shared_lines"];
-      o << "\nShared lines (several SMs read each line at once): " << fmt(num(s, "peak_bytes_per_second") / 1e12, 2)
-        << " TB/s at " << fmt(num(s, "bytes") / 1048576, 1) << " MiB, `" << s["benchmark"].get<std::string>()
-        << "`; requests for one line can merge before the L2 slices, so the curve above leaves these out.\n";
-    }
-    o << "\n";
-  }
-  if (t.contains("shared_memory")) {
-    const json& s = t["shared_memory"];
-    if (s.contains("conflict_law") && s["conflict_law"].contains("base_cycles")) {
+    const json c = t.value(sec, json());
+    const std::string level = std::string(sec) == "l1_bandwidth" ? "L1" : "L2";
+    if (c.is_object() && c.contains("peak_bytes_per_second")) {
       any = true;
-      const json& l = s["conflict_law"];
-      o << "### Shared memory\n\n" << s["banks"].get<int>() << " banks of " << s["bank_width_bytes"].get<int>()
-        << " bytes; latency " << fmt(num(l, "base_cycles")) << " cycles + " << fmt(num(l, "cycles_per_wavefront"))
-        << " per extra wavefront (rms " << fmt(num(l, "rms_residual_cycles")) << " cycles); "
-        << l["departures"].size() << " departures from the law.\n\n";
-      for (const auto& d : l["departures"])
-        o << "- width " << d["width"] << " stride " << d["stride"] << ": " << fmt(num(d, "measured_cycles"))
-          << " cycles, law " << fmt(num(d, "predicted_cycles")) << "\n";
-      o << "\n";
-    }
-    if (s.contains("throughput") && s["throughput"].contains("bytes_per_clock_per_sm")) {
-      any = true;
-      const json& x = s["throughput"];
-      o << "Shared-memory copy peak: " << fmt(num(x, "bytes_per_clock_per_sm")) << " B/clk/SM";
-      if (x["pct_of_peak"].is_number()) o << " (" << fmt(num(x, "pct_of_peak")) << "% of banks x width)";
-      o << ", `" << x["benchmark"].get<std::string>() << "`.\n\n";
+      cache_bandwidth_markdown(c, level, o);
+    } else if (c.is_object()) {
+      missing.push_back(level + " read bandwidth — " + why_missing(c));
     }
   }
-  if (t.contains("warp_access") && t["warp_access"].is_object() && !t["warp_access"].contains("reason")) {
+  if (t.contains("shared_memory") && t["shared_memory"].is_object()) any = shared_markdown(t["shared_memory"], o, missing) || any;
+  const json w = t.value("warp_access", json());
+  if (w.is_object() && !w.contains("reason")) {
     any = true;
-    o << "### Warp access (004)\n\n| memory | broadcasts | parallel | needs alignment | needs contiguity |\n|---|---|---|---|---|\n";
-    auto yn = [](const json& v) -> std::string { return v.is_boolean() ? (v.get<bool>() ? "yes" : "no") : "n/a"; };
-    for (const char* m : {"shared", "constant", "global", "texture"}) {
-      if (!t["warp_access"].contains(m)) continue;
-      const json& x = t["warp_access"][m];
-      o << "| " << m << " | " << yn(x["broadcasts"]) << " | " << yn(x["serves_parallel"]) << " | "
-        << yn(x["needs_alignment"]) << " | " << yn(x["needs_contiguity"]) << " |\n";
-    }
-    if (t["warp_access"].contains("local_over_register"))
-      o << "\nA private array in local memory costs " << fmt(num(t["warp_access"], "local_over_register"))
-        << "x its register version per access.\n";
-    o << "\n";
+    warp_markdown(w, o);
+  } else if (w.is_object()) {
+    missing.push_back("warp access — " + why_missing(w));
   }
-  return any ? o.str() : std::string();
+  if (!any) return std::string();
+  std::string out = "## Bandwidth and warp access\n\n" + o.str();
+  if (!missing.empty()) {
+    out += "Not measured:\n\n";
+    for (const auto& m : missing) out += "- " + m + "\n";
+    out += "\n";
+  }
+  return out;
 }
 
 }  // namespace memhier::analysis

@@ -1,16 +1,22 @@
-// report.md (render_report, analysis/report/topology.hpp): what a person reads first. A summary table of
-// the caches, then one screen per cache: its determined values, the reasons for the rest grouped
-// (a reason shared by many fields is said once; one shared by every cache is said once for all),
-// one plot inline and the others linked; caches with nothing determined share one line.
+// report.md (render_report, analysis/report/topology.hpp): what a person reads first, written like
+// a datasheet. A summary of the caches and one of the TLBs, then one screen per cache: each row
+// names what its number is (capacity, where misses begin, the 50 % point, ...) with its unit and
+// confidence; the reasons for the rest grouped (a reason shared by many fields is said once; one
+// shared by every cache is said once for all), one plot inline and the others linked; caches with
+// nothing determined share one screen. Every number comes from topology.json (formatting:
+// analysis/report/format).
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
 
-#include "analysis/report/sm_resources.hpp"
 #include "analysis/memory/throughput.hpp"
+#include "analysis/report/cache_rows.hpp"
+#include "analysis/report/format.hpp"
+#include "analysis/report/sm_resources.hpp"
 #include "analysis/report/tlb.hpp"
 #include "analysis/report/topology.hpp"
 
@@ -18,76 +24,8 @@ namespace memhier::analysis {
 
 namespace {
 
-const std::vector<std::pair<std::string, std::string>> kFields = {
-    {"size_bytes", "size C"},      {"onset_size_bytes", "misses begin at"}, {"line_bytes", "line b"},         {"sector_bytes", "fill granularity"},
-    {"page_bytes", "page"},        {"entries", "entries"},           {"sets", "sets T"},
-    {"ways", "ways per set"},      {"replacement", "replacement"},   {"replacement_probabilities", "per-way replacement probability"},
-    {"index_bits", "set-index bits"}, {"index_matrix", "index matrix (GF(2) rows)"},
-    {"ways_one_set", "minimal eviction set (lines)"}, {"hit_latency_cycles", "hit latency (cycles)"},
-    {"miss_penalty_cycles", "miss penalty (cycles)"}, {"size_bytes_by_carveout", "size by carveout"},
-    {"per_sm", "per SM"},          {"shared_with", "shared with"},   {"slices_per_sm", "slices per SM"}};
-
-std::string bytes_text(double v) {
-  char b[64];
-  if (v >= 1048576) std::snprintf(b, sizeof b, "%.0f B (%.2f MiB)", v, v / 1048576);
-  else if (v >= 1024) std::snprintf(b, sizeof b, "%.0f B (%.1f KiB)", v, v / 1024);
-  else std::snprintf(b, sizeof b, "%.0f B", v);
-  return b;
-}
-
-std::string value_text(const std::string& key, const nlohmann::json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
-  if (v.is_number() && key.find("bytes") != std::string::npos && key != "size_bytes_by_carveout") return bytes_text(v.get<double>());
-  if (v.is_object() && key == "size_bytes_by_carveout") {
-    std::string s;
-    for (auto& [c, x] : v.items()) s += (s.empty() ? "" : ", ") + c + " %: " + (x.is_number() ? bytes_text(x.get<double>()) : x.dump());
-    return s;
-  }
-  if (v.is_number_float()) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.1f", v.get<double>());
-    return b;
-  }
-  return v.dump();
-}
-
-std::string reason_of(const nlohmann::json& c, const std::string& k) {
-  if (c.contains("provenance") && c["provenance"].contains(k)) {
-    const std::string r = c["provenance"][k].value("reason", "");
-    if (!r.empty()) return r;
-  }
-  return "no reason stated";
-}
-
-std::string confidence_of(const nlohmann::json& c, const std::string& k) {
-  if (!c.contains("provenance") || !c["provenance"].contains(k) || !c["provenance"][k].contains("confidence")) return "";
-  char b[16];
-  std::snprintf(b, sizeof b, "%.2f", c["provenance"][k].value("confidence", 0.0));
-  return b;
-}
-
-bool determined(const nlohmann::json& c, const std::string& k) { return c.contains(k) && !c[k].is_null(); }
-
-// Fields without a value, grouped by their reason: reason -> field labels (in kFields order).
-std::map<std::string, std::vector<std::string>> undetermined(const nlohmann::json& c, const std::set<std::string>& skip) {
-  std::map<std::string, std::vector<std::string>> out;
-  for (const auto& [k, label] : kFields)
-    if (c.contains(k) && c[k].is_null() && !skip.count(k + "\n" + reason_of(c, k))) out[reason_of(c, k)].push_back(label);
-  return out;
-}
-
-// (field, reason) pairs every cache shares: said once above the caches.
-std::set<std::string> shared_reasons(const nlohmann::json& caches) {
-  std::map<std::string, int> count;
-  for (auto& [n, c] : caches.items())
-    for (const auto& [k, label] : kFields)
-      if (c.is_object() && c.contains(k) && c[k].is_null()) count[k + "\n" + reason_of(c, k)]++;
-  std::set<std::string> s;
-  for (auto& [key, n] : count)
-    if (n == static_cast<int>(caches.size()) && caches.size() > 1) s.insert(key);
-  return s;
-}
+namespace rf = report_format;
+using json = nlohmann::json;
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;
@@ -127,7 +65,7 @@ void render_plots(std::ostringstream& o, const std::vector<std::string>& plots) 
 }
 
 // Caches in hierarchy order (first levels, L2, TLBs), then any others by name.
-std::vector<std::string> cache_order(const nlohmann::json& caches) {
+std::vector<std::string> cache_order(const json& caches) {
   static const std::vector<std::string> order = {"l1", "readonly", "texture", "constant_l1", "constant_l15",
                                                  "l2", "l1_tlb", "l2_tlb"};
   std::vector<std::string> out;
@@ -138,87 +76,116 @@ std::vector<std::string> cache_order(const nlohmann::json& caches) {
   return out;
 }
 
-std::string summary_cell(const nlohmann::json& c, const std::string& k) {
-  if (!determined(c, k)) return "—";
-  const auto& v = c[k];
-  if (v.is_number() && k.find("bytes") != std::string::npos) {
-    const double x = v.get<double>();
-    char b[32];
-    if (x >= 1048576) std::snprintf(b, sizeof b, "%.2f MiB", x / 1048576);
-    else if (x >= 10240) std::snprintf(b, sizeof b, "%.1f KiB", x / 1024);
-    else std::snprintf(b, sizeof b, "%.0f B", x);
-    return b;
-  }
-  return value_text(k, v);
-}
-
-void render_summary(std::ostringstream& o, const nlohmann::json& caches) {
-  o << "## Summary\n\n| cache | size | line | fill | hit latency | miss penalty |\n"
+void render_summary(std::ostringstream& o, const json& caches) {
+  using report_rows::summary_cell;
+  std::vector<std::string> names, tlbs;
+  for (const auto& n : cache_order(caches)) (report_rows::is_tlb(n) ? tlbs : names).push_back(n);
+  o << "## Summary\n\n| cache | capacity | line | fill (sector) | hit latency (cycles) | miss penalty (cycles) |\n"
        "|---|---:|---:|---:|---:|---:|\n";
-  for (const auto& n : cache_order(caches)) {
+  for (const auto& n : names) {
     const auto& c = caches[n];
     o << "| " << n << " | " << summary_cell(c, "size_bytes") << " | " << summary_cell(c, "line_bytes") << " | "
       << summary_cell(c, "sector_bytes") << " | " << summary_cell(c, "hit_latency_cycles") << " | "
       << summary_cell(c, "miss_penalty_cycles") << " |\n";
   }
-  o << "\nLatencies in cycles (timing overhead removed); — not determined (reasons below).\n\n";
+  if (!tlbs.empty()) {
+    o << "\n| TLB | entries | reach per entry | total reach | miss penalty (cycles) |\n|---|---:|---:|---:|---:|\n";
+    for (const auto& n : tlbs) {
+      const auto& c = caches[n];
+      o << "| " << n << " | " << summary_cell(c, "entries") << " | " << summary_cell(c, "reach_per_entry_bytes") << " | "
+        << summary_cell(c, "size_bytes") << " | " << summary_cell(c, "miss_penalty_cycles") << " |\n";
+    }
+  }
+  o << "\nLatencies in cycles, timing overhead removed; capacity exact (sets × ways × line) unless marked "
+       "(50 % point: where half the accesses of the miss-rate curve miss; fit: a fit of that curve; ≥: a lower "
+       "bound); — not determined (the reason in the cache's screen below).\n\n";
 }
 
-// A cache with nothing determined but bookkeeping (per_sm): no table of its own.
-bool empty_cache(const nlohmann::json& c) {
-  for (const auto& [k, label] : kFields)
-    if (k != "per_sm" && determined(c, k)) return false;
-  return true;
+void render_carveouts(std::ostringstream& o, const json& c) {
+  const json none = json::object();
+  const json& half = c.contains("size_bytes_by_carveout") && c["size_bytes_by_carveout"].is_object() ? c["size_bytes_by_carveout"] : none;
+  const json& onset = c.contains("onset_size_bytes_by_carveout") && c["onset_size_bytes_by_carveout"].is_object()
+                          ? c["onset_size_bytes_by_carveout"] : none;
+  const json& range = c.contains("size_bracket_bytes_by_carveout") && c["size_bracket_bytes_by_carveout"].is_object()
+                          ? c["size_bracket_bytes_by_carveout"] : none;
+  std::vector<std::string> keys;
+  for (const json* m : {&half, &onset, &range})
+    for (auto& [k, v] : m->items())
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  if (keys.size() < 2) return;
+  std::sort(keys.begin(), keys.end(), rf::natural_less);
+  auto bytes = [](const json& m, const std::string& k) {
+    return m.contains(k) && m[k].is_number() ? rf::bytes_long(m[k].get<double>()) : std::string("—");
+  };
+  o << "By shared-memory carveout (percent of the unified array given to shared memory; confidence: onset "
+    << report_rows::confidence_or(c, "onset_size_bytes_by_carveout", "—") << ", 50 % point "
+    << report_rows::confidence_or(c, "size_bytes_by_carveout", "—") << ", interval "
+    << report_rows::confidence_or(c, "size_bracket_bytes_by_carveout", "—")
+    << "):\n\n| carveout | misses begin (onset) | 50 % point of the miss-rate curve | capacity lies in |\n|---:|---:|---:|---|\n";
+  std::vector<std::pair<std::string, std::string>> rows;  // carveouts with equal figures: one row
+  for (const auto& k : keys) {
+    const json r = range.value(k, json());
+    const std::string figures = bytes(onset, k) + " | " + bytes(half, k) + " | " +
+        (r.is_array() && r.size() == 2 ? rf::bytes_interval(r[0].get<double>(), r[1].get<double>(), true) : "—");
+    if (!rows.empty() && rows.back().second == figures) rows.back().first += ", " + k + " %";
+    else rows.push_back({k + " %", figures});
+  }
+  for (const auto& [ks, figures] : rows) o << "| " << ks << " | " << figures << " |\n";
+  o << "\n";
 }
 
-void render_cache(std::ostringstream& o, const std::string& name, const nlohmann::json& c,
-                  const std::set<std::string>& shared, const std::vector<std::string>& plots) {
+void render_cache(std::ostringstream& o, const std::string& name, const json& c, const std::set<std::string>& shared,
+                  const std::vector<std::string>& plots) {
   o << "### " << name << "\n\n| parameter | value | confidence |\n|---|---|---:|\n";
-  for (const auto& [k, label] : kFields)
-    if (determined(c, k)) o << "| " << label << " | " << value_text(k, c[k]) << " | " << confidence_of(c, k) << " |\n";
-  if (c.contains("size_bracket_bytes") && c["size_bracket_bytes"].is_array())
-    o << "| size bracket | [" << c["size_bracket_bytes"][0].dump() << ", " << c["size_bracket_bytes"][1].dump() << ") | |\n";
-  if (c.contains("prefetch") && c["prefetch"].is_object() && c["prefetch"].contains("detected"))
-    o << "| prefetch | " << value_text("detected", c["prefetch"]["detected"]) << " | |\n";
+  for (const auto& r : report_rows::rows(name, c)) o << "| " << r.label << " | " << r.value << " | " << r.confidence << " |\n";
   o << "\n";
-  for (const auto& [reason, fields] : undetermined(c, shared)) o << "- Not determined: " << join(fields) << " — " << reason << "\n";
-  o << "\n";
+  if (!report_rows::is_tlb(name)) render_carveouts(o, c);
+  bool any = false;
+  for (const auto& [reason, fields] : report_rows::undetermined(name, c, shared)) {
+    o << "- Not determined: " << join(fields) << " — " << reason << "\n";
+    any = true;
+  }
+  if (any) o << "\n";
   render_plots(o, plots);
 }
 
-void render_caches(std::ostringstream& o, const nlohmann::json& caches, const std::vector<std::string>& plot_files,
-                   std::set<std::string>* embedded) {
-  const std::set<std::string> shared = shared_reasons(caches);
-  o << "## Caches\n\n";
-  for (const auto& key : shared) {
-    const auto nl = key.find('\n');
-    std::string label = key.substr(0, nl);
-    for (const auto& [k, l] : kFields)
-      if (k == label) label = l;
-    o << "- Not determined for any cache: " << label << " — " << key.substr(nl + 1) << "\n";
-  }
-  if (!shared.empty()) o << "\n";
-  std::map<std::string, std::vector<std::string>> empty;  // reasons -> caches with nothing determined
-  std::map<std::string, std::vector<std::string>> empty_plots;
+// Caches with nothing determined, grouped by the same not-determined lines.
+void render_empty(std::ostringstream& o, const json& caches, const std::vector<std::string>& plot_files,
+                  std::set<std::string>* embedded, const std::set<std::string>& shared) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<std::string>> names, plots;
   for (const auto& n : cache_order(caches)) {
     const auto& c = caches[n];
-    auto plots = plots_for(plot_files, n, embedded);
-    if (empty_cache(c)) {
-      std::string why;
-      for (const auto& [reason, fields] : undetermined(c, shared)) why += (why.empty() ? "" : "; ") + reason;
-      empty[why].push_back(n);
-      empty_plots[why].insert(empty_plots[why].end(), plots.begin(), plots.end());
-      continue;
-    }
-    render_cache(o, n, c, shared, plots);
+    if (!report_rows::empty_cache(n, c)) continue;
+    std::string why;
+    for (const auto& [reason, fields] : report_rows::undetermined(n, c, shared))
+      why += "- " + join(fields) + " — " + reason + "\n";
+    if (!names.count(why)) order.push_back(why);
+    names[why].push_back(n);
+    auto p = plots_for(plot_files, n, embedded);
+    plots[why].insert(plots[why].end(), p.begin(), p.end());
   }
-  for (const auto& [why, names] : empty) {
-    o << "### " << join(names) << "\n\nNothing determined: " << why << "\n\n";
-    render_plots(o, empty_plots[why]);
+  for (const auto& why : order) {
+    o << "### " << join(names[why]) << "\n\nNothing determined" << (why.empty() ? ".\n" : ":\n\n" + why) << "\n";
+    render_plots(o, plots[why]);
   }
 }
 
-void render_spectrum(std::ostringstream& o, const nlohmann::json& gm) {
+void render_caches(std::ostringstream& o, const json& caches, const std::vector<std::string>& plot_files,
+                   std::set<std::string>* embedded) {
+  const std::set<std::string> shared = report_rows::shared_reasons(caches);
+  o << "## Caches\n\n";
+  for (const auto& key : shared) {
+    const auto nl = key.find('\n');
+    o << "- Not determined for any cache: " << report_rows::label_of(key.substr(0, nl)) << " — " << key.substr(nl + 1) << "\n";
+  }
+  if (!shared.empty()) o << "\n";
+  for (const auto& n : cache_order(caches))
+    if (!report_rows::empty_cache(n, caches[n])) render_cache(o, n, caches[n], shared, plots_for(plot_files, n, embedded));
+  render_empty(o, caches, plot_files, embedded, shared);
+}
+
+void render_spectrum(std::ostringstream& o, const json& gm) {
   if (!gm.contains("latency_spectrum") || !gm["latency_spectrum"].is_object()) return;
   // One row per pattern, one column per path: the pattern's meaning is said once.
   std::vector<std::string> paths, patterns;
@@ -230,10 +197,12 @@ void render_spectrum(std::ostringstream& o, const nlohmann::json& gm) {
       const std::string pat = e.value("pattern", "");
       if (!what.count(pat)) patterns.push_back(pat);
       what[pat] = e.value("what", "");
-      cycles[{pat, p}] = e.contains("cycles") ? value_text("cycles", e["cycles"]) : "—";
+      cycles[{pat, p}] = e.contains("cycles") ? rf::plain(e["cycles"]) : "—";
     }
   }
-  o << "| pattern |";
+  std::stable_sort(patterns.begin(), patterns.end(), rf::natural_less);
+  o << "Latency spectrum: cycles of one load by access pattern (rows) and load path (columns); — not measured on "
+       "that path.\n\n| pattern |";
   for (const auto& p : paths) o << " " << p << " |";
   o << " what it is |\n|---|";
   for (std::size_t i = 0; i < paths.size(); ++i) o << "---:|";
@@ -256,36 +225,60 @@ std::vector<std::string> plot_files_in(const std::string& plot_dir) {
   return files;
 }
 
-std::string cell(const nlohmann::json& c, const std::string& k) {
-  if (!determined(c, k)) return "— (" + reason_of(c, k) + ")";
-  const std::string conf = confidence_of(c, k);
-  return value_text(k, c[k]) + (conf.empty() ? "" : " (" + conf + ")");
+// "727 cycles (confidence 0.85)", or "not determined — why".
+std::string figure(const json& c, const std::string& k, const std::string& unit) {
+  if (!c.contains(k) || c[k].is_null()) return "not determined — " + report_rows::reason_of(c, k);
+  const std::string conf = report_rows::confidence_or(c, k, "");
+  return rf::plain(c[k]) + " " + unit + (conf.empty() ? "" : " (confidence " + conf + ")");
 }
 
 // What the refinement loop spent and deferred (analysis/core/refinement), one line.
-void render_refinement_line(std::ostringstream& o, const nlohmann::json& t) {
+void render_refinement_line(std::ostringstream& o, const json& t) {
   if (!t.contains("refinement") || !t["refinement"].is_object()) return;
   const auto& r = t["refinement"];
-  const nlohmann::json b = r.contains("budget") && r["budget"].is_object() ? r["budget"] : nlohmann::json::object();
-  o << "- refinement: " << r.value("refinement_rounds_done", 0) << " round(s), "
-    << r.value("measured_seconds_so_far", 0.0) << " s measured (budget " << b.value("total_seconds", 0.0)
-    << " s in at most " << b.value("max_rounds", 0) << " rounds, " << b.value("round_seconds", 0.0) << " s and "
-    << b.value("round_benchmarks", 0) << " chases per round); next round " << r.value("next_round_chases", 0)
-    << " chases, ~" << r.value("next_round_estimated_seconds", 0.0) << " s; " << r.value("deferred_chases", 0)
-    << " deferred" << (r.contains("stopped") && r["stopped"].is_string() ? " (" + r["stopped"].get<std::string>() + ")" : "")
-    << "\n";
+  const json b = r.contains("budget") && r["budget"].is_object() ? r["budget"] : json::object();
+  auto n = [](const json& x, const char* k) { return rf::plain(x.value(k, json(0)), 3); };
+  o << "- refinement: " << n(r, "refinement_rounds_done") << " round(s), " << n(r, "measured_seconds_so_far")
+    << " s measured (budget " << n(b, "total_seconds") << " s in at most " << n(b, "max_rounds") << " rounds, "
+    << n(b, "round_seconds") << " s and " << n(b, "round_benchmarks") << " chases per round); next round "
+    << n(r, "next_round_chases") << " chases, ~" << n(r, "next_round_estimated_seconds") << " s; "
+    << n(r, "deferred_chases") << " chases deferred"
+    << (r.contains("stopped") && r["stopped"].is_string() ? " (" + r["stopped"].get<std::string>() + ")" : "") << "\n";
 }
 
-void render_measurement(std::ostringstream& o, const nlohmann::json& t) {
-  const auto& dev = t["device"];
+// A context value: numbers as numbers (from their text too), true/false as yes/no.
+std::string context_value(const json& v, const std::string& unit) {
+  std::string s = rf::plain(v, 2);
+  if (v.is_string()) {
+    if (s == "true" || s == "false") return s == "true" ? "yes" : "no";
+    char* end = nullptr;
+    const double x = std::strtod(s.c_str(), &end);
+    if (!s.empty() && end && *end == '\0') s = rf::number(x, unit == "MHz" ? 1 : 2);
+  }
+  if (s.find('.') != std::string::npos && (v.is_string() || v.is_number_float())) {  // 22.90 -> 22.9
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s + (unit.empty() ? "" : " " + unit);
+}
+
+void render_measurement(std::ostringstream& o, const json& t) {
+  static const std::vector<std::pair<const char*, std::pair<const char*, const char*>>> kDevice = {
+      {"characterize_wall_seconds", {"characterization wall time", "s"}}, {"plan_wall_seconds", {"plan wall time", "s"}},
+      {"memhier_plan", {"plan", ""}}, {"sm_clock_measured_mhz_start", {"SM clock at the start", "MHz"}},
+      {"sm_clock_measured_mhz_end", {"SM clock at the end", "MHz"}}, {"sm_clock_throttled", {"SM clock throttled", ""}}};
+  const json dev = t.value("device", json::object());
   o << "## Measurement\n\n";
-  for (const char* k : {"characterize_wall_seconds", "plan_wall_seconds", "memhier_plan", "sm_clock_measured_mhz_start",
-                        "sm_clock_measured_mhz_end", "sm_clock_throttled"})
-    if (dev.contains(k)) o << "- " << k << ": " << (dev[k].is_string() ? dev[k].get<std::string>() : dev[k].dump()) << "\n";
-  if (t.contains("measurement")) {
+  for (const auto& [k, lu] : kDevice) {
+    if (!dev.contains(k)) continue;
+    o << "- " << lu.first << ": " << context_value(dev[k], lu.second) << "\n";
+  }
+  if (t.contains("measurement") && t["measurement"].is_object()) {
     const auto& m = t["measurement"];
-    for (const char* k : {"clock_overhead_pair_cycles", "clock_overhead_fine_cycles"})
-      if (m.contains(k)) o << "- " << k << ": " << cell(m, k) << "\n";
+    if (m.contains("clock_overhead_pair_cycles"))
+      o << "- timer overhead, two clock reads (removed from the latencies): " << figure(m, "clock_overhead_pair_cycles", "cycles") << "\n";
+    if (m.contains("clock_overhead_fine_cycles"))
+      o << "- timer overhead, fine runs (removed from the latencies): " << figure(m, "clock_overhead_fine_cycles", "cycles") << "\n";
     render_refinement_line(o, t);
     if (m.contains("skipped_benchmarks") && m["skipped_benchmarks"].is_array() && !m["skipped_benchmarks"].empty())
       o << "- skipped benchmarks (failed on the device, invalid, or measured with a throttled clock; each with "
@@ -295,38 +288,41 @@ void render_measurement(std::ostringstream& o, const nlohmann::json& t) {
   o << "\n";
 }
 
+void render_plots_section(std::ostringstream& o, const std::vector<std::string>& plot_files, const std::set<std::string>& embedded) {
+  std::vector<std::string> rest;
+  for (const auto& f : plot_files)
+    if (!embedded.count(f)) rest.push_back(f);
+  if (rest.empty()) return;
+  o << "\n## Plots\n\n";
+  for (const auto& f : rest) o << "![" << f << "](plots/" << f << ")\n\n";
+}
+
 }  // namespace
 
-std::string render_report(const nlohmann::json& t, const std::string& plot_dir) {
+std::string render_report(const json& t, const std::string& plot_dir) {
   std::ostringstream o;
-  const auto& dev = t["device"];
+  const json dev = t.value("device", json::object());
   o << "# Memory topology: " << dev.value("gpu_name", "unknown device") << "\n\n";
   o << "Backend `" << dev.value("device_backend", "?") << "`, compute capability "
     << dev.value("compute_capability", "?") << ", driver " << dev.value("driver_version", "?")
     << ". Confidences in [0, 1]; provenance and evidence in `topology.json` (" << t.value("schema", "") << ").\n\n";
   const std::vector<std::string> plot_files = plot_files_in(plot_dir);
   std::set<std::string> embedded;
-  const nlohmann::json caches = t.contains("caches") && t["caches"].is_object() ? t["caches"] : nlohmann::json::object();
+  const json caches = t.contains("caches") && t["caches"].is_object() ? t["caches"] : json::object();
   render_summary(o, caches);
   render_measurement(o, t);
   render_caches(o, caches, plot_files, &embedded);
   o << "## Global memory\n\n";
-  const nlohmann::json gm = t.value("global_memory", nlohmann::json::object());
-  o << "DRAM latency: " << cell(gm, "dram_latency_cycles") << " cycles\n\n";
+  const json gm = t.value("global_memory", json::object());
+  o << "DRAM latency: " << figure(gm, "dram_latency_cycles", "cycles") << "\n\n";
   render_spectrum(o, gm);
-  const nlohmann::json sm = t.value("shared_memory", nlohmann::json::object());
-  o << "## Shared memory\n\nLatency: " << cell(sm, "latency_cycles") << " cycles\n\n";
+  const json sm = t.value("shared_memory", json::object());
+  o << "## Shared memory\n\nLatency: " << figure(sm, "latency_cycles", "cycles") << "\n\n";
   o << render_translation_markdown(t);  // analysis/report/tlb.cpp
   o << render_throughput_markdown(t);
   o << render_sm_resources_markdown(t);
-  std::vector<std::string> rest;
-  for (const auto& f : plot_files)
-    if (!embedded.count(f)) rest.push_back(f);
-  if (!rest.empty()) {
-    o << "\n## Plots\n\n";
-    for (const auto& f : rest) o << "![" << f << "](plots/" << f << ")\n\n";
-  }
-  const nlohmann::json pend = t.value("refinement_pending", nlohmann::json::object());
+  render_plots_section(o, plot_files, embedded);
+  const json pend = t.value("refinement_pending", json::object());
   if (pend.value("pchase", 0) + pend.value("tlb", 0) > 0)
     o << "\n**Refinement pending:** " << pend.value("pchase", 0) << " P-chase and " << pend.value("tlb", 0)
       << " TLB measurements would decide values shown as not determined (memhier-infer --next-requests).\n";

@@ -1,77 +1,161 @@
 #include "analysis/report/sm_resources.hpp"
 
+#include <algorithm>
+#include <map>
 #include <sstream>
+#include <vector>
+
+#include "analysis/report/format.hpp"
 
 namespace memhier::analysis {
 namespace {
 
+namespace rf = report_format;
 using json = nlohmann::json;
 
-// A value, or "—" with the provenance's reason.
-std::string val(const json& sec, const std::string& k) {
-  if (!sec.is_object() || !sec.contains(k)) return "—";
-  if (sec[k].is_null()) {
-    const std::string why = sec.contains("provenance") && sec["provenance"].contains(k)
-                                ? sec["provenance"][k].value("reason", "")
-                                : "";
-    return why.empty() ? "—" : "— (" + why + ")";
+bool has_value(const json& sec, const std::string& k) { return sec.is_object() && sec.contains(k) && !sec[k].is_null(); }
+
+// Why a value is missing: the provenance's reason, or that the key is absent.
+std::string why_not(const json& sec, const std::string& k) {
+  if (!sec.is_object() || !sec.contains(k)) return "not measured";
+  const std::string why = sec.contains("provenance") && sec["provenance"].contains(k) ? sec["provenance"][k].value("reason", "") : "";
+  return why.empty() ? "no reason stated" : why;
+}
+
+// A value with its unit, or "—" with the reason.
+std::string val(const json& sec, const std::string& k, const std::string& unit = "") {
+  if (!has_value(sec, k)) return "— (" + why_not(sec, k) + ")";
+  return rf::plain(sec[k], 3) + (unit.empty() ? "" : " " + unit);
+}
+
+void outstanding_table(const json& o, std::ostringstream& out) {
+  static const std::vector<std::pair<const char*, std::pair<const char*, const char*>>> kRows = {
+      {"design", {"design (MSHR or PRT)", ""}},
+      {"entries_per_sm", {"entries per SM", "entries"}},
+      {"merge_capacity", {"merge capacity", "threads per entry"}},
+      {"max_outstanding_requests_per_sm", {"most outstanding requests per SM", "requests"}},
+      {"warp_load_limit", {"independent loads per warp", "loads"}}};
+  out << "| parameter | value |\n|---|---|\n";
+  std::vector<std::string> order;  // undetermined rows sharing a reason: one row
+  std::map<std::string, std::vector<std::string>> by_reason;
+  for (const auto& [k, lu] : kRows) {
+    if (has_value(o, k)) {
+      const bool lower = std::string(k) == "max_outstanding_requests_per_sm" && o.value("max_outstanding_is_lower_bound", false);
+      out << "| " << lu.first << " | " << (lower ? "at least " : "") << val(o, k, lu.second) << (lower ? " (lower bound)" : "") << " |\n";
+      continue;
+    }
+    const std::string why = why_not(o, k);
+    if (!by_reason.count(why)) order.push_back(why);
+    by_reason[why].push_back(lu.first);
   }
-  return sec[k].is_string() ? sec[k].get<std::string>() : sec[k].dump();
+  for (const auto& why : order) {
+    std::string names;
+    for (const auto& n : by_reason[why]) names += (names.empty() ? "" : ", ") + n;
+    out << "| " << names << " | not determined — " << why << " |\n";
+  }
+}
+
+void outstanding_series(const json& o, std::ostringstream& out) {
+  if (!o.contains("series") || !o["series"].is_array() || o["series"].empty()) return;
+  bool none_saturate = true;  // one column said once when no series saturates up to the same count
+  const json max0 = o["series"][0].value("threads_max", json());
+  for (const auto& s : o["series"])
+    none_saturate = none_saturate && s.value("saturation_threads", json()).is_null() && s.value("threads_max", json()) == max0;
+  if (none_saturate) out << "\nNo series saturates up to " << rf::plain(max0) << " threads.\n";
+  out << "\n| series (pattern × loads per thread) | source | " << (none_saturate ? "" : "saturation after (threads) | ")
+      << "steps | knee (threads) | ramp (cycles per thread) |\n|---|---|" << (none_saturate ? "" : "---:|") << "---:|---:|---:|\n";
+  for (const auto& s : o["series"]) {
+    const json sat = s.value("saturation_threads", json());
+    out << "| " << s.value("pattern", "") << " × " << rf::plain(s.value("loads", json(0))) << " | " << s.value("source", "l2") << " | ";
+    if (!none_saturate) out << (sat.is_null() ? "none up to " + rf::plain(s.value("threads_max", json())) : rf::plain(sat)) << " | ";
+    out << rf::plain(s.value("steps_total", json(s.value("steps", json::array()).size()))) << " | "
+        << rf::plain(s.value("knee_threads", json())) << " | " << rf::plain(s.value("ramp_cycles_per_thread", json(0.0)), 3) << " |\n";
+  }
 }
 
 void outstanding(const json& o, std::ostringstream& out) {
-  out << "\n## Outstanding memory requests (one SM)\n\n| Parameter | Value |\n|---|---|\n";
-  for (auto [k, label] : {std::pair<const char*, const char*>{"design", "Design (MSHR / PRT)"},
-                          {"entries_per_sm", "Entries per SM"}, {"merge_capacity", "Merge capacity (threads per entry)"},
-                          {"max_outstanding_requests_per_sm", "Max outstanding requests per SM"},
-                          {"warp_load_limit", "Independent loads per warp"}})
-    out << "| " << label << " | " << val(o, k) << " |\n";
-  if (o.value("max_outstanding_is_lower_bound", false)) out << "\nThe maximum is a lower bound.\n";
-  if (o.value("design_basis", "") == "ramp" && o.contains("ramp")) {  // no saturation: the ramps decided
-    out << "\nNo series saturates; the design comes from the ramps' cost per request:\n\n"
-           "| Cost model | Cycles per unit | Per warp load instruction | Per thread | Relative rms |\n|---|---|---|---|---|\n";
-    for (const auto& m : o["ramp"]["models"])
-      out << "| " << m.value("unit", "") << " | " << m.value("per_unit_cycles", 0.0) << " | " << m.value("per_instruction_cycles", 0.0)
-          << " | " << m.value("per_thread_cycles", 0.0) << " | " << m.value("rms_relative", 0.0) << " |\n";
-    const json& sc = o["ramp"]["source_comparison"];
-    out << "\nDRAM against L2: " << (sc["limit"].is_null() ? "not determined (" + sc.value("reason", std::string("?")) + ")"
-                                                            : sc["limit"].get<std::string>()) << "\n";
+  out << "\n## Outstanding memory requests (one SM)\n\n";
+  outstanding_table(o, out);
+  if (o.value("design_basis", "") == "ramp" && o.contains("ramp") && o["ramp"].is_object()) {  // no saturation: the ramps decided
+    out << "\nNo series saturates; the design comes from the ramps' cost per request (cycles):\n\n"
+           "| cost unit | per unit | per warp load instruction | per thread | relative rms |\n|---|---:|---:|---:|---:|\n";
+    for (const auto& m : o["ramp"].value("models", json::array()))
+      out << "| " << m.value("unit", "") << " | " << rf::plain(m.value("per_unit_cycles", json(0.0)), 3) << " | "
+          << rf::plain(m.value("per_instruction_cycles", json(0.0)), 3) << " | " << rf::plain(m.value("per_thread_cycles", json(0.0)), 3)
+          << " | " << rf::plain(m.value("rms_relative", json(0.0)), 3) << " |\n";
+    const json sc = o["ramp"].value("source_comparison", json::object());
+    out << "\nDRAM against L2: "
+        << (sc.value("limit", json()).is_null() ? "not determined — " + sc.value("reason", std::string("no reason stated"))
+                                                : sc["limit"].get<std::string>())
+        << "\n";
   }
-  if (!o.contains("series") || o["series"].empty()) return;
-  out << "\n| Series | Source | Saturation after (threads) | Steps | Knee (threads) | Ramp (cycles/thread) |\n|---|---|---|---|---|---|\n";
-  for (const auto& s : o["series"])
-    out << "| " << s.value("pattern", "") << " × " << s.value("loads", 0) << " | " << s.value("source", "l2") << " | "
-        << (s["saturation_threads"].is_null() ? std::string("none up to ") + s["threads_max"].dump()
-                                              : s["saturation_threads"].dump())
-        << " | " << s.value("steps_total", s["steps"].size()) << " | " << (s["knee_threads"].is_null() ? "—" : s["knee_threads"].dump())
-        << " | " << s.value("ramp_cycles_per_thread", 0.0) << " |\n";
+  outstanding_series(o, out);
 }
 
 void sharing(const json& caches, std::ostringstream& out) {
-  out << "\n## Cache sharing and slices per SM\n\n| Cache | Shared with | Slices per SM |\n|---|---|---|\n";
-  for (const auto& [name, c] : caches.items())
-    if (c.contains("shared_with") || c.contains("slices_per_sm"))
-      out << "| " << name << " | " << val(c, "shared_with") << " | " << val(c, "slices_per_sm") << " |\n";
+  out << "\n## Cache sharing and slices per SM\n\n| Cache | Same physical array as | Slices per SM |\n|---|---|---|\n";
+  std::vector<std::string> order;  // caches with neither value, by reason: one line each
+  std::map<std::string, std::vector<std::string>> none;
+  for (const auto& [name, c] : caches.items()) {
+    if (!c.is_object() || (!c.contains("shared_with") && !c.contains("slices_per_sm"))) continue;
+    if (!has_value(c, "shared_with") && !has_value(c, "slices_per_sm")) {
+      const std::string why = why_not(c, "shared_with") + (why_not(c, "slices_per_sm") == why_not(c, "shared_with") ||
+                                                                   !c.contains("slices_per_sm")
+                                                               ? "" : "; slices: " + why_not(c, "slices_per_sm"));
+      if (!none.count(why)) order.push_back(why);
+      none[why].push_back(name);
+      continue;
+    }
+    out << "| " << name << " | " << (has_value(c, "shared_with") ? rf::list_text(c["shared_with"], "none") : val(c, "shared_with"))
+        << " | " << val(c, "slices_per_sm") << " |\n";
+  }
+  for (const auto& why : order) {
+    std::string names;
+    for (const auto& n : none[why]) names += (names.empty() ? "" : ", ") + n;
+    out << "\nNot determined for " << names << ": " << why << ".\n";
+  }
+}
+
+void partition_map(const json& m, std::ostringstream& out) {
+  static const std::vector<std::pair<const char*, const char*>> kRows = {
+      {"partitions", "partitions"},
+      {"near_latency_cycles", "L2 hit latency, home partition near (cycles)"},
+      {"far_latency_cycles", "L2 hit latency, home partition far (cycles)"},
+      {"cold_near_latency_cycles", "first access (cold), home near (cycles)"},
+      {"cold_far_latency_cycles", "first access (cold), home far (cycles)"},
+      {"interleave_bytes", "interleave (bytes)"},
+      {"far_latency_from", "far latency seen from"},
+      {"after_pressure", "far lines after pressure"}};
+  out << "| parameter | value |\n|---|---|\n";
+  for (const auto& [k, label] : kRows)
+    if (m.contains(k)) out << "| " << label << " | " << val(m, k) << " |\n";
+  if (m.contains("sms_per_partition") && m["sms_per_partition"].is_array()) {
+    std::string counts;
+    for (const auto& g : m["sms_per_partition"]) counts += (counts.empty() ? "" : " / ") + std::to_string(g.size());
+    out << "| SMs per partition | " << counts << " |\n";
+  }
+  if (m.contains("linear_in_offset_bits"))
+    out << "| home is an XOR of page-offset bits | " << rf::plain(m["linear_in_offset_bits"]) << " |\n";
 }
 
 void partitions(const json& p, std::ostringstream& out) {
   out << "\n## L2 partitions\n\n";
-  if (p.contains("map")) {
-    const json& m = p["map"];
-    out << "| Parameter | Value |\n|---|---|\n";
-    for (const char* k : {"partitions", "near_latency_cycles", "far_latency_cycles", "cold_near_latency_cycles",
-                          "cold_far_latency_cycles", "interleave_bytes", "far_latency_from", "after_pressure"})
-      if (m.contains(k)) out << "| " << k << " | " << val(m, k) << " |\n";
-    if (m.contains("sms_per_partition"))
-      out << "| SMs per partition | " << m["sms_per_partition"][0].size() << " / " << m["sms_per_partition"][1].size()
-          << " |\n| home is an XOR of page-offset bits | " << m.value("linear_in_offset_bits", false) << " |\n";
-  }
+  if (p.contains("map") && p["map"].is_object()) partition_map(p["map"], out);
   out << "\nReplication limit (one SM's footprint whose far-partition data still have a near copy): "
-      << val(p, "replication_limit_bytes") << " bytes\n";
-  if (p.contains("bandwidth_by_readers") && !p["bandwidth_by_readers"].empty()) {
-    out << "\n| Readers per line | Bandwidth (TB/s) |\n|---|---|\n";
-    for (const auto& r : p["bandwidth_by_readers"])
-      out << "| " << r["readers_per_line"].dump() << " | " << r["bytes_per_second"].get<double>() / 1e12 << " |\n";
+      << (has_value(p, "replication_limit_bytes") && p["replication_limit_bytes"].is_number()
+              ? rf::bytes_long(p["replication_limit_bytes"].get<double>())
+              : "not determined — " + why_not(p, "replication_limit_bytes"))
+      << "\n";
+  if (p.contains("bandwidth_by_readers") && p["bandwidth_by_readers"].is_array() && !p["bandwidth_by_readers"].empty()) {
+    std::vector<json> rows(p["bandwidth_by_readers"].begin(), p["bandwidth_by_readers"].end());
+    std::stable_sort(rows.begin(), rows.end(), [](const json& a, const json& b) {
+      return a.value("readers_per_line", 0.0) < b.value("readers_per_line", 0.0);
+    });
+    out << "\n| readers per line | bandwidth (TB/s) |\n|---:|---:|\n";
+    for (const auto& r : rows)
+      out << "| " << rf::plain(r.value("readers_per_line", json())) << " | "
+          << (r.value("bytes_per_second", json()).is_number() ? rf::number(r["bytes_per_second"].get<double>() / 1e12, 2) : "—")
+          << " |\n";
   }
 }
 

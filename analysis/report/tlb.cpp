@@ -2,72 +2,108 @@
 
 #include <sstream>
 
+#include "analysis/report/format.hpp"
+
 namespace memhier::analysis {
 
 namespace {
 
-std::string bytes_text(const nlohmann::json& v) {
-  if (!v.is_number()) return "—";
-  const double b = v.get<double>();
-  std::ostringstream o;
-  o.precision(4);
-  if (b >= (1ull << 30)) o << b / (1ull << 30) << " GiB";
-  else if (b >= (1ull << 20)) o << b / (1ull << 20) << " MiB";
-  else if (b >= 1024) o << b / 1024 << " KiB";
-  else o << b << " B";
-  return o.str();
+namespace rf = report_format;
+using json = nlohmann::json;
+
+std::string bytes_text(const json& v) { return v.is_number() ? rf::bytes_short(v.get<double>()) : "—"; }
+
+std::string val(const json& v, int digits = 3) { return rf::plain(v, digits); }
+
+// One level's miss penalty: "9.81 ± 0.221", or "≥ 93.886 (not saturated)".
+std::string penalty_text(const json& l) {
+  const json pen = l.value("miss_penalty_cycles", json());
+  if (pen.is_null() && l.contains("miss_penalty_lower_bound_cycles"))
+    return "≥ " + val(l["miss_penalty_lower_bound_cycles"]) + " (not saturated)";
+  const json ci = l.value("miss_penalty_ci95_cycles", json());
+  return val(pen) + (ci.is_number() ? " ± " + val(ci) : "");
 }
 
-std::string val(const nlohmann::json& v) { return v.is_null() ? "—" : v.is_string() ? v.get<std::string>() : v.dump(); }
-
-}  // namespace
-
-std::string render_translation_markdown(const nlohmann::json& t) {
-  if (!t.contains("address_translation") || !t["address_translation"].contains("levels")) return {};
-  const auto& at = t["address_translation"];
-  std::ostringstream o;
-  o << "## Address translation\n\n";
-  o << "Whole-memory chases through the L2 (tlb family): page " << bytes_text(at.value("page_bytes", nlohmann::json()))
-    << " (" << at.value("page_note", "") << "); smallest step resolvable between two footprints "
-    << val(at["resolution_cycles"]) << " cycles, scatter between footprints " << val(at["noise_between_footprints_cycles"])
-    << " cycles, placement scatter of one slot " << val(at.value("placement_scatter_per_slot_cycles", nlohmann::json()))
+void render_intro(std::ostringstream& o, const json& t, const json& at) {
+  const json page = at.value("page_bytes", json());
+  const std::string note = at.value("page_note", std::string());
+  const json l1 = t.value("caches", json::object()).value("l1_tlb", json::object());
+  const std::string l1_reason =
+      l1.value("provenance", json::object()).value("page_bytes", json::object()).value("reason", std::string());
+  o << "Whole-memory chases through the L2 (tlb family). Page: ";
+  if (page.is_number()) o << rf::bytes_long(page.get<double>()) << (note.empty() ? "" : " (" + note + ")");
+  else if (!note.empty() && note == l1_reason) o << "not determined (the reason under Caches, l1_tlb)";
+  else o << "not determined — " << (note.empty() ? "no reason stated" : note);
+  if (at.contains("page_bytes_at_most") && at["page_bytes_at_most"].is_number())
+    o << "; at most " << rf::bytes_long(at["page_bytes_at_most"].get<double>());
+  o << ".\n\nSmallest step resolvable between two footprints: " << val(at.value("resolution_cycles", json()))
+    << " cycles; scatter between footprints: " << val(at.value("noise_between_footprints_cycles", json()))
+    << " cycles; placement scatter of one slot: " << val(at.value("placement_scatter_per_slot_cycles", json()))
     << " cycles.\n\n";
-  o << "| Level | Miss penalty (cycles, ±95 %) | Reach of one entry | Entries | Total reach | Sets × ways |\n"
+}
+
+void render_levels(std::ostringstream& o, const json& t, const json& at) {
+  if (at["levels"].empty()) {
+    o << "No translation level found.\n";
+    return;
+  }
+  o << "| level | miss penalty (cycles, ± 95 %) | reach per entry | entries | total reach | sets × ways |\n"
        "|---|---|---|---|---|---|\n";
+  const json caches = t.value("caches", json::object());
   for (const auto& l : at["levels"]) {
-    const auto& c = t["caches"].value(l.value("name", ""), nlohmann::json::object());
-    const std::string pen = l["miss_penalty_cycles"].is_null() && l.contains("miss_penalty_lower_bound_cycles")
-                                ? "≥ " + val(l["miss_penalty_lower_bound_cycles"]) + " (not saturated)"
-                                : val(l["miss_penalty_cycles"]) + " ± " + val(l.value("miss_penalty_ci95_cycles", nlohmann::json()));
-    o << "| " << l.value("name", "") << " | " << pen
-      << " | " << bytes_text(l["reach_per_entry_bytes"]) << " | " << val(c.value("entries", nlohmann::json())) << " | "
-      << bytes_text(c.value("size_bytes", nlohmann::json())) << " | " << val(c.value("ways", nlohmann::json())) << " |\n";
+    const json c = caches.value(l.value("name", ""), json::object());
+    o << "| " << l.value("name", "") << " | " << penalty_text(l) << " | " << bytes_text(l.value("reach_per_entry_bytes", json()))
+      << " | " << val(c.value("entries", json())) << " | " << bytes_text(c.value("size_bytes", json())) << " | "
+      << rf::sets_ways_text(c.value("sets", json()), c.value("ways", json())) << " |\n";
   }
-  if (at["levels"].empty()) o << "| — | no level found | | | | |\n";
-  for (const char* n : {"l1_tlb", "l2_tlb"}) {  // a level not seen: why, and what it must hold
-    const auto& c = t["caches"].value(n, nlohmann::json::object());
-    if (!c.value("present", nlohmann::json()).is_null()) continue;
-    const auto& why = c.value("provenance", nlohmann::json::object()).value("present", nlohmann::json::object());
-    o << "\n" << n << ": not seen — " << why.value("reason", std::string("no reason given")) << ".\n";
-  }
-  o << "\nRises per stride (reach bracket, height ± 95 %):\n\n";
+  o << "\n— not determined (the reasons under Caches).\n";
+}
+
+void render_rises(std::ostringstream& o, const json& at) {
+  if (at["levels"].empty()) return;
+  o << "\nRises per stride (stride: total reach in [lo, hi), height ± 95 % in cycles):\n\n";
   for (const auto& l : at["levels"]) {
     o << "- " << l.value("name", "") << ": ";
     bool first = true;
-    for (const auto& r : l["rises"]) {
-      o << (first ? "" : "; ") << bytes_text(r["stride"]) << " → [" << bytes_text(r["reach_bracket_bytes"][0]) << ", "
-        << bytes_text(r["reach_bracket_bytes"][1]) << ") +" << val(r["height_cycles"]) << "±" << val(r["ci95_cycles"]);
+    for (const auto& r : l.value("rises", json::array())) {
+      const json br = r.value("reach_bracket_bytes", json());
+      o << (first ? "" : "; ") << bytes_text(r.value("stride", json())) << ": "
+        << (br.is_array() && br.size() == 2 && br[0].is_number() && br[1].is_number()
+                ? rf::bytes_interval(br[0].get<double>(), br[1].get<double>(), false) : "—")
+        << " +" << val(r.value("height_cycles", json())) << " ± " << val(r.value("ci95_cycles", json()));
       first = false;
     }
     o << "\n";
   }
-  for (const auto& r : at.value("not_translation", nlohmann::json::array()))
+}
+
+}  // namespace
+
+std::string render_translation_markdown(const json& t) {
+  if (!t.contains("address_translation") || !t["address_translation"].is_object() ||
+      !t["address_translation"].contains("levels"))
+    return {};
+  const auto& at = t["address_translation"];
+  std::ostringstream o;
+  o << "## Address translation\n\n";
+  render_intro(o, t, at);
+  render_levels(o, t, at);
+  const json caches = t.value("caches", json::object());
+  for (const char* n : {"l1_tlb", "l2_tlb"}) {  // a level not seen: why, and what it must hold
+    const json c = caches.value(n, json::object());
+    if (!c.value("present", json()).is_null()) continue;
+    const json why = c.value("provenance", json::object()).value("present", json::object());
+    o << "\n" << n << ": not seen — " << why.value("reason", std::string("no reason stated")) << ".\n";
+  }
+  render_rises(o, at);
+  for (const auto& r : at.value("not_translation", json::array()))
     o << "\nNot translation (+"
-      << val(r["miss_penalty_cycles"].is_null() ? r.value("miss_penalty_lower_bound_cycles", nlohmann::json()) : r["miss_penalty_cycles"])
+      << val(r.value("miss_penalty_cycles", json()).is_null() ? r.value("miss_penalty_lower_bound_cycles", json()) : r["miss_penalty_cycles"])
       << " cycles): " << r.value("reason", "") << ".\n";
-  if (at.contains("smallest_step") && !at["smallest_step"].is_null())
-    o << "\nSmallest resolved step: " << val(at["smallest_step"]["height_cycles"]) << " ± "
-      << val(at["smallest_step"]["ci95_cycles"]) << " cycles at stride " << bytes_text(at["smallest_step"]["stride"]) << ".\n";
+  if (at.contains("smallest_step") && at["smallest_step"].is_object())
+    o << "\nSmallest resolved step: " << val(at["smallest_step"].value("height_cycles", json())) << " ± "
+      << val(at["smallest_step"].value("ci95_cycles", json())) << " cycles at stride "
+      << bytes_text(at["smallest_step"].value("stride", json())) << ".\n";
   o << "\n";
   return o.str();
 }

@@ -23,6 +23,7 @@ def main(path):
     for a, b in zip(heads, heads[1:] + [caches_end]):
         if a >= caches_end:
             break
+        b = min(b, caches_end)
         if b - a > 45:
             errors.append("%s takes %d lines (more than a screen)" % (lines[a], b - a))
         reasons = [l.split(" — ", 1)[1] for l in lines[a:b] if l.startswith("- Not determined") and " — " in l]
