@@ -10,3 +10,24 @@ $4 $5 $1/report.md"
                    ${CMAKE_CURRENT_SOURCE_DIR}/cli/report_check.py)
   set_tests_properties(cli_report_readable PROPERTIES LABELS cli)
 endif()
+
+# report.md reads like a datasheet (issue 19): the committed H100 and H200 archives' reports and the
+# golden texture sweep's pass report_check.py's datasheet checks (ways collapsed, no empty interval,
+# no raw list, TLB rows named for a TLB, no unit after a reason).
+set(_archives h100=${PROJECT_SOURCE_DIR}/results/sm_90/nvidia-h100-80gb-hbm3/580.159.04/20261123T212354Z
+              h200=${PROJECT_SOURCE_DIR}/results/sm_90/nvidia-h200/580.159.04/20261123T205734Z
+              golden=${CMAKE_CURRENT_SOURCE_DIR}/cli/golden/infer/bench.json)
+if(TARGET memhier-infer AND MEMHIER_PYTHON3_REPORT)
+  foreach(na ${_archives})
+    string(REPLACE "=" ";" kv "${na}")
+    list(GET kv 0 _i)
+    list(GET kv 1 a)
+    if(EXISTS ${a})
+      add_test(NAME cli_report_datasheet_${_i}
+               COMMAND bash -c "set -e; mkdir -p $1; $2 $3 -o $1/t.json --report $1/report.md; $4 $5 $1/report.md"
+                       _ ${CMAKE_CURRENT_BINARY_DIR}/cli_report_datasheet/${_i} $<TARGET_FILE:memhier-infer> ${a}
+                       ${MEMHIER_PYTHON3_REPORT} ${CMAKE_CURRENT_SOURCE_DIR}/cli/report_check.py)
+      set_tests_properties(cli_report_datasheet_${_i} PROPERTIES LABELS cli)
+    endif()
+  endforeach()
+endif()
