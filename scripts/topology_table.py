@@ -2,9 +2,12 @@
 """Prints the topology of an archive (topology.json, schema memhier-topology/1) as one compact
 plain-text table per section: caches, TLBs, bandwidths against the peak, shared memory, global
 memory, warp access, and the measurement itself. scripts/characterize.sh prints it at the end.
-A value that was not determined prints as '-' (the reason is in topology.json and report.md)."""
+A value that was not determined prints as '-' (the reason is in topology.json and report.md); a
+capacity that is not exact says what it is ("50 % pt": the 50 % point of the miss-rate curve; "fit";
+">=": a lower bound), equal ways print once, a TLB shows entries, reach per entry, total reach."""
 import json
 import os
+import re
 import sys
 
 
@@ -12,10 +15,52 @@ def fmt_bytes(v):
     if v is None:
         return "-"
     v = float(v)
-    for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if v >= f and v % (f // 4 or 1) == 0:
-            return "%g %s" % (v / f, unit)
+    for unit, f, digits in (("GiB", 1 << 30, 2), ("MiB", 1 << 20, 2), ("KiB", 1 << 10, 1)):
+        if v >= f:
+            return ("%d %s" % (v // f, unit)) if v % f == 0 else ("%.*f %s" % (digits, v / f, unit))
     return "%d B" % v
+
+
+def fmt_capacity(c):
+    """The capacity, marked when it is not exact: the 50 % point, a fit, or a lower bound."""
+    if c.get("size_bytes") is None:
+        lb = c.get("size_bytes_lower_bound")
+        return ">= " + fmt_bytes(lb) if lb is not None else "-"
+    mark = {"half_point": " (50 % pt)", "model_fit": " (fit)"}.get(c.get("size_source"), "")
+    return fmt_bytes(c["size_bytes"]) + mark
+
+
+def fmt_ways(ways):
+    """Equal ways once ("4"), unequal as their range ("2-4, unequal")."""
+    if not isinstance(ways, list) or not ways:
+        return fmt(ways)
+    lo, hi = min(ways), max(ways)
+    return str(lo) if lo == hi else "%d-%d, unequal" % (lo, hi)
+
+
+def fmt_index(v):
+    if isinstance(v, list):
+        return "fully assoc." if not v else "bits %s-%s" % (v[0], v[-1])
+    return fmt(v)
+
+
+def fmt_penalty(c):
+    if c.get("miss_penalty_cycles") is None and c.get("miss_penalty_lower_bound_cycles") is not None:
+        return ">= " + fmt(c["miss_penalty_lower_bound_cycles"])
+    return fmt(c.get("miss_penalty_cycles"))
+
+
+def fmt_sets_ways(c):
+    sets, ways = c.get("sets"), c.get("ways")
+    if sets is None and ways is None:
+        return "-"
+    if isinstance(ways, list) and ways and min(ways) == max(ways):
+        return "%s x %s" % (fmt(sets if sets is not None else len(ways)), ways[0])
+    return "%s sets, ways %s" % (fmt(sets), fmt_ways(ways))
+
+
+def natural(name):
+    return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", str(name))]
 
 
 def fmt(v, digits=1):
@@ -65,16 +110,20 @@ def main(path):
             rows.append([name, "(none on this path)", "", "", "", "", "", "", "", ""])
             continue
         if name.endswith("_tlb"):
-            tlbs.append([name, fmt_bytes(c.get("page_bytes")), fmt_bytes(c.get("reach_per_entry_bytes")),
-                         fmt(c.get("entries")), fmt_bytes(c.get("size_bytes")), fmt(c.get("sets")),
-                         fmt(c.get("ways")), fmt(c.get("replacement")), fmt(c.get("miss_penalty_cycles"))])
+            page = fmt_bytes(c.get("page_bytes")) if c.get("page_bytes") is not None else (
+                "<= " + fmt_bytes(c["page_bytes_at_most"]) if c.get("page_bytes_at_most") is not None else "-")
+            tlbs.append([name, fmt(c.get("entries")), fmt_bytes(c.get("reach_per_entry_bytes")),
+                         fmt_bytes(c.get("size_bytes")), page, fmt_sets_ways(c), fmt(c.get("replacement")),
+                         fmt_penalty(c)])
             continue
-        rows.append([name, fmt_bytes(c.get("size_bytes")), fmt_bytes(c.get("line_bytes")),
-                     fmt_bytes(c.get("sector_bytes")), fmt(c.get("sets")), fmt(c.get("ways")),
-                     fmt(c.get("replacement")), fmt(c.get("index_bits")), fmt(c.get("hit_latency_cycles")),
+        rows.append([name, fmt_capacity(c), fmt_bytes(c.get("line_bytes")),
+                     fmt_bytes(c.get("sector_bytes")), fmt(c.get("sets")), fmt_ways(c.get("ways")),
+                     fmt(c.get("replacement")), fmt_index(c.get("index_bits")), fmt(c.get("hit_latency_cycles")),
                      fmt(c.get("miss_penalty_cycles"))])
-    table("Caches", ["cache", "size", "line", "sector", "sets", "ways", "policy", "index", "hit cyc", "miss pen"], rows)
-    table("TLBs", ["tlb", "page", "entry reach", "entries", "reach", "sets", "ways", "policy", "miss pen"], tlbs)
+    table("Caches (latencies in cycles)", ["cache", "capacity", "line", "sector", "sets", "ways per set", "policy",
+                                           "set index", "hit", "miss penalty"], rows)
+    table("TLBs (miss penalty in cycles)", ["tlb", "entries", "reach/entry", "total reach", "page", "sets x ways",
+                                            "policy", "miss penalty"], tlbs)
     g = t.get("global_memory", {}) or {}
     peak = g.get("theoretical_bytes_per_second")
     bw = []
@@ -90,11 +139,12 @@ def main(path):
     table("Bandwidth", ["level", "peak", "of theoretical"], bw)
     s = t.get("shared_memory", {}) or {}
     if s:
-        table("Shared memory", ["latency cyc", "banks", "bank width", "peak B/clk/SM"],
+        table("Shared memory", ["latency (cycles)", "banks", "bank width", "copy peak (B/clk/SM)"],
               [[fmt(s.get("latency_cycles")), fmt(s.get("banks")), fmt_bytes(s.get("bank_width_bytes")),
                 fmt(s.get("peak_bytes_per_clock_per_sm"))]])
     spec = g.get("latency_spectrum") or {}
-    srows = [[p, e.get("pattern"), fmt(e.get("p")), fmt(e.get("cycles"), 0)] for p, lst in sorted(spec.items()) for e in lst]
+    srows = [[p, e.get("pattern"), fmt(e.get("p")), fmt(e.get("cycles"), 0)] for p, lst in sorted(spec.items())
+             for e in sorted(lst, key=lambda e: natural(e.get("pattern")))]
     table("Latency spectrum (cycles)", ["path", "pattern", "P", "cycles"], srows)
     w = t.get("warp_access") or {}
     wrows = []
@@ -104,14 +154,24 @@ def main(path):
             wrows.append([mem] + [fmt(m.get(k)) for k in ("broadcasts", "serves_parallel", "needs_alignment", "needs_contiguity")])
     table("Warp access (004)", ["memory", "broadcast", "parallel", "alignment", "contiguity"], wrows)
     m = t.get("measurement", {}) or {}
-    ctx = dev
     extra = []
-    for k in ("characterize_wall_seconds", "plan_wall_seconds", "sm_clock_measured_mhz_end", "sm_clock_throttled"):
-        if k in ctx:
-            extra.append([k, ctx[k]])
-    for k in ("clock_overhead_pair_cycles", "clock_overhead_fine_cycles"):
+    for k, label, unit in (("characterize_wall_seconds", "characterization wall time", "s"),
+                           ("plan_wall_seconds", "plan wall time", "s"),
+                           ("sm_clock_measured_mhz_end", "SM clock at the end", "MHz"),
+                           ("sm_clock_throttled", "SM clock throttled", "")):
+        if k in dev:
+            v = dev[k]
+            if v in ("true", "false"):
+                v = v == "true"
+            try:
+                v = float(v) if not isinstance(v, bool) else v
+            except (TypeError, ValueError):
+                pass
+            extra.append([label, (fmt(v, 1) + " " + unit).strip()])
+    for k, label in (("clock_overhead_pair_cycles", "timer overhead, two clock reads"),
+                     ("clock_overhead_fine_cycles", "timer overhead, fine runs")):
         if k in m:
-            extra.append([k, m[k]])
+            extra.append([label, fmt(m[k]) + " cycles" if m[k] is not None else "-"])
     table("Measurement", ["what", "value"], extra)
 
 

@@ -31,3 +31,17 @@ if(TARGET memhier-infer AND MEMHIER_PYTHON3_REPORT)
     endif()
   endforeach()
 endif()
+
+# The console tables (scripts/topology_table.py) on the H100 archive's topology: a capacity that is
+# not exact is marked, equal ways print once, TLBs show entries / reach per entry / total reach.
+if(TARGET memhier-infer AND MEMHIER_PYTHON3_REPORT AND EXISTS ${PROJECT_SOURCE_DIR}/results/sm_90/nvidia-h100-80gb-hbm3/580.159.04/20261123T212354Z)
+  add_test(NAME cli_report_console_tables
+           COMMAND bash -c "set -e; mkdir -p $1; $2 $3 -o $1/t.json; $4 $5 $1/t.json > $1/tables.txt; cat $1/tables.txt; \
+grep -Eq '^l1 +256 KiB +128 B +32 B +512 +4 ' $1/tables.txt; grep -Eq '^l2 +[0-9.]+ MiB \\(50 % pt\\)' $1/tables.txt; \
+grep -q 'reach/entry  total reach' $1/tables.txt; grep -Eq '^l1_tlb +16 +16 MiB +256 MiB' $1/tables.txt; \
+! grep -q '512 x 4' $1/tables.txt"
+                   _ ${CMAKE_CURRENT_BINARY_DIR}/cli_report_console $<TARGET_FILE:memhier-infer>
+                   ${PROJECT_SOURCE_DIR}/results/sm_90/nvidia-h100-80gb-hbm3/580.159.04/20261123T212354Z
+                   ${MEMHIER_PYTHON3_REPORT} ${PROJECT_SOURCE_DIR}/scripts/topology_table.py)
+  set_tests_properties(cli_report_console_tables PROPERTIES LABELS cli)
+endif()
