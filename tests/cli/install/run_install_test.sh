@@ -69,7 +69,7 @@ done_s=$(sed -nE 's/.* done in ([0-9.]+) s .*/\1/p' "$w/char.log")
 python3 - "$a" "$done_s" <<'PY' || fail "the archive's wall time is not the printed one"
 import gzip, json, sys
 c = json.load(gzip.open(sys.argv[1] + "/bench.json.gz"))["context"]
-assert str(c["characterize_wall_seconds"]) == sys.argv[2], (c["characterize_wall_seconds"], sys.argv[2])
+assert float(c["characterize_wall_seconds"]) == float(sys.argv[2]), (c["characterize_wall_seconds"], sys.argv[2])
 PY
 "$p/bin/memhier-compare" "$a" "$a" > "$w/compare.log" || fail "memhier-compare from the prefix"
 grep -q "gate: PASS" "$w/compare.log" || fail "the archive does not compare PASS with itself"
