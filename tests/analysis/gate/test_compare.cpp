@@ -2,7 +2,7 @@
 // topology field comparison, device refusal.
 #include <gtest/gtest.h>
 
-#include "bench_entries.hpp"
+#include "tests/analysis/bench_entries.hpp"
 
 #include "analysis/gate/compare.hpp"
 
