@@ -3,7 +3,8 @@
 // field and the headline figures, judged beyond the threshold of their kind and the runs' own
 // spread (analysis/gate/gate.hpp); --detail adds the per-benchmark rows. Exit status (docs/ci.md):
 // 0 pass, 1 a figure got worse, 2 bad input, 3 a structural field changed, 4 different GPUs
-// without --ignore-device.
+// without --ignore-device, 5 no verdict (two bench.json files whose differences rest on single
+// samples: no noise model).
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -36,7 +37,8 @@ const char* kUsage =
     "  --fail-on=LIST           what fails the gate: worse,structure (default), worse, structure, none\n"
     "  --survey                 the same as --fail-on=none (driver surveys: report, never fail)\n"
     "exit status: 0 pass, 1 a figure worse, 2 bad input, 3 a structural field changed,\n"
-    "             4 different GPUs without --ignore-device\n";
+    "             4 different GPUs without --ignore-device, 5 no verdict (bench.json files without\n"
+    "             topology.json whose differences rest on one sample a side: no noise model)\n";
 
 [[noreturn]] void die(const std::string& msg) {
   std::fprintf(stderr, "memhier-compare: %s\n", msg.c_str());

@@ -109,7 +109,30 @@ std::pair<std::string, std::string> section_of(const std::string& id) {
   return {s.substr(0, dot), s.substr(dot + 1)};
 }
 
+// The per-benchmark rows as the gate of two bench.json files judges them: a difference between
+// single samples has no noise model (two back-to-back H100 runs differ by 6-8 % in throughput),
+// so it is INFO, never WORSE; rows with repetitions on both sides keep their U-test or spread verdict.
+void judge_without_headline(GateResult& r) {
+  for (auto& row : r.detail.rows) {
+    if (row.kind != "counter") continue;
+    if (row.test == "utest" || row.test == "spread") ++r.noise_judged;
+    if (row.test != "threshold" || row.verdict == Verdict::same || row.verdict == Verdict::info) continue;
+    row.verdict = Verdict::info;
+    row.note = "one sample a side: no noise model (repetitions or archives decide)";
+    ++r.unjudged;
+  }
+  if (r.unjudged > 0)
+    r.notes.push_back(std::to_string(r.unjudged) + " per-benchmark difference" + (r.unjudged == 1 ? "" : "s") +
+                      " beyond the threshold rest on one sample a side: listed as INFO, not judged (give "
+                      "archives with topology.json for the headline gate, or runs with "
+                      "--benchmark_repetitions=2 or more)");
+}
+
 }  // namespace
+
+bool GateResult::no_verdict() const {
+  return !headline && !refused() && unjudged > 0 && noise_judged == 0 && worse() == 0;
+}
 
 int GateResult::worse() const {
   if (!headline) return detail.count(Verdict::worse);
@@ -142,6 +165,7 @@ GateResult gate_compare(const CompareInput& base, const CompareInput& now, const
   if (!base.topology || !now.topology) {
     r.notes.push_back(std::string("no topology.json in ") + (!base.topology && !now.topology ? "either run" : !base.topology ? "base" : "new") +
                       ": the gate judges the per-benchmark counters (run memhier-infer for the headline)");
+    judge_without_headline(r);
     return r;
   }
   r.headline = true;
@@ -179,6 +203,7 @@ int gate_exit_code(const GateResult& r, bool fail_on_worse, bool fail_on_structu
   if (r.options.ignore_device && !r.same_device) return 0;
   if (fail_on_structure && (r.structural_changes() > 0 || (!r.headline && r.detail.structure() == "CHANGED"))) return 3;
   if (fail_on_worse && r.worse() > 0) return 1;
+  if (r.no_verdict() && (fail_on_worse || fail_on_structure)) return 5;
   return 0;
 }
 

@@ -52,18 +52,26 @@ struct GateResult {
   std::map<std::string, std::vector<std::string>> undetermined;  // section -> fields null in both runs
   std::vector<std::string> notes;
   CompareResult detail;                    // per-benchmark rows (--detail)
+  // Without topology.json the gate judges the per-benchmark rows, but only those with a noise model
+  // (repetitions on both sides: U test or spread, or an exact comparison); a difference beyond the
+  // threshold between single samples is INFO and counted here.
+  int unjudged = 0;       // per-benchmark rows demoted to INFO for want of a noise model
+  int noise_judged = 0;   // per-benchmark rows judged with one (utest, spread)
   bool detail_all = false;                 // --all: the detail lists SAME rows too
 
   int worse() const;
   int structural_changes() const;
   bool refused() const { return !same_device && !options.ignore_device; }
+  // No verdict: nothing failed and every difference rests on single samples (no noise model).
+  bool no_verdict() const;
 };
 
 GateResult gate_compare(const CompareInput& base, const CompareInput& now, const GateOptions& o);
 
 // Exit status (docs/ci.md): 0 pass, 1 a figure WORSE, 3 a structural field CHANGED (with or without
-// worse figures), 4 different GPUs without --ignore-device. `fail_on_worse` / `fail_on_structure`
-// false relax the gate (driver surveys): that condition then exits 0.
+// worse figures), 4 different GPUs without --ignore-device, 5 no verdict (bench.json files whose
+// differences rest on single samples). `fail_on_worse` / `fail_on_structure` false relax the gate
+// (driver surveys): that condition (and no verdict) then exits 0.
 int gate_exit_code(const GateResult& r, bool fail_on_worse, bool fail_on_structure);
 
 std::string render_gate_console(const GateResult& r, bool detail);

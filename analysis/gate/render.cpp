@@ -87,6 +87,9 @@ std::string gate_line(const GateResult& r) {
   std::ostringstream o;
   if (r.refused()) return "gate: REFUSED - different GPUs; compare side by side with --ignore-device";
   if (r.options.ignore_device && !r.same_device) return "gate: none (different GPUs side by side)";
+  if (r.no_verdict())
+    return "gate: NO VERDICT - " + std::to_string(r.unjudged) +
+           " per-benchmark differences rest on single samples (no noise model); compare archives or repetitions";
   const int w = r.worse(), c = r.headline ? r.structural_changes() : (r.detail.structure() == "CHANGED" ? 1 : 0);
   int figures = 0, fields = 0;
   for (const auto& row : r.rows) (row.kind == Figure::Kind::structure ? fields : figures)++;
@@ -261,7 +264,9 @@ nlohmann::json render_gate_json(const GateResult& r, bool detail) {
   }
   j["undetermined"] = r.undetermined;
   j["gate"] = {{"result", r.refused() ? "refused" : (r.options.ignore_device && !r.same_device) ? "none"
+                          : r.no_verdict() ? "no_verdict"
                           : (r.worse() || r.structural_changes()) ? "fail" : "pass"},
+               {"unjudged_rows", r.unjudged},
                {"worse", worse}, {"structural_changes", changed},
                {"exit_code", gate_exit_code(r, true, true)}};
   j["detail_summary"] = render_json(r.detail)["summary"];

@@ -3,7 +3,7 @@
 // ranges, exit codes, and a console table within 100 columns.
 #include <gtest/gtest.h>
 
-#include "bench_entries.hpp"
+#include "tests/analysis/bench_entries.hpp"
 
 #include <cmath>
 #include <algorithm>
@@ -262,4 +262,52 @@ TEST(Gate, ALowerBoundIsChangedOnlyByAValueBelowIt) {
   b["outstanding_requests"] = {{"max_outstanding_requests_per_sm", 20576}, {"max_outstanding_is_lower_bound", false}};
   r = gate_compare(in(bench(), a), in(bench(), b), {});
   EXPECT_EQ(row(r, k)->verdict, Verdict::changed) << row(r, k)->note;  // a table the bound rules out
+}
+
+// Two bench.json files (no topology.json): a difference between single samples has no noise model
+// and is no verdict (exit 5), never WORSE; with repetitions on both sides the U test or spread
+// decides; a benchmark that fails only now is WORSE whatever the samples.
+TEST(Gate, BenchJsonFilesJudgeOnlyWhatANoiseModelDecides) {
+  auto file = [](double bw, int reps, bool fails = false) {
+    BenchRun r = bench();
+    for (int i = 0; i < reps; ++i) add(r, kRead, {{"bytes_per_second", bw * (1 + 0.001 * i)}}, i);
+    if (fails) {
+      BenchEntry e = test_support::bench_entry("gmem_throughput/kind:write/width:16/ilp:4/cta_size:1024/ctas:1", {});
+      e.error = true;
+      e.error_message = "out of memory";
+      r.entries.push_back(e);
+    } else {
+      add(r, "gmem_throughput/kind:write/width:16/ilp:4/cta_size:1024/ctas:1", {{"bytes_per_second", 1e12}});
+    }
+    return r;
+  };
+  auto no_topo = [](BenchRun b) {
+    CompareInput c;
+    c.label = "bench.json";
+    c.bench = std::move(b);
+    return c;
+  };
+  const GateOptions o;
+  // single samples 8 % apart: INFO rows, no verdict, exit 5 (0 with --survey)
+  GateResult single = gate_compare(no_topo(file(3.2e12, 1)), no_topo(file(2.944e12, 1)), o);
+  EXPECT_TRUE(single.no_verdict());
+  EXPECT_EQ(single.worse(), 0);
+  EXPECT_EQ(single.unjudged, 1);
+  EXPECT_EQ(gate_exit_code(single, true, true), 5);
+  EXPECT_EQ(gate_exit_code(single, false, false), 0);
+  EXPECT_NE(render_gate_console(single, false).find("gate: NO VERDICT"), std::string::npos);
+  EXPECT_EQ(render_gate_json(single, false)["gate"]["result"], "no_verdict");
+  // identical single samples: nothing to judge, PASS
+  GateResult same = gate_compare(no_topo(file(3.2e12, 1)), no_topo(file(3.2e12, 1)), o);
+  EXPECT_FALSE(same.no_verdict());
+  EXPECT_EQ(gate_exit_code(same, true, true), 0);
+  // four repetitions a side 8 % apart: the U test decides, WORSE
+  GateResult reps = gate_compare(no_topo(file(3.2e12, 4)), no_topo(file(2.944e12, 4)), o);
+  EXPECT_FALSE(reps.no_verdict());
+  EXPECT_EQ(reps.worse(), 1);
+  EXPECT_EQ(gate_exit_code(reps, true, true), 1);
+  // a benchmark that fails only now: WORSE even between single samples
+  GateResult fails = gate_compare(no_topo(file(3.2e12, 1)), no_topo(file(3.2e12, 1, true)), o);
+  EXPECT_FALSE(fails.no_verdict());
+  EXPECT_EQ(gate_exit_code(fails, true, true), 1);
 }
