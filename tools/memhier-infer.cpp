@@ -165,6 +165,7 @@ int main(int argc, char** argv) {
   if (std::string why = check_paths(inputs, {out, report, next}); !why.empty()) return fail(why);
   try {
     auto data = memhier::analysis::Dataset::load(memhier::expand_archive_inputs(inputs), allow_errors);
+    for (const auto& w : data.warnings()) std::cerr << "memhier-infer: warning: " << w << "\n";
     memhier::analysis::Requests req;
     nlohmann::json topo = memhier::analysis::build_topology(data, req, budget);
     for (const auto& [k, v] : context) topo["device"][k] = v;

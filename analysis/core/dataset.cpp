@@ -49,6 +49,7 @@ Dataset Dataset::load(const std::vector<std::string>& paths, bool allow_errors) 
         d.skipped_.push_back(e.name + ": " + e.error_message);
       }
   screen_runs(runs, allow_errors, &d.skipped_);  // what cannot be (analysis/core/validate.hpp)
+  d.warnings_ = unknown_family_warnings(runs);
   d.runs_ = std::move(runs);
   d.index();
   return d;

@@ -40,6 +40,9 @@ class Dataset {
   const std::vector<Chase>& chases() const { return chases_; }
   std::vector<const BenchEntry*> family(const std::string& fam) const;
   const std::vector<std::string>& skipped() const { return skipped_; }  // failed entries (allow_errors)
+  // Counted warnings about what was read but not used (entries of families this analyzer does not
+  // read); memhier-infer prints them and the topology keeps them (measurement.input_warnings).
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
   // The trace of a fine or count entry, or nullptr when none was written/kept. Throws on a trace
   // file that exists but is damaged (truncated, wrong format).
@@ -52,6 +55,7 @@ class Dataset {
   std::vector<BenchRun> runs_;
   std::vector<Chase> chases_;
   std::vector<std::string> skipped_;
+  std::vector<std::string> warnings_;
   mutable std::map<std::string, std::shared_ptr<Trace>> traces_;  // by benchmark name
 };
 

@@ -1,5 +1,6 @@
 #include "analysis/core/validate.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -27,6 +28,21 @@ std::string bad_number(const std::string& v) {
   return {};
 }
 
+// Parameters that are counts, sizes or indices in every family memhier-bench writes: their value is
+// a non-negative decimal integer (the analyzer reads them with get_int and would otherwise skip or
+// misread the entry without a word).
+const std::set<std::string> kIntegerKeys = {
+    "bytes",  "stride",   "iters",    "warm",      "carveout",  "width",         "ilp",      "cta_size",
+    "ctas",   "ctas_per_sm", "lines", "pressure_bytes", "readers", "chunk",      "overlap",  "share",
+    "stagger", "far_pages", "far_stride", "loads", "seed",      "capacity",      "dst_offset"};
+
+bool decimal_integer(const std::string& v) {
+  if (v.empty() || v.size() > 19) return false;
+  for (char c : v)
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
 std::string check_name(const BenchEntry& e) {
   if (e.params.family().empty()) return "the name has no family";
   for (const auto& [k, v] : e.params.params()) {
@@ -34,6 +50,8 @@ std::string check_name(const BenchEntry& e) {
     if (v.empty()) return "parameter '" + k + "' has no value (key:value expected)";
     if (numeric_looking(v))
       if (std::string why = bad_number(v); !why.empty()) return "parameter " + k + ": " + why;
+    if (kIntegerKeys.count(k) && !decimal_integer(v))
+      return "parameter " + k + ": '" + v + "' is not a non-negative integer";
   }
   const std::string fam = e.params.family();
   if (fam == "pchase" || fam == "tlb") {
@@ -74,6 +92,26 @@ std::string check_counters(const BenchEntry& e) {
 }
 
 }  // namespace
+
+const std::set<std::string>& known_families() {
+  static const std::set<std::string> k = {
+      "pchase",          "tlb",           "latency_spectrum", "cache_sequences",  "cache_sharing",
+      "caches_per_sm",   "clock_overhead", "gmem_throughput", "l1_throughput",    "l2_throughput",
+      "l2_partitions",   "smem_throughput", "smem_bank_conflict", "outstanding_requests", "warp_access"};
+  return k;
+}
+
+std::vector<std::string> unknown_family_warnings(const std::vector<BenchRun>& runs) {
+  std::map<std::string, std::size_t> n;
+  for (const auto& r : runs)
+    for (const auto& e : r.entries)
+      if (!e.params.family().empty() && !known_families().count(e.params.family())) ++n[e.params.family()];
+  std::vector<std::string> out;
+  for (const auto& [fam, count] : n)
+    out.push_back(std::to_string(count) + " entr" + (count == 1 ? "y" : "ies") + " of family '" + fam +
+                  "', which this analyzer does not read: skipped");
+  return out;
+}
 
 std::string empty_run_error(const BenchRun& run) {
   if (run.entries.empty()) return run.path + ": the benchmarks list is empty: nothing to analyze";

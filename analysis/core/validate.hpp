@@ -2,11 +2,13 @@
 // section reliability): a counter that cannot be (negative or non-finite values, a latency beyond
 // any chase's budget, a miss rate outside [0, 1], more misses than accesses), a name whose
 // parameters do not parse (a component without a value, a numeric value that is negative or not a
-// number, a P-chase or TLB entry without its bytes and stride), an entry that appears twice in one
+// number, a count or size parameter (bytes, stride, ctas, ...) that is not a non-negative integer,
+// a P-chase or TLB entry without its bytes and stride), an entry that appears twice in one
 // file. Each problem names its file and benchmark. And what it writes: a topology in which nothing
 // at all was determined is a failure, not a result.
 #pragma once
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,12 @@ struct InputProblem {
 // Problems of one file's entries (entries that failed when measured are not checked: they are
 // skipped or refused anyway). A file without any entry is an error of its own (empty_run_error).
 std::vector<InputProblem> check_bench_run(const BenchRun& run);
+// The benchmark families this analyzer reads (the families of memhier-bench it knows).
+const std::set<std::string>& known_families();
+// One line per family the analyzer does not read, with how many entries it skips ("3 entries of
+// family 'foo', which this analyzer does not read: skipped"): a warning, not an error (a newer
+// memhier-bench may write families an older analyzer does not know).
+std::vector<std::string> unknown_family_warnings(const std::vector<BenchRun>& runs);
 // "" or why a file cannot be analyzed at all (an empty benchmark list).
 std::string empty_run_error(const BenchRun& run);
 // Applies the checks to loaded files (after the entries that failed when measured were dealt

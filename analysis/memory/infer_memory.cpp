@@ -157,6 +157,7 @@ void infer_measurement(InferContext& ctx, nlohmann::json& m) {
   nlohmann::json s = nlohmann::json::array();
   for (auto& x : ctx.data.skipped()) s.push_back(x);
   m["skipped_benchmarks"] = s;
+  if (!ctx.data.warnings().empty()) m["input_warnings"] = ctx.data.warnings();
 }
 
 }  // namespace memhier::analysis

@@ -67,18 +67,37 @@ TEST(Validate, NamesWhoseParametersDoNotParse) {
     std::string name, says;
   } cases[] = {
       {"pchase/path:global_ca/bytes:8192/stride:-32", "parameter stride: '-32' is negative"},
-      {"pchase/path:global_ca/bytes:abc1/stride:32", "needs a positive integer bytes"},
+      {"pchase/path:global_ca/bytes:abc1/stride:32", "parameter bytes: 'abc1' is not a non-negative integer"},
       {"pchase/path:global_ca/bytes:12x/stride:32", "parameter bytes: '12x' is not a number"},
       {"pchase/path:global_ca/bytes/stride:32", "parameter 'bytes' has no value"},
       {"pchase/path:global_ca/stride:32", "needs a positive integer bytes"},
       {"pchase/bytes:4096/stride:32", "needs a path"},
       {"tlb/bytes:1e999/stride:4096", "not a number"},
       {"gmem_throughput/kind:read/width:-16", "is negative"},
+      // counts and sizes of the other families: an integer or an error, never skipped or misread
+      {"l1_throughput/bytes:x/cta_size:256/ctas:8/ilp:4", "parameter bytes: 'x' is not a non-negative integer"},
+      {"gmem_throughput/kind:read/width:16/ctas:x", "parameter ctas: 'x' is not a non-negative integer"},
+      {"cache_sharing/victim:l1/bytes:1e3", "parameter bytes: '1e3' is not a non-negative integer"},
+      {"l2_throughput/bytes:1048576/ilp:2.5", "parameter ilp: '2.5' is not a non-negative integer"},
   };
   for (const auto& c : cases) {
     const std::string p = problem_of(entry(c.name, {{"latency_cycles", 30}}));
     EXPECT_NE(p.find(c.says), std::string::npos) << c.name << " -> " << p;
   }
+}
+
+TEST(Validate, TextParametersAndKnownFamiliesPass) {
+  EXPECT_EQ(problem_of(entry("gmem_throughput/kind:read/layout:oneshot/access:cs/ctas:16", {{"bytes_per_second", 1e12}})), "");
+  EXPECT_EQ(problem_of(entry("smem_bank_conflict/width:4/stride:0", {{"latency_cycles", 30}})), "");
+}
+
+TEST(Validate, FamiliesTheAnalyzerDoesNotReadAreCountedWarnings) {
+  auto run = run_of({entry("future_family/bytes:4096", {{"latency_cycles", 30}}),
+                     entry("future_family/bytes:8192", {{"latency_cycles", 30}}), entry(kGood, {{"latency_cycles", 30}})});
+  const auto w = unknown_family_warnings({run});
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0], "2 entries of family 'future_family', which this analyzer does not read: skipped");
+  EXPECT_TRUE(unknown_family_warnings({run_of({entry(kGood, {{"latency_cycles", 30}})})}).empty());
 }
 
 TEST(Validate, DuplicatesInOneFileButNotRepetitions) {

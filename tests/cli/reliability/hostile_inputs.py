@@ -175,7 +175,24 @@ I("miss rate 1.5", [bench_variant("mr.json", lambda d: d["benchmarks"][3].update
   "miss_rate = 1.5 is above 1")
 I("more misses than accesses", [bench_variant("mm.json", lambda d: d["benchmarks"][3].update(misses=1e6))], "more misses")
 I("name with stride:-32", [bench_variant("negstride.json", rename_first("stride:32", "stride:-32"))], "parameter stride: '-32' is negative")
-I("name with bytes:abc", [bench_variant("abc.json", rename_first("bytes:", "bytes:abc"))], "needs a positive integer bytes|is not a number")
+I("name with bytes:abc", [bench_variant("abc.json", rename_first("bytes:", "bytes:abc"))], "is not a non-negative integer|is not a number")
+def add_entry(name):
+    def f(d):
+        b = json.loads(json.dumps(d["benchmarks"][0]))
+        b["name"] = b["run_name"] = name
+        d["benchmarks"].append(b)
+    return f
+
+
+I("l1_throughput name with bytes:x", [bench_variant("l1x.json", add_entry("l1_throughput/bytes:x/cta_size:256/ctas:8/ilp:4/carveout:0"))],
+  "parameter bytes: 'x' is not a non-negative integer")
+I("gmem_throughput name with ctas:x", [bench_variant("ctasx.json", add_entry("gmem_throughput/kind:read/width:16/ilp:1/cta_size:128/ctas:x"))],
+  "parameter ctas: 'x' is not a non-negative integer")
+I("cache_sharing name with bytes:1e3", [bench_variant("b1e3.json", add_entry("cache_sharing/victim:l1/bytes:1e3"))],
+  "parameter bytes: '1e3' is not a non-negative integer")
+cases.append(("an entry of a family the analyzer does not read: a counted warning",
+              [INFER, bench_variant("unknownfam.json", add_entry("future_family/bytes:4096")), "-o", W("t_unknown.json")], 0,
+              "warning: 1 entry of family 'future_family', which this analyzer does not read: skipped", None))
 I("name with a component without value", [bench_variant("noval.json", rename_first("/stride:32", "/stride"))], "has no value")
 I("duplicated entry", [bench_variant("dup.json", lambda d: d["benchmarks"].append(d["benchmarks"][0]))], "appears twice")
 I("-o overwrites the input", [GOLD, "-o", GOLD], "would overwrite an input")
