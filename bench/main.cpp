@@ -38,6 +38,7 @@
 #include "bench/serve.hpp"
 #include "common/bench_json.hpp"
 #include "bench/wide_family.hpp"
+#include "runtime/device_info.hpp"
 
 namespace fs = std::filesystem;
 using namespace memhier;
@@ -45,11 +46,13 @@ using namespace memhier;
 namespace {
 
 const char* kUsage =
-    "usage: memhier-bench [--device=cuda:N|sim:<config.json>] [--plan=full|quick|none]\n"
+    "usage: memhier-bench [--device=cuda:N|sim:<config.json>|list] [--plan=full|quick|none]\n"
     "                     [--memhier_extra=requests.json] [--memhier_trace_dir=DIR]\n"
     "                     [Google Benchmark flags]\n"
     "  --device            where to run: a CUDA device (default cuda:0) or the simulated device\n"
-    "                      described by a config (sim/configs/*.json)\n"
+    "                      described by a config (sim/configs/*.json); list: print the CUDA\n"
+    "                      devices of this host (index, name, architecture, SMs, memory, L2,\n"
+    "                      driver, archive folder) and exit\n"
     "  --plan              full: the characterization plan; quick: a small plan of every family;\n"
     "                      none: only the --memhier_extra requests\n"
     "  --memhier_extra     also run the chases a requests file asks for (memhier-infer\n"
@@ -221,6 +224,27 @@ void check_user_context(const Options& o, const std::map<std::string, std::strin
       die("--benchmark_context key '" + k + "' is one memhier-bench sets itself; choose another name");
 }
 
+// --device=list: one line per CUDA device (what --device=cuda:N would measure and where its
+// archives go), then the simulated device; exit 0 even with no GPU (the reason is the line).
+int list_devices() {
+  std::string why;
+  const int n = cuda_device_count(&why);
+  if (n == 0) std::printf("cuda: none (%s)\n", why.c_str());
+  for (int i = 0; i < n; ++i) {
+    try {
+      const DeviceDescription d = describe_device(i);
+      std::printf("cuda:%d  %s  %s  %d SMs  %d MHz  %.1f GiB  L2 %.1f MiB  driver %s  archives results/%s/%s/%s/\n", i,
+                  d.name.c_str(), d.sm_tag().c_str(), d.sm_count, d.sm_clock_khz / 1000,
+                  static_cast<double>(d.global_mem_bytes) / (1u << 30), static_cast<double>(d.l2_bytes) / (1u << 20),
+                  d.driver_version.c_str(), d.sm_tag().c_str(), d.slug().c_str(), d.driver_version.c_str());
+    } catch (const std::exception& e) {
+      std::printf("cuda:%d  not usable: %s\n", i, e.what());
+    }
+  }
+  std::printf("sim:<config.json>  the simulated device (configs in sim/configs/)\n");
+  return 0;
+}
+
 std::unique_ptr<Backend> make_backend(const std::string& device) {
   if (device.rfind("cuda:", 0) == 0) {
     std::string idx = device.substr(5);
@@ -243,7 +267,7 @@ std::unique_ptr<Backend> make_backend(const std::string& device) {
       die(e.what());
     }
   }
-  die("unknown device '" + device + "': use cuda:N or sim:<config.json>");
+  die("unknown device '" + device + "': use cuda:N, sim:<config.json> or list");
 }
 
 std::string relative_to(const fs::path& target, const fs::path& base_dir) {
@@ -389,6 +413,7 @@ int main(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   std::set_terminate(on_terminate);
   Options o = take_options(&argc, argv);
+  if (o.device == "list") return list_devices();
   redirect_output(o, &argc, argv);
   const std::string out_file = o.out;  // the target; Google Benchmark writes the temporary file
   benchmark::Initialize(&argc, argv);

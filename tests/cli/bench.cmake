@@ -10,3 +10,11 @@ add_test(NAME cli_bench_serve
                  $<TARGET_FILE:memhier-bench> $<TARGET_FILE:memhier-infer> ${PROJECT_SOURCE_DIR}
                  ${CMAKE_CURRENT_BINARY_DIR}/cli_serve)
 set_tests_properties(cli_bench_serve PROPERTIES LABELS "cli;sim" TIMEOUT 300)
+
+# --device=list: every CUDA device with its archive folder, then the simulated device; exit 0 and
+# the reason on a host without a GPU (CI), the GPU's line on a GPU host.
+if(TARGET memhier-bench)
+  add_test(NAME cli_bench_device_list COMMAND $<TARGET_FILE:memhier-bench> --device=list)
+  set_tests_properties(cli_bench_device_list PROPERTIES LABELS cli
+    PASS_REGULAR_EXPRESSION "(cuda: none \\(|cuda:0  [^\n]+  sm_[0-9]+  [0-9]+ SMs[^\n]+archives results/sm_)[^$]*sim:<config.json>  the simulated device")
+endif()
