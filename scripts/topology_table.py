@@ -176,6 +176,9 @@ def main(path):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
+        print("usage: topology_table.py <archive-dir | topology.json>\n\n" + (__doc__ or "").strip())
+        sys.exit(0)
     if len(sys.argv) != 2:
         sys.exit("usage: topology_table.py <archive-dir | topology.json>")
     main(sys.argv[1])
