@@ -88,8 +88,10 @@ python3 "$s/archive_pack.py" unpack copy && [ -f copy/bench.json ] && [ -d copy/
 python3 "$s/archive_pack.py" pack copy && [ -f copy/bench.json.gz ] && [ -f copy/traces.pack.gz ] || fail "archive_pack.py pack"
 python3 "$s/archive_pack.py" size copy --limit 2000000 > /dev/null || fail "archive_pack.py size"
 python3 "$s/archive_index.py" out/res -o idx.json && grep -q "$(basename "$a")" idx.json || fail "archive_index.py out/res -o idx.json"
-python3 "$s/topology_table.py" "$ra" | grep -q "^Caches" || fail "topology_table.py"
-python3 "$s/summarize.py" "$ra" | grep -qE "^benchmarks [1-9]" || fail "summarize.py"
+# whole outputs first, then grep: `| grep -q` ends the pipe at the first match, and the writer's
+# broken pipe fails the line under pipefail (seen on a 16-core GPU host)
+python3 "$s/topology_table.py" "$ra" > "$w/table.txt" && grep -q "^Caches" "$w/table.txt" || fail "topology_table.py"
+python3 "$s/summarize.py" "$ra" > "$w/summary.txt" && grep -qE "^benchmarks [1-9]" "$w/summary.txt" || fail "summarize.py"
 python3 "$s/inject_change.py" "$ra" injected --kind latency > /dev/null && [ -f injected/topology.json ] || fail "inject_change.py"
 python3 "$s/ci_figures.py" "$ra" copy > "$w/ci_figures.log" 2>&1; rc=$?
 [ $rc = 0 ] || [ $rc = 1 ] || { cat "$w/ci_figures.log"; fail "ci_figures.py exited $rc (did it find $p/bin/memhier-compare?)"; }
