@@ -65,6 +65,7 @@ python3 "$src/scripts/site.py" "$work/mini" -o "$work/site-nocompare" --compare 
   --vendor "$work/npm-scripts-site/node_modules" || { echo "FAIL: site.py failed without memhier-compare"; exit 1; }
 echo "site: $(du -sb "$work/site" | cut -f1) bytes, built in $(python3 -c "print('%.1f' % ($t1 - $t0))") s"
 
+python3 "$src/tests/site/check_site_data.py" "$work/site" "$work/results" || { echo "FAIL: the site's data differ from the archives"; exit 1; }
 node "$src/tests/site/site_test.js" --site "$work/site" --results "$work/results" \
   --node-modules "$work/npm-tests-site/node_modules" --compare "$compare" --broken "$broken" \
   --no-compare-site "$work/site-nocompare" ${MEMHIER_SITE_SCREENSHOTS:+--screenshots "$MEMHIER_SITE_SCREENSHOTS"}
