@@ -4,7 +4,9 @@
 // spread (analysis/gate/gate.hpp); --detail adds the per-benchmark rows. Exit status (docs/ci.md):
 // 0 pass, 1 a figure got worse, 2 bad input, 3 a structural field changed, 4 different GPUs
 // without --ignore-device, 5 no verdict (two bench.json files whose differences rest on single
-// samples: no noise model).
+// samples: no noise model). --fleet ARCHIVE|DIR...: the boards of one GPU model against their
+// median (analysis/gate/fleet.hpp), exit 6 when a board is outside; --baseline FLEET.json: a
+// difference within the fleet's board-to-board spread is SAME.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -13,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/gate/fleet.hpp"
 #include "analysis/gate/gate.hpp"
 
 using namespace memhier::analysis;
@@ -21,7 +24,13 @@ namespace {
 
 const char* kUsage =
     "usage: memhier-compare [options] <base> <new>\n"
+    "       memhier-compare --fleet [options] ARCHIVE|DIR...\n"
     "  <base>, <new>            two archive directories (bench.json[.gz], topology.json) or bench.json files\n"
+    "  --fleet                  the archives of one GPU model (a directory: every archive below it), one per\n"
+    "                           board: per figure the median and the boards outside it; exit 6 when one is\n"
+    "  --z=F                    --fleet: robust z-score beyond which a board is outside (default 3.5)\n"
+    "  --baseline=FILE          a fleet report (--fleet --format=json -o FILE): a difference within the\n"
+    "                           fleet's board-to-board spread is SAME\n"
     "  --format=console|markdown|json   output format (default console; markdown for a CI job summary)\n"
     "  -o FILE                  write the output to FILE instead of stdout\n"
     "  --detail                 add the per-benchmark rows (--all: with their SAME rows too)\n"
@@ -38,7 +47,8 @@ const char* kUsage =
     "  --survey                 the same as --fail-on=none (driver surveys: report, never fail)\n"
     "exit status: 0 pass, 1 a figure worse, 2 bad input, 3 a structural field changed,\n"
     "             4 different GPUs without --ignore-device, 5 no verdict (bench.json files without\n"
-    "             topology.json whose differences rest on one sample a side: no noise model)\n";
+    "             topology.json whose differences rest on one sample a side: no noise model),\n"
+    "             6 (--fleet) a board outside the fleet: a figure outlier or a structural disagreement\n";
 
 [[noreturn]] void die(const std::string& msg) {
   std::fprintf(stderr, "memhier-compare: %s\n", msg.c_str());
@@ -58,7 +68,9 @@ double parse_fraction(const std::string& flag, const std::string& v, double lo, 
 
 struct Args {
   GateOptions opt;
-  double alpha = 0.05;
+  double alpha = 0.05, z = 3.5;
+  bool fleet = false;
+  std::string baseline;
   std::string format = "console", out;
   bool detail = false, all_rows = false, fail_worse = true, fail_structure = true;
   std::vector<std::string> inputs;
@@ -109,6 +121,12 @@ Args parse_args(int argc, char** argv) {
       opt.min_samples = static_cast<int>(parse_fraction("--min-samples", v, 0.0, 1e9));
     } else if (value("--alpha", &v)) {
       r.alpha = parse_fraction("--alpha", v, 0.0, 1.0);
+    } else if (a == "--fleet") {
+      r.fleet = true;
+    } else if (value("--z", &v)) {
+      r.z = parse_fraction("--z", v, 0.0, 1e6);
+    } else if (value("--baseline", &v)) {
+      r.baseline = v;
     } else if (value("--format", &v)) {
       if (v != "console" && v != "markdown" && v != "json") die("unknown format '" + v + "': use console, markdown or json");
       r.format = v;
@@ -133,19 +151,74 @@ Args parse_args(int argc, char** argv) {
       r.inputs.push_back(a);
     }
   }
-  if (r.inputs.size() != 2) die("needs exactly two inputs, <base> and <new>; see --help");
+  if (r.fleet && !r.baseline.empty()) die("--baseline is for two archives, not with --fleet; see --help");
+  if (r.fleet && r.inputs.empty()) die("--fleet needs archives or a directory of archives; see --help");
+  if (!r.fleet && r.inputs.size() != 2) die("needs exactly two inputs, <base> and <new>; see --help");
   return r;
+}
+
+void write_output(const Args& args, const std::string& text) {
+  if (args.out.empty()) {
+    std::fputs(text.c_str(), stdout);
+  } else {
+    std::ofstream f(args.out);
+    if (!(f << text)) die("cannot write " + args.out);
+  }
+}
+
+// --fleet: exit 0 every board inside, 4 different GPU models, 6 a board outside.
+int run_fleet(const Args& args) {
+  FleetOptions fo;
+  fo.gate = args.opt;
+  fo.z_threshold = args.z;
+  FleetResult r;
+  try {
+    std::vector<CompareInput> runs;
+    for (const auto& a : fleet_archives(args.inputs)) runs.push_back(load_compare_input(a));
+    if (runs.size() < 2) die("a fleet needs at least two archives; found " + std::to_string(runs.size()));
+    r = fleet_compare(runs, fo);
+  } catch (const std::exception& e) {
+    die(e.what());
+  }
+  if (args.format == "json") write_output(args, render_fleet_json(r).dump(2) + "\n");
+  else if (args.format == "markdown") write_output(args, render_fleet_markdown(r));
+  else write_output(args, render_fleet_console(r));
+  if (!r.refusal.empty()) std::fprintf(stderr, "memhier-compare: %s\n", r.refusal.c_str());
+  return fleet_exit_code(r);
+}
+
+// --baseline: the fleet's spreads into the gate's options; a fleet of another GPU is refused (4).
+void use_baseline(const Args& args, const CompareInput& base, GateOptions& opt) {
+  if (args.baseline.empty()) return;
+  FleetBaseline b;
+  try {
+    b = load_fleet_baseline(args.baseline);
+  } catch (const std::exception& e) {
+    die(e.what());
+  }
+  const std::string gpu = base.bench.context_or("gpu_name", "?");
+  if (b.gpu != gpu && !opt.ignore_device) {
+    std::fprintf(stderr, "memhier-compare: the baseline %s is a fleet of %s, not of %s (the base's GPU)\n",
+                 args.baseline.c_str(), b.gpu.c_str(), gpu.c_str());
+    std::exit(4);
+  }
+  use_fleet_baseline(b, opt);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const Args args = parse_args(argc, argv);
+  if (args.fleet) return run_fleet(args);
   GateResult r;
   try {
     CompareInput base = load_compare_input(args.inputs[0]);
     CompareInput now = load_compare_input(args.inputs[1]);
-    r = gate_compare(base, now, args.opt);
+    GateOptions opt = args.opt;
+    use_baseline(args, base, opt);
+    r = gate_compare(base, now, opt);
+    if (!opt.fleet_baseline.empty())
+      r.notes.push_back("baseline: a difference within the fleet's board-to-board spread is SAME (" + opt.fleet_baseline + ")");
     if (args.alpha != 0.05) {  // the detail with the user's U-test level
       CompareOptions co = r.detail.options;
       co.alpha = args.alpha;
@@ -162,12 +235,7 @@ int main(int argc, char** argv) {
     text = render_gate_markdown(r, args.detail);
   else
     text = render_gate_console(r, args.detail);
-  if (args.out.empty()) {
-    std::fputs(text.c_str(), stdout);
-  } else {
-    std::ofstream f(args.out);
-    if (!(f << text)) die("cannot write " + args.out);
-  }
+  write_output(args, text);
   if (r.refused()) {
     std::string keys;
     for (const auto& k : r.identity_keys_differing) keys += (keys.empty() ? "" : ", ") + k;

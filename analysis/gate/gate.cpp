@@ -1,4 +1,5 @@
 #include "analysis/gate/gate.hpp"
+#include "analysis/gate/fleet.hpp"  // the --baseline hook: apply_fleet_baseline
 
 #include <algorithm>
 #include <cmath>
@@ -189,6 +190,7 @@ GateResult gate_compare(const CompareInput& base, const CompareInput& now, const
       continue;
     }
     judge_row(row, a, b, ha, hb, o);
+    apply_fleet_baseline(row, o);  // --baseline: within the fleet's board-to-board spread is SAME
     if (o.ignore_device && row.verdict != Verdict::same) row.verdict = Verdict::info;
     rows.emplace_back(figure_order(id, row.kind), std::move(row));
   }

@@ -22,6 +22,10 @@ struct GateOptions {
   int min_samples = kMinSamples;       // fewer samples: never decides alone
   bool ignore_device = false;          // different GPUs: side by side, no verdicts
   bool common_only = false;            // detail: benchmarks in one run only are counted, not listed
+  // --baseline (analysis/gate/fleet.hpp): a fleet's board-to-board spread per figure id; a change
+  // within it is SAME (apply_fleet_baseline). `fleet_baseline` names the fleet in the notes.
+  std::map<std::string, double> fleet_spread;
+  std::string fleet_baseline;
 };
 
 struct GateRow {
