@@ -320,9 +320,19 @@ std::string figure_label(const std::string& id) {
   for (const auto& [k, v] : names)
     if (id == k) return v;
   std::string s = starts_with(id, "caches.") ? id.substr(7) : id;
+  // A TLB's "size" is its total reach and its "line" the reach of one entry (DESIGN.md keeps the
+  // cache keys); capacities per carveout are the 50 % points of the miss-rate curve.
+  static const std::vector<std::pair<std::string, std::string>> tlb_words = {
+      {".size_bytes", " total reach"}, {".line_bytes", " reach per entry (line)"},
+      {".reach_per_entry_bytes", " reach per entry"}, {".ways_one_set", " ways"}};
+  if (s.find("_tlb.") != std::string::npos)
+    for (const auto& [from, to] : tlb_words)
+      if (auto p = s.find(from); p != std::string::npos && p + from.size() == s.size()) s.replace(p, from.size(), to);
   static const std::vector<std::pair<std::string, std::string>> words = {
+      {".onset_size_bytes_by_carveout.", " misses begin, carveout "},
+      {".ways_one_set", " ways (minimal eviction set)"}, {".slices_per_sm", " slices per SM"},
       {".hit_latency_cycles", " hit latency"}, {".miss_penalty_cycles", " miss penalty"},
-      {".size_bytes_by_carveout.", " size, carveout "}, {".size_bytes", " size"}, {".line_bytes", " line"},
+      {".size_bytes_by_carveout.", " 50 % point, carveout "}, {".size_bytes", " size"}, {".line_bytes", " line"},
       {".sector_bytes", " fill granularity"}, {".page_bytes", " page"}, {".size_carveout", " size: carveout"},
       {"spectrum.", "spectrum "}, {".", " "}};
   for (const auto& [from, to] : words)
