@@ -100,6 +100,12 @@ Structure infer_structure(CacheJob& job, const Capacity& cap) {
   const Stage2 s2 = measure_stage2(job, C, line.line);
   write_sets(job, s2);
   write_replacement(job, s2);
+  // Left null by stage 2: the reason also says what the access sequences showed (the experiment
+  // that would have decided a hashed index), not only the P-chase's.
+  if (const std::string seq_why = sequences_shortfall(seq); !seq_why.empty())
+    for (const char* k : {"sets", "ways", "index_bits"})
+      if (cache.contains(k) && cache[k].is_null() && cache["provenance"][k].contains("reason"))
+        cache["provenance"][k]["reason"] = cache["provenance"][k]["reason"].get<std::string>() + "; " + seq_why;
   if (has_value(cache, "sets") && has_value(cache, "ways")) {
     capacity_from_structure(job);
     infer_from_sequences(job, cap, seq, SeqUse::replacement);  // a named policy replaces the P-chase's reading
