@@ -3,7 +3,7 @@
 runs (a slice of bench.json, requests, topology), the golden test inputs, traces, the shipped sim
 configs. Each seed is the reader's selector byte followed by the file's text.
 usage: make_corpus.py <source dir> <out dir>"""
-import glob, json, os, sys
+import glob, gzip, json, os, sys
 
 src, out = sys.argv[1], sys.argv[2]
 os.makedirs(out, exist_ok=True)
@@ -19,21 +19,29 @@ def seed(selector, text):
     n += 1
 
 
+def load(path):
+    """A plain file or its packed archive's .gz (archives keep bench.json.gz, refine-N.json.gz)."""
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        return json.load(gzip.open(path + ".gz", "rt"))
+    return json.load(open(path))
+
+
 def bench_slice(path, count):
-    d = json.load(open(path))
+    d = load(path)
     d["benchmarks"] = d["benchmarks"][:count]
     return json.dumps(d)
 
 
-h100 = sorted(glob.glob(os.path.join(src, "results", "sm_*", "*", "*", "*")))
+h100 = sorted(a for a in glob.glob(os.path.join(src, "results", "sm_*", "*", "*", "*"))
+              if os.path.isdir(a) and not os.path.basename(a).startswith("parts-"))
 g = os.path.join(src, "tests", "cli", "golden")
 for p in [os.path.join(g, "infer", "bench.json"), os.path.join(g, "compare", "base", "bench.json")]:
     seed(0, open(p).read())
 for a in h100[:1]:
     seed(0, bench_slice(os.path.join(a, "bench.json"), 40))
     seed(0, bench_slice(os.path.join(a, "refine-1.json"), 30))
-    for q in sorted(glob.glob(os.path.join(a, "requests-*.json")))[:3]:
-        d = json.load(open(q))
+    for q in sorted(glob.glob(os.path.join(a, "requests-*.json*")))[:3]:
+        d = load(q[:-3] if q.endswith(".gz") else q)
         d["pchase"] = d.get("pchase", [])[:20]
         seed(3, json.dumps(d))
     seed(4, open(os.path.join(a, "topology.json")).read()[:MAX] if os.path.getsize(os.path.join(a, "topology.json")) < MAX
