@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds memhier and runs the whole test suite (`cmake --workflow --preset ci`). No GPU needed:
-# GPU tests skip. Installs missing Debian packages first when it can (root and apt-get present).
+# GPU tests skip. Installs missing Debian packages first when it can (root and apt-get present):
+# the build tools and libraries, clang for the fuzz test, chromium for the site test, slurm-wlm
+# and munge for the Slurm test.
 case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +17,12 @@ if command -v dpkg-query >/dev/null 2>&1; then
   for p in libbenchmark-dev libgtest-dev nlohmann-json3-dev; do
     have_pkg "$p" || need+=("$p")
   done
+  # the browser test of the results site (tests/site: Playwright drives Debian's Chromium) and the
+  # single-node Slurm of the fleet test (tests/cli/slurm); each skips, saying why, without them
+  for p in chromium slurm-wlm munge; do
+    have_pkg "$p" || need+=("$p")
+  done
+  command -v npm >/dev/null 2>&1 || need+=(npm)
   # the fuzz smoke test (tests/fuzz): clang with libFuzzer; it skips without them
   command -v clang++ >/dev/null 2>&1 || need+=(clang)
   if command -v clang++ >/dev/null 2>&1; then
