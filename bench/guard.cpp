@@ -1,4 +1,5 @@
 #include "bench/guard.hpp"
+#include "bench/conditions.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -68,6 +69,7 @@ void run_guarded(benchmark::State& state, const std::string& name, const BenchBo
   // wrapped around the run reports (compute-sanitizer) or a hang can be tied to its benchmark
   static const bool announce = std::getenv("MEMHIER_ANNOUNCE") != nullptr;
   if (announce) std::fprintf(stderr, "memhier-bench: running %s\n", name.c_str());
+  conditions_on_benchmark(name);  // a look at the device at each family's start (bench/conditions.hpp)
   FaultLog& log = log_slot();
   if (!log.device_fault.empty()) {
     ++log.failed;

@@ -30,6 +30,7 @@
 #include "bench/backend_cuda.hpp"
 #include "bench/backend_sim.hpp"
 #include "bench/bench_flags.hpp"
+#include "bench/conditions.hpp"
 #include "bench/csv_reporter.hpp"
 #include "bench/guard.hpp"
 #include "bench/output_file.hpp"
@@ -39,6 +40,7 @@
 #include "common/bench_json.hpp"
 #include "bench/wide_family.hpp"
 #include "runtime/device_info.hpp"
+#include "runtime/nvml.hpp"
 
 namespace fs = std::filesystem;
 using namespace memhier;
@@ -224,8 +226,23 @@ void check_user_context(const Options& o, const std::map<std::string, std::strin
       die("--benchmark_context key '" + k + "' is one memhier-bench sets itself; choose another name");
 }
 
+// Whether another process uses CUDA device `index` now, through NVML: "idle (...)", "busy (...)"
+// or "NVML absent: why". This process holds no context on it while listing.
+std::string busy_text(int index) {
+  const auto dev = NvmlDevice::open(cuda_pci_bus_id(index));
+  if (!dev->available()) return "NVML absent: " + dev->why();
+  const NvmlSample s = dev->sample();
+  const bool busy = s.compute_processes > 0 || s.gpu_utilization_pct >= 10;
+  std::string t = busy ? "busy (" : "idle (";
+  t += s.compute_processes < 0 ? "compute processes unknown" : std::to_string(s.compute_processes) + " compute process(es)";
+  for (std::size_t i = 0; i < s.pids.size() && i < 4; ++i) t += (i ? ", " : ": pid ") + std::to_string(s.pids[i]);
+  if (s.gpu_utilization_pct >= 0) t += ", GPU " + std::to_string(s.gpu_utilization_pct) + " % busy";
+  return t + ")";
+}
+
 // --device=list: one line per CUDA device (what --device=cuda:N would measure and where its
-// archives go), then the simulated device; exit 0 even with no GPU (the reason is the line).
+// archives go, whether another process uses it now), then the simulated device; exit 0 even with
+// no GPU (the reason is the line).
 int list_devices() {
   std::string why;
   const int n = cuda_device_count(&why);
@@ -233,10 +250,11 @@ int list_devices() {
   for (int i = 0; i < n; ++i) {
     try {
       const DeviceDescription d = describe_device(i);
-      std::printf("cuda:%d  %s  %s  %d SMs  %d MHz  %.1f GiB  L2 %.1f MiB  driver %s  archives results/%s/%s/%s/\n", i,
-                  d.name.c_str(), d.sm_tag().c_str(), d.sm_count, d.sm_clock_khz / 1000,
+      std::printf("cuda:%d  %s  %s  %d SMs  %d MHz  %.1f GiB  L2 %.1f MiB  driver %s  archives results/%s/%s/%s/  %s  %s\n",
+                  i, d.name.c_str(), d.sm_tag().c_str(), d.sm_count, d.sm_clock_khz / 1000,
                   static_cast<double>(d.global_mem_bytes) / (1u << 30), static_cast<double>(d.l2_bytes) / (1u << 20),
-                  d.driver_version.c_str(), d.sm_tag().c_str(), d.slug().c_str(), d.driver_version.c_str());
+                  d.driver_version.c_str(), d.sm_tag().c_str(), d.slug().c_str(), d.driver_version.c_str(),
+                  d.uuid.c_str(), busy_text(i).c_str());
     } catch (const std::exception& e) {
       std::printf("cuda:%d  not usable: %s\n", i, e.what());
     }
@@ -338,6 +356,8 @@ std::map<std::string, std::string> end_of_run(Backend& be) {
     std::fprintf(stderr, "memhier-bench: end-of-run check failed: %s\n", e.what());
   }
   for (const auto& kv : fault_context()) end.insert(kv);
+  const bool clock_check = end.count("sm_clock_throttled") && end["sm_clock_throttled"] == "true";
+  for (const auto& kv : conditions_context(clock_check)) end[kv.first] = kv.second;
   return end;
 }
 
@@ -428,6 +448,12 @@ int main(int argc, char** argv) {
       die(e.what());
     }
   }
+  // The before-the-plan look at the device, before this process has a context on it.
+  if (o.device.rfind("cuda:", 0) == 0 && o.device.size() > 5 &&
+      o.device.find_first_not_of("0123456789", 5) == std::string::npos)
+    conditions_begin_cuda(std::stoi(o.device.substr(5)));
+  else
+    conditions_begin_sim();
   set_backend(make_backend(o.device));
   Backend& be = backend();
 
@@ -497,7 +523,13 @@ int main(int argc, char** argv) {
       die(e.what());
     }
   }
-  if (end.count("sm_clock_throttled") && end["sm_clock_throttled"] == "true")
+  if (end.count("measurement_contended") && end["measurement_contended"] == "true")
+    std::fprintf(stderr, "memhier-bench: warning: another process shared the GPU (%s): the run is marked contended\n",
+                 end["measurement_evidence"].c_str());
+  else if (end.count("measurement_throttled") && end["measurement_throttled"] == "true")
+    std::fprintf(stderr, "memhier-bench: warning: the clocks were throttled (%s): the run is marked throttled\n",
+                 end["measurement_evidence"].c_str());
+  else if (end.count("sm_clock_throttled") && end["sm_clock_throttled"] == "true")
     std::fprintf(stderr, "memhier-bench: warning: the SM clock was below 90%% of nominal (throttling?)\n");
   std::fprintf(stderr, "memhier-bench: plan finished in %.1f s%s\n", wall, out_file.empty() ? "" : (", wrote " + out_file).c_str());
   int status = fault_log().device_fault.empty() ? 0 : 3;

@@ -1,4 +1,5 @@
 #include "runtime/device_info.hpp"
+#include "runtime/nvml.hpp"
 
 #include <cuda_runtime.h>
 #include <dlfcn.h>
@@ -50,6 +51,7 @@ std::map<std::string, std::string> DeviceDescription::context() const {
   c["global_mem_bytes"] = std::to_string(global_mem_bytes);
   c["driver_version"] = driver_version;
   c["driver_version_source"] = driver_version_source;
+  if (!uuid.empty()) c["gpu_uuid"] = uuid;
   c["cuda_driver_api"] = std::to_string(cuda_driver_api);
   c["cuda_runtime"] = std::to_string(cuda_runtime);
   std::ostringstream bw;
@@ -151,6 +153,7 @@ DeviceDescription describe_device(int index) {
   MEMHIER_CUDA(cudaDriverGetVersion(&d.cuda_driver_api));
   MEMHIER_CUDA(cudaRuntimeGetVersion(&d.cuda_runtime));
   d.driver_version = read_driver_version(&d.driver_version_source);
+  d.uuid = cuda_device_uuid(index);
   return d;
 }
 

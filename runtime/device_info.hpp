@@ -25,6 +25,7 @@ struct DeviceDescription {
   int cuda_runtime = 0;     // cudaRuntimeGetVersion
   std::string driver_version;  // the driver's own version string, e.g. 580.159.04
   std::string driver_version_source;  // nvml, procfs or cuda-api
+  std::string uuid;  // the board's UUID as nvidia-smi writes it (GPU-...), from the CUDA runtime
 
   // 2 (DDR) × memory clock × bus width / 8, in bytes per second.
   double theoretical_dram_bytes_per_second() const;
