@@ -43,12 +43,15 @@ const char* kUsage =
     "  --alpha=P                U-test level of the per-benchmark rows with repetitions (default 0.05)\n"
     "  --common-only            per-benchmark rows: benchmarks of one run only are counted, not listed\n"
     "  --ignore-device          different GPUs side by side, with ratios; no verdicts, exit 0\n"
+    "  --allow-contended        verdicts even on a run marked contended (another process shared the GPU)\n"
+    "                           or throttled (memhier-bench's NVML looks); without it: exit 7\n"
     "  --fail-on=LIST           what fails the gate: worse,structure (default), worse, structure, none\n"
     "  --survey                 the same as --fail-on=none (driver surveys: report, never fail)\n"
     "exit status: 0 pass, 1 a figure worse, 2 bad input, 3 a structural field changed,\n"
     "             4 different GPUs without --ignore-device, 5 no verdict (bench.json files without\n"
     "             topology.json whose differences rest on one sample a side: no noise model),\n"
-    "             6 (--fleet) a board outside the fleet: a figure outlier or a structural disagreement\n";
+    "             6 (--fleet) a board outside the fleet: a figure outlier or a structural disagreement,\n"
+    "             7 a run marked contended or throttled (without --allow-contended)\n";
 
 [[noreturn]] void die(const std::string& msg) {
   std::fprintf(stderr, "memhier-compare: %s\n", msg.c_str());
@@ -137,6 +140,8 @@ Args parse_args(int argc, char** argv) {
       r.all_rows = r.all_rows || a == "--all";
     } else if (a == "--common-only") {
       opt.common_only = true;
+    } else if (a == "--allow-contended") {
+      opt.allow_contended = true;
     } else if (a == "--ignore-device") {
       opt.ignore_device = true;
     } else if (value("--fail-on", &v)) {
@@ -241,6 +246,9 @@ int main(int argc, char** argv) {
     for (const auto& k : r.identity_keys_differing) keys += (keys.empty() ? "" : ", ") + k;
     std::fprintf(stderr, "memhier-compare: refusing to compare different GPUs (%s differ); use --ignore-device to "
                          "see them side by side\n", keys.c_str());
+  } else if (r.refused_conditions()) {
+    std::fprintf(stderr, "memhier-compare: refusing verdicts: %s; use --allow-contended to compare anyway\n",
+                 r.untrusted.front().c_str());
   }
   return gate_exit_code(r, args.fail_worse, args.fail_structure);
 }

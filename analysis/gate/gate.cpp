@@ -146,6 +146,23 @@ int GateResult::structural_changes() const {
   }));
 }
 
+namespace {
+
+// "base: contended: <evidence>" for each run memhier-bench marked (bench/conditions.hpp).
+std::vector<std::string> untrusted_runs(const CompareInput& base, const CompareInput& now) {
+  std::vector<std::string> out;
+  for (const auto& [side, in] : {std::pair<const char*, const CompareInput*>{"base", &base}, {"new", &now}}) {
+    const bool c = in->bench.context_or("measurement_contended", "") == "true";
+    const bool t = in->bench.context_or("measurement_throttled", "") == "true";
+    if (c || t)
+      out.push_back(std::string(side) + ": " + (c && t ? "contended and throttled" : c ? "contended" : "throttled") + " (" +
+                    in->bench.context_or("measurement_evidence", "no evidence recorded") + ")");
+  }
+  return out;
+}
+
+}  // namespace
+
 GateResult gate_compare(const CompareInput& base, const CompareInput& now, const GateOptions& o) {
   GateResult r;
   r.options = o;
@@ -163,6 +180,9 @@ GateResult gate_compare(const CompareInput& base, const CompareInput& now, const
   for (const auto& d : r.detail.context_diffs)
     if (d.key != "driver_version") r.context_diffs.push_back(d);
   if (r.refused()) return r;
+  r.untrusted = untrusted_runs(base, now);
+  if (r.refused_conditions()) return r;
+  for (const auto& u : r.untrusted) r.notes.push_back("verdicts on a run marked " + u.substr(u.find(' ') + 1) + " (--allow-contended)");
   if (!base.topology || !now.topology) {
     r.notes.push_back(std::string("no topology.json in ") + (!base.topology && !now.topology ? "either run" : !base.topology ? "base" : "new") +
                       ": the gate judges the per-benchmark counters (run memhier-infer for the headline)");
@@ -202,6 +222,7 @@ GateResult gate_compare(const CompareInput& base, const CompareInput& now, const
 
 int gate_exit_code(const GateResult& r, bool fail_on_worse, bool fail_on_structure) {
   if (r.refused()) return 4;
+  if (r.refused_conditions()) return 7;
   if (r.options.ignore_device && !r.same_device) return 0;
   if (fail_on_structure && (r.structural_changes() > 0 || (!r.headline && r.detail.structure() == "CHANGED"))) return 3;
   if (fail_on_worse && r.worse() > 0) return 1;

@@ -22,6 +22,7 @@ struct GateOptions {
   int min_samples = kMinSamples;       // fewer samples: never decides alone
   bool ignore_device = false;          // different GPUs: side by side, no verdicts
   bool common_only = false;            // detail: benchmarks in one run only are counted, not listed
+  bool allow_contended = false;        // verdicts even on a run marked contended or throttled
   // --baseline (analysis/gate/fleet.hpp): a fleet's board-to-board spread per figure id; a change
   // within it is SAME (apply_fleet_baseline). `fleet_baseline` names the fleet in the notes.
   std::map<std::string, double> fleet_spread;
@@ -68,14 +69,19 @@ struct GateResult {
   bool refused() const { return !same_device && !options.ignore_device; }
   // No verdict: nothing failed and every difference rests on single samples (no noise model).
   bool no_verdict() const;
+  // Runs marked contended or throttled by memhier-bench ("base: contended: <evidence>"): the gate
+  // gives no verdict on them unless options.allow_contended.
+  std::vector<std::string> untrusted;
+  bool refused_conditions() const { return !untrusted.empty() && !options.allow_contended; }
 };
 
 GateResult gate_compare(const CompareInput& base, const CompareInput& now, const GateOptions& o);
 
 // Exit status (docs/ci.md): 0 pass, 1 a figure WORSE, 3 a structural field CHANGED (with or without
 // worse figures), 4 different GPUs without --ignore-device, 5 no verdict (bench.json files whose
-// differences rest on single samples). `fail_on_worse` / `fail_on_structure` false relax the gate
-// (driver surveys): that condition (and no verdict) then exits 0.
+// differences rest on single samples), 7 a run marked contended or throttled (without
+// allow_contended). `fail_on_worse` / `fail_on_structure` false relax the gate (driver surveys):
+// that condition (and no verdict) then exits 0.
 int gate_exit_code(const GateResult& r, bool fail_on_worse, bool fail_on_structure);
 
 std::string render_gate_console(const GateResult& r, bool detail);

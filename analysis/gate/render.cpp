@@ -86,6 +86,11 @@ std::string run_line(const RunInfo& i) {
 std::string gate_line(const GateResult& r) {
   std::ostringstream o;
   if (r.refused()) return "gate: REFUSED - different GPUs; compare side by side with --ignore-device";
+  if (r.refused_conditions()) {
+    std::string s = "gate: REFUSED - not measured on an idle, unthrottled GPU: ";
+    for (std::size_t i = 0; i < r.untrusted.size(); ++i) s += (i ? "; " : "") + r.untrusted[i];
+    return s + "; compare anyway with --allow-contended";
+  }
   if (r.options.ignore_device && !r.same_device) return "gate: none (different GPUs side by side)";
   if (r.no_verdict())
     return "gate: NO VERDICT - " + std::to_string(r.unjudged) +
@@ -157,7 +162,7 @@ std::string render_gate_console(const GateResult& r, bool detail) {
   if (r.base.driver != r.now.driver) o << "driver: " << r.base.driver << " -> " << r.now.driver << "\n";
   for (const auto& d : r.context_diffs) o << tail("also: " + d.key + " " + d.base + " -> " + d.now, 100) << "\n";
   for (const auto& n : r.notes) o << wrap("note: " + n, 100, 6);
-  if (r.refused()) return o.str() + gate_line(r) + "\n";
+  if (r.refused() || r.refused_conditions()) return o.str() + gate_line(r) + "\n";
   const bool side = r.options.ignore_device && !r.same_device;
   std::vector<std::string> notes;
   Figure::Kind last = Figure::Kind::bandwidth;
@@ -203,7 +208,7 @@ std::string render_gate_markdown(const GateResult& r, bool detail) {
   for (const auto& d : r.context_diffs) o << "- also: " << d.key << " " << d.base << " → " << d.now << "\n";
   for (const auto& n : r.notes) o << "- note: " << n << "\n";
   o << "\n";
-  if (r.refused()) return o.str();
+  if (r.refused() || r.refused_conditions()) return o.str();
   if (!r.rows.empty()) {
     o << "| figure | base | new | " << (side ? "new/base |\n|---|---:|---:|---:|\n" : "change | verdict |\n|---|---:|---:|---:|---|\n");
     std::vector<std::string> notes;
@@ -263,10 +268,11 @@ nlohmann::json render_gate_json(const GateResult& r, bool detail) {
                             {"test", row.test}, {"verdict", verdict_name(row.verdict)}, {"note", row.note}});
   }
   j["undetermined"] = r.undetermined;
-  j["gate"] = {{"result", r.refused() ? "refused" : (r.options.ignore_device && !r.same_device) ? "none"
+  j["gate"] = {{"result", r.refused() ? "refused" : r.refused_conditions() ? "refused_conditions"
+                          : (r.options.ignore_device && !r.same_device) ? "none"
                           : r.no_verdict() ? "no_verdict"
                           : (r.worse() || r.structural_changes()) ? "fail" : "pass"},
-               {"unjudged_rows", r.unjudged},
+               {"unjudged_rows", r.unjudged}, {"untrusted_runs", r.untrusted},
                {"worse", worse}, {"structural_changes", changed},
                {"exit_code", gate_exit_code(r, true, true)}};
   j["detail_summary"] = render_json(r.detail)["summary"];

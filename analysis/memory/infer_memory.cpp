@@ -145,7 +145,49 @@ void infer_shared_memory(InferContext& ctx, nlohmann::json& sm) {
   else set_null(sm, "latency_cycles", "no classic shared-memory P-chase");
 }
 
+namespace {
+
+// "true" / "false" / anything else (unknown) as a JSON bool or null.
+nlohmann::json tri(const std::string& v) { return v == "true" ? nlohmann::json(true) : v == "false" ? nlohmann::json(false) : nlohmann::json(); }
+
+// What memhier-bench saw of the device while it measured (bench/conditions.hpp): contended,
+// throttled, their evidence, and the per-family looks; a refinement round's verdict counts too.
+// Nothing for archives written before memhier-bench recorded conditions.
+void measurement_conditions(const Dataset& data, nlohmann::json& m) {
+  const auto& first = data.context();
+  if (!first.count("nvml")) return;
+  nlohmann::json j;
+  auto ctx = [&](const std::string& k) { auto it = first.find(k); return it == first.end() ? std::string() : it->second; };
+  j["nvml"] = ctx("nvml");
+  for (const char* k : {"gpu_uuid", "gpu_serial", "ecc_mode", "mig_mode", "persistence_mode"})
+    if (!ctx(k).empty()) j[k] = ctx(k);
+  std::string contended = ctx("measurement_contended"), throttled = ctx("measurement_throttled");
+  std::string evidence = ctx("measurement_evidence");
+  for (std::size_t r = 1; r < data.runs().size(); ++r) {
+    const auto& c = data.runs()[r].context;
+    auto v = [&](const char* k) { auto it = c.find(k); return it == c.end() ? std::string() : it->second; };
+    if (v("measurement_contended") == "true") contended = "true";
+    if (v("measurement_throttled") == "true") throttled = "true";
+    if ((v("measurement_contended") == "true" || v("measurement_throttled") == "true") && v("measurement_evidence") != evidence)
+      evidence += (evidence.empty() ? "" : "; ") + std::string("in ") + data.runs()[r].path + ": " + v("measurement_evidence");
+  }
+  j["contended"] = first.count("measurement_contended") ? tri(contended) : nlohmann::json();
+  j["throttled"] = first.count("measurement_throttled") ? tri(throttled) : nlohmann::json();
+  j["evidence"] = evidence;
+  if (!ctx("measurement_conditions").empty()) {
+    try {
+      j["looks"] = nlohmann::json::parse(ctx("measurement_conditions"));
+    } catch (const std::exception&) {
+      j["looks"] = nullptr;
+    }
+  }
+  m["conditions"] = j;
+}
+
+}  // namespace
+
 void infer_measurement(InferContext& ctx, nlohmann::json& m) {
+  measurement_conditions(ctx.data, m);
   for (auto* e : ctx.data.family("clock_overhead")) {
     const std::string k = e->params.get_or("kind", "?");
     Evidence ev;

@@ -262,6 +262,25 @@ std::string context_value(const json& v, const std::string& unit) {
   return s + (unit.empty() ? "" : " " + unit);
 }
 
+// The device's conditions while measuring (measurement.conditions): one line each.
+void render_conditions_lines(std::ostringstream& o, const json& m) {
+  if (!m.contains("conditions") || !m["conditions"].is_object()) return;
+  const json& c = m["conditions"];
+  auto verdict = [&](const char* k) {
+    const json v = c.value(k, json());
+    return v.is_boolean() ? std::string(v.get<bool>() ? "yes" : "no") : std::string("unknown (NVML: ") + c.value("nvml", "?") + ")";
+  };
+  o << "- another process shared the GPU (contended): " << verdict("contended") << "\n";
+  o << "- clocks throttled by power, thermal or hardware slowdown: " << verdict("throttled") << "\n";
+  if (!c.value("evidence", std::string()).empty()) o << "- evidence: " << c.value("evidence", std::string()) << "\n";
+  std::string modes;
+  for (const char* k : {"ecc_mode", "mig_mode", "persistence_mode"})
+    if (c.contains(k)) modes += (modes.empty() ? "" : ", ") + std::string(k).substr(0, std::string(k).find('_')) + " " + c[k].get<std::string>();
+  if (!modes.empty()) o << "- device modes: " << modes << "\n";
+  if (c.contains("gpu_uuid")) o << "- board: " << c["gpu_uuid"].get<std::string>()
+                                << (c.value("gpu_serial", std::string()).empty() ? "" : ", serial " + c["gpu_serial"].get<std::string>()) << "\n";
+}
+
 void render_measurement(std::ostringstream& o, const json& t) {
   static const std::vector<std::pair<const char*, std::pair<const char*, const char*>>> kDevice = {
       {"characterize_wall_seconds", {"characterization wall time", "s"}}, {"plan_wall_seconds", {"plan wall time", "s"}},
@@ -280,6 +299,7 @@ void render_measurement(std::ostringstream& o, const json& t) {
     if (m.contains("clock_overhead_fine_cycles"))
       o << "- timer overhead, fine runs (removed from the latencies): " << figure(m, "clock_overhead_fine_cycles", "cycles") << "\n";
     render_refinement_line(o, t);
+    render_conditions_lines(o, m);
     if (m.contains("skipped_benchmarks") && m["skipped_benchmarks"].is_array() && !m["skipped_benchmarks"].empty())
       o << "- skipped benchmarks (failed on the device, invalid, or measured with a throttled clock; each with "
            "its reason in topology.json, measurement.skipped_benchmarks): "
@@ -299,6 +319,20 @@ void render_plots_section(std::ostringstream& o, const std::vector<std::string>&
 
 }  // namespace
 
+// Before anything else when the measurement cannot be trusted: another process shared the GPU, or
+// its clocks were throttled (measurement.conditions, from memhier-bench's NVML looks).
+void render_conditions_warning(std::ostringstream& o, const json& t) {
+  const json m = t.value("measurement", json::object());
+  if (!m.contains("conditions") || !m["conditions"].is_object()) return;
+  const json& c = m["conditions"];
+  const bool contended = c.value("contended", json()) == json(true), throttled = c.value("throttled", json()) == json(true);
+  if (!contended && !throttled) return;
+  o << "> **This run is marked " << (contended && throttled ? "contended and throttled" : contended ? "contended" : "throttled")
+    << "**: " << c.value("evidence", std::string("(no evidence recorded)"))
+    << ". Its figures measure the device under those conditions; memhier-compare refuses verdicts on it "
+       "(exit 7) unless `--allow-contended`.\n\n";
+}
+
 std::string render_report(const json& t, const std::string& plot_dir) {
   std::ostringstream o;
   const json dev = t.value("device", json::object());
@@ -306,6 +340,7 @@ std::string render_report(const json& t, const std::string& plot_dir) {
   o << "Backend `" << dev.value("device_backend", "?") << "`, compute capability "
     << dev.value("compute_capability", "?") << ", driver " << dev.value("driver_version", "?")
     << ". Confidences in [0, 1]; provenance and evidence in `topology.json` (" << t.value("schema", "") << ").\n\n";
+  render_conditions_warning(o, t);
   const std::vector<std::string> plot_files = plot_files_in(plot_dir);
   std::set<std::string> embedded;
   const json caches = t.contains("caches") && t["caches"].is_object() ? t["caches"] : json::object();

@@ -311,3 +311,38 @@ TEST(Gate, BenchJsonFilesJudgeOnlyWhatANoiseModelDecides) {
   EXPECT_FALSE(fails.no_verdict());
   EXPECT_EQ(gate_exit_code(fails, true, true), 1);
 }
+
+// A run memhier-bench marked contended (another process shared the GPU) or throttled gets no
+// verdict: exit 7 naming the run and the evidence, unless allow_contended; a clean pair is judged.
+TEST(Gate, AContendedOrThrottledRunIsRefusedUnlessAllowed) {
+  BenchRun clean = bench(), busy = bench(), hot = bench();
+  for (BenchRun* b : {&clean, &busy, &hot}) {
+    add(*b, kRead, {{"bytes_per_second", 3.2e12}});
+    b->context["measurement_contended"] = "false";
+    b->context["measurement_throttled"] = "false";
+  }
+  busy.context["measurement_contended"] = "true";
+  busy.context["measurement_evidence"] = "other compute processes during gmem_throughput (1)";
+  hot.context["measurement_throttled"] = "true";
+  hot.context["measurement_evidence"] = "clock-event reasons during pchase (sw_power_cap, SM 1755 MHz)";
+  GateOptions o;
+  GateResult r = gate_compare(in(clean, kBase, "clean"), in(busy, kBase, "busy"), o);
+  ASSERT_TRUE(r.refused_conditions());
+  EXPECT_EQ(gate_exit_code(r, true, true), 7);
+  EXPECT_TRUE(r.rows.empty());
+  ASSERT_EQ(r.untrusted.size(), 1u);
+  EXPECT_NE(r.untrusted[0].find("new: contended (other compute processes during gmem_throughput"), std::string::npos);
+  EXPECT_NE(render_gate_console(r, false).find("gate: REFUSED - not measured on an idle, unthrottled GPU"), std::string::npos);
+  EXPECT_EQ(render_gate_json(r, false)["gate"]["result"], "refused_conditions");
+  GateResult t = gate_compare(in(hot, kBase, "hot"), in(clean, kBase, "clean"), o);
+  EXPECT_EQ(gate_exit_code(t, true, true), 7);
+  EXPECT_NE(t.untrusted[0].find("base: throttled"), std::string::npos);
+  o.allow_contended = true;
+  GateResult allowed = gate_compare(in(clean, kBase, "clean"), in(busy, kBase, "busy"), o);
+  EXPECT_FALSE(allowed.refused_conditions());
+  EXPECT_EQ(gate_exit_code(allowed, true, true), 0);
+  EXPECT_FALSE(allowed.rows.empty());
+  GateResult fine = gate_compare(in(clean, kBase, "a"), in(clean, kBase, "b"), GateOptions{});
+  EXPECT_TRUE(fine.untrusted.empty());
+  EXPECT_EQ(gate_exit_code(fine, true, true), 0);
+}

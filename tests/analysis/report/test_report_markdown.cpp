@@ -164,3 +164,22 @@ TEST(ReportMarkdown, NullsCarryTheirReasonAndValuesTheirUnit) {
   EXPECT_NE(l1.find("- Not determined: set index as GF(2) matrix — the congruence tests span"), std::string::npos) << l1;
   EXPECT_EQ(r.find("[\""), std::string::npos) << "a JSON list printed raw";
 }
+
+// A run marked contended or throttled says so before anything else, with the evidence; a clean
+// run's conditions are lines of the Measurement section only.
+TEST(ReportMarkdown, ContendedRunSaysSoFirst) {
+  nlohmann::json t = topology();
+  t["measurement"]["conditions"] = {{"nvml", "libnvidia-ml.so.1"}, {"contended", true}, {"throttled", false},
+                                    {"evidence", "other compute processes during gmem_throughput (1)"},
+                                    {"ecc_mode", "enabled"}, {"gpu_uuid", "GPU-1234"}};
+  std::string r = render_report(t);
+  const auto warn = r.find("> **This run is marked contended**: other compute processes during gmem_throughput (1)");
+  ASSERT_NE(warn, std::string::npos) << r.substr(0, 600);
+  EXPECT_LT(warn, r.find("## "));
+  EXPECT_NE(r.find("- another process shared the GPU (contended): yes"), std::string::npos);
+  EXPECT_NE(r.find("- device modes: ecc enabled"), std::string::npos);
+  t["measurement"]["conditions"]["contended"] = false;
+  r = render_report(t);
+  EXPECT_EQ(r.find("This run is marked"), std::string::npos);
+  EXPECT_NE(r.find("- another process shared the GPU (contended): no"), std::string::npos);
+}
