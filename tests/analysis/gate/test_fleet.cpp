@@ -217,3 +217,11 @@ TEST(Fleet, BadBaselinesAndInputsAreOneLineErrors) {
   no_topology.topology.reset();
   EXPECT_THROW(fleet_compare({input({}, "y"), no_topology}, {}), std::runtime_error);
 }
+
+TEST(Fleet, ARunMarkedContendedIsSaid) {
+  std::vector<CompareInput> runs = fleet({with_uuid({}, "GPU-a"), with_uuid({}, "GPU-b"), with_uuid({}, "GPU-c")});
+  runs[1].bench.context["measurement_contended"] = "true";
+  const FleetResult r = fleet_compare(runs, {});
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_EQ(r.notes[0], "GPU-b: the run is marked contended: its figures are not the board's alone");
+}
