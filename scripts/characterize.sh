@@ -27,7 +27,7 @@ usage() {
   cat <<USAGE
 usage: characterize.sh [--device cuda:N|sim:CONFIG.json ...] [--all] [--plan full|quick] [--rounds N]
                        [--results DIR] [--no-build | --build-dir DIR] [--full-traces DIR] [--no-plots]
-                       [-- memhier-bench flags]
+                       [--parallel] [--wait-idle[=S]] [-- memhier-bench flags]
 
 Characterizes a GPU in one command: $([ "$installed" = 1 ] && echo "runs the installed programs ($ROOT/../../bin)" || echo "builds build/release if needed"), measures
 the plan and the refinement rounds, analyzes, draws the plots and writes one new archive
@@ -37,7 +37,12 @@ the topology. The archive appears only when every step succeeded; an existing on
 
   --device D        cuda:N (default cuda:0) or sim:CONFIG.json (the simulated device); given more
                     than once, each device in turn, one archive each
-  --all             every GPU of the host in turn (nvidia-smi -L), one archive each
+  --all             every GPU of the host at once (nvidia-smi -L), one archive each, host threads
+                    shared out; then the GPUs of one model are compared with each other and any
+                    sibling WORSE or CHANGED is named
+  --parallel        several --device at once, as --all does
+  --wait-idle[=S]   wait up to S seconds (default 600) until no other process uses the GPU; without
+                    it a busy GPU is a warning at the start (the archive is marked contended)
   --plan P          full (default) or quick (a small plan of every family)
   --rounds N        at most N refinement rounds, 0 to 20 (default 6)
   --results DIR     where archives go (default: $([ "$installed" = 1 ] && echo "./results of the calling directory" || echo "results/ of the repository"))
@@ -59,6 +64,7 @@ value() { [ $# -ge 2 ] && [ -n "$2" ] && [ "${2#--}" = "$2" ] || usage_error "$1
 devices=(); all=0; plan=full; rounds=6; results=$ROOT/results; build=1; extra=(); BIN=$ROOT/build/release
 build_dir=""
 full_traces=""; plots=1; limit=2000000  # bytes on disk of one archive
+wait_idle=0; parallel=0
 if [ "$installed" = 1 ]; then BIN=$(cd "$ROOT/../../bin" && pwd); build=0; results=$START/results; fi
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -73,6 +79,9 @@ while [ $# -gt 0 ]; do
     --results=*) results=$(abspath "${1#*=}"); shift ;;
     --no-build) build=0; shift ;;
     --no-plots) plots=0; shift ;;
+    --parallel) parallel=1; shift ;;
+    --wait-idle) wait_idle=600; shift ;;
+    --wait-idle=*) wait_idle=${1#*=}; case "$wait_idle" in ''|*[!0-9]*) usage_error "--wait-idle=S needs whole seconds, not '$wait_idle'" ;; esac; shift ;;
     --full-traces) full_traces=$(value "$@") || exit 2; full_traces=$(abspath "$full_traces"); shift 2 ;;
     --full-traces=*) full_traces=$(abspath "${1#*=}"); shift ;;
     --build-dir) build_dir=$(value "$@") || exit 2; build_dir=$(abspath "$build_dir"); shift 2 ;;
@@ -170,7 +179,7 @@ INFER=$BIN/memhier-infer
 # Children run in the background and the script waits for them, so that a signal is handled at
 # once (bash runs a trap only after a foreground child has finished). setpriv gives each child
 # SIGTERM when this script dies, even by SIGKILL, so that no child outlives it.
-tmp=""; child=""; committing=0; pending_sig=""
+tmp=""; reserved=""; child=""; committing=0; pending_sig=""
 PDEATH=(); command -v setpriv >/dev/null 2>&1 && setpriv --pdeathsig TERM true 2>/dev/null && PDEATH=(setpriv --pdeathsig TERM --)
 run() {
   "${PDEATH[@]}" "$@" <&0 &
@@ -195,13 +204,14 @@ on_signal() {  # on_signal NAME NUMBER
   trap '' INT TERM HUP
   end_children
   [ -n "$tmp" ] && rm -rf "$tmp"
+  [ -n "$reserved" ] && rm -rf "$reserved"
   echo "characterize.sh: interrupted by SIG$1; no archive written, nothing under $results changed" >&2
   exit $((128 + $2))
 }
 trap 'on_signal INT 2' INT
 trap 'on_signal TERM 15' TERM
 trap 'on_signal HUP 1' HUP
-trap 'end_children; [ -n "$tmp" ] && rm -rf "$tmp"' EXIT
+trap 'end_children; [ -n "$tmp" ] && rm -rf "$tmp"; [ -n "$reserved" ] && rm -rf "$reserved"' EXIT
 
 # Start time of a process (/proc/PID/stat field 22, after the command name), so that a reused pid
 # is not taken for the run that created a directory.
@@ -243,11 +253,12 @@ DEFER=gmem_throughput,l1_throughput,l2_throughput,l2_partitions,outstanding_requ
 # that each device of --all (or of several --device) has its own stages and wall time.
 characterize_one() {
   local dev=$1 t0ms stages="" stage_ms=0
-  tmp=""; child=""; committing=0; pending_sig=""  # the traps' globals, reset per device
+  tmp=""; reserved=""; child=""; committing=0; pending_sig=""  # the traps' globals, reset per device
   t0ms=$(now_ms)
   remove_stale
   tmp=$(mktemp -d "$results/.incomplete-XXXXXX")  # global: the traps need it after return
   echo "$$ $(proc_start $$ || true) $(hostname)" > "$tmp/.owner"
+  check_idle "$dev"
   say "device $dev: plan $plan"
   # One memhier-bench process for the plan and every refinement round (--memhier_serve: no CUDA
   # start-up per round); the deferred families run while the analyzer works (bench/serve.hpp).
@@ -340,9 +351,21 @@ PY
   fi
   rm -f "$tmp/.plot.err"
   stage_end "${final:-prepare}"
-  ts=$(date -u +%Y%m%dT%H%M%SZ)
-  rel="$sm/$slug/$drv/$ts"
-  dest="$results/$rel"
+  # The archive's name, reserved at once (mkdir is atomic): GPUs of one model characterized at once
+  # (--all) may finish in the same second; the later one takes the next free second.
+  local epoch k=0
+  epoch=$(date -u +%s)
+  while :; do
+    ts=$(date -u -d "@$((epoch + k))" +%Y%m%dT%H%M%SZ)
+    rel="$sm/$slug/$drv/$ts"
+    dest="$results/$rel"
+    reserved="$results/.incomplete-name-$(safe "$rel")"
+    if [ ! -e "$dest" ] && mkdir "$reserved" 2>/dev/null; then
+      echo "$$ $(proc_start $$ || true) $(hostname)" > "$reserved/.owner"
+      break
+    fi
+    k=$((k + 1))
+  done
   # Small enough to keep: the plots only when the packed archive has room for them
   # (scripts/plot.py <archive> draws them again from the archive), then the traces packed (the
   # full ones outside results/ on request).
@@ -386,8 +409,9 @@ PY
   # The commit (rename, index) is not interrupted: a signal now is handled once it is done.
   committing=1
   rm -f "$tmp/.owner"
-  mv "$tmp" "$dest"
+  mv -T "$tmp" "$dest"
   tmp=""
+  rm -rf "$reserved"; reserved=""
   [ -f scripts/archive_index.py ] && python3 scripts/archive_index.py "$results" >/dev/null || true
   committing=0
   if [ -n "$pending_sig" ]; then
@@ -400,6 +424,75 @@ PY
   if [ -f "$dest/topology.json" ]; then python3 scripts/topology_table.py "$dest" || true; fi
   echo "report:  $dest/report.md"
   echo "archive: $dest"
+  [ -n "${ARCHIVE_LIST:-}" ] && echo "$dev $dest" >> "$ARCHIVE_LIST"
+  return 0
+}
+
+# Whether another process uses the GPU now (memhier-bench --device=list asks NVML): a warning, or
+# with --wait-idle a wait of up to that many seconds. A run beside another process is marked
+# contended in its archive either way (memhier-bench's own looks during the plan).
+busy_line() { "$BENCH" --device=list 2>/dev/null | grep "^$1  " | grep -o '  busy (.*' | sed 's/^  //'; }
+check_idle() {
+  case "$1" in cuda:*) ;; *) return 0 ;; esac
+  local b waited=0
+  b=$(busy_line "$1")
+  while [ -n "$b" ] && [ "$waited" -lt "$wait_idle" ]; do
+    [ "$waited" = 0 ] && say "device $1 is $b: waiting up to $wait_idle s until it is idle (--wait-idle)"
+    sleep 2; waited=$((waited + 2))
+    b=$(busy_line "$1")
+  done
+  if [ -n "$b" ]; then
+    say "WARNING: device $1 is $b: another process shares the GPU; the archive will be marked contended and memhier-compare refuses verdicts on it (--wait-idle waits for the GPU)"
+  elif [ "$waited" -gt 0 ]; then
+    say "device $1 idle after $waited s"
+  fi
+}
+
+# --all: every GPU at once, each in a subshell of its own (its own traps, temporary directory and
+# stages), its lines prefixed with the device; host threads shared out so that the analyses and
+# plots of N devices do not oversubscribe the host. Then GPUs of one model against each other.
+characterize_all() {
+  local n=${#devices[@]} i rc=0 t0 list pids=()
+  local threads=$(( $(nproc 2>/dev/null || echo 2) / n )); [ "$threads" -ge 1 ] || threads=1
+  export MEMHIER_THREADS=${MEMHIER_THREADS:-$threads} MEMHIER_PLOT_JOBS=${MEMHIER_PLOT_JOBS:-$threads}
+  list=$(mktemp "${TMPDIR:-/tmp}/characterize-archives-XXXXXX")
+  t0=$(now_ms)
+  say "$n devices at once (${devices[*]}), $MEMHIER_THREADS host threads each"
+  for i in "${!devices[@]}"; do
+    # the prefixing sed is the subshell's sibling, not its child: the subshell's clean-up waits for
+    # its own children only
+    ( ( trap 'on_signal INT 2' INT; trap 'on_signal TERM 15' TERM; trap 'on_signal HUP 1' HUP
+        trap 'end_children; [ -n "$tmp" ] && rm -rf "$tmp"; [ -n "$reserved" ] && rm -rf "$reserved"' EXIT
+        ARCHIVE_LIST=$list characterize_one "${devices[$i]}" ) 2>&1 | sed -u "s|^|[${devices[$i]}] |"
+      exit "${PIPESTATUS[0]}" ) &
+    pids+=($!)
+  done
+  for i in "${!pids[@]}"; do wait "${pids[$i]}" || { rc=1; say "device ${devices[$i]} failed"; }; done
+  say "all $n devices done in $(seconds $(( $(now_ms) - t0 ))) s"
+  compare_siblings "$list"
+  rm -f "$list"
+  return $rc
+}
+
+# Archives of GPUs of one model (the same gpu-slug folder) against the first one's: any sibling
+# that is WORSE or CHANGED is named (memhier-compare's headline gate).
+compare_siblings() {
+  local list=$1 base_dev base slug dev a out rc
+  sort -o "$list" "$list"
+  while read -r base_dev base; do
+    slug=$(basename "$(dirname "$(dirname "$base")")")
+    while read -r dev a; do
+      [ "$a" = "$base" ] && continue
+      [ "$(basename "$(dirname "$(dirname "$a")")")" = "$slug" ] || continue
+      out=$("$BIN/memhier-compare" "$base" "$a" 2>&1); rc=$?
+      case $rc in
+        0) say "node: $dev against $base_dev ($slug): SAME (gate passed)" ;;
+        1|3) say "node: $dev against $base_dev ($slug): $( [ $rc = 1 ] && echo WORSE || echo CHANGED ) - $(printf '%s\n' "$out" | grep -E '^  ?(worse|changed):|^worse:|^changed:' | head -2 | tr '\n' ' ')" ;;
+        *) say "node: $dev against $base_dev ($slug): no verdict (memhier-compare exit $rc: $(printf '%s\n' "$out" | grep '^gate:' | head -1))" ;;
+      esac
+    done < "$list"
+    return 0  # every sibling against the first device of its model
+  done < "$list"
 }
 
 if [ "$all" = 1 ]; then
@@ -407,4 +500,8 @@ if [ "$all" = 1 ]; then
   [ "${n:-0}" -gt 0 ] || { echo "characterize.sh: --all found no GPU (nvidia-smi -L)" >&2; exit 1; }
   for i in $(seq 0 $((n - 1))); do devices+=("cuda:$i"); done
 fi
-for d in "${devices[@]}"; do characterize_one "$d"; done
+if { [ "$all" = 1 ] || [ "$parallel" = 1 ]; } && [ ${#devices[@]} -gt 1 ]; then
+  characterize_all || exit 1
+else
+  for d in "${devices[@]}"; do characterize_one "$d"; done
+fi

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# characterize.sh --parallel (what --all does with every GPU): two simulated devices of one model
+# at once, each its own archive (the later one in the next free second when both finish in the
+# same second), its own stages and wall time, its lines prefixed with the device; then the two
+# compared as siblings (SAME: the same simulated device). A device that fails fails the run.
+set -uo pipefail
+src=$1; bin=$2; w=$3
+fail() { echo "FAIL: $*"; [ -f "$w/run.log" ] && tail -30 "$w/run.log"; exit 1; }
+rm -rf "$w"; mkdir -p "$w"
+cfg=$src/sim/configs/plain_lru.json
+timeout 300 "$src/scripts/characterize.sh" --device "sim:$cfg" --device "sim:$cfg" --parallel --plan quick --rounds 1 \
+  --build-dir "$bin" --results "$w/results" --no-plots > "$w/run.log" 2>&1 || fail "exit $?"
+n=$(find "$w/results" -mindepth 4 -maxdepth 4 -type d -name '20*Z' | wc -l)
+[ "$n" = 2 ] || fail "$n archives, want 2"
+[ -z "$(find "$w/results" -maxdepth 1 -name '.incomplete-*')" ] || fail "a temporary directory or name reservation was left behind"
+grep -q "2 devices at once" "$w/run.log" || fail "no line saying the devices run at once"
+[ "$(grep -c "^\[sim:$cfg\] .*device sim:$cfg done in" "$w/run.log")" = 2 ] || fail "want two prefixed 'done in' lines, one per device"
+grep -q "node: sim:$cfg against sim:$cfg (sim-plain_lru): SAME" "$w/run.log" || fail "the siblings were not compared"
+for a in $(find "$w/results" -mindepth 4 -maxdepth 4 -type d -name '20*Z'); do
+  python3 - "$a" <<'PY' || fail "stages of $a"
+import gzip, json, sys
+c = json.load(gzip.open(sys.argv[1] + "/bench.json.gz", "rt"))["context"]
+stages = c["characterize_stages"]
+assert stages.count("plan ") == 1 and stages.rstrip().split(", ")[-1].startswith("pack "), stages
+PY
+done
+# a device that fails (a missing config) fails the whole run, the other still archives
+rm -rf "$w/results2"
+"$src/scripts/characterize.sh" --device "sim:$cfg" --device "sim:$w/missing.json" --parallel --plan quick --rounds 1 \
+  --build-dir "$bin" --results "$w/results2" --no-plots > "$w/run2.log" 2>&1 && fail "a missing config passed"
+echo PASS
