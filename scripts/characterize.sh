@@ -431,7 +431,7 @@ PY
 # Whether another process uses the GPU now (memhier-bench --device=list asks NVML): a warning, or
 # with --wait-idle a wait of up to that many seconds. A run beside another process is marked
 # contended in its archive either way (memhier-bench's own looks during the plan).
-busy_line() { "$BENCH" --device=list 2>/dev/null | grep "^$1  " | grep -o '  busy (.*' | sed 's/^  //'; }
+busy_line() { { "$BENCH" --device=list 2>/dev/null | grep "^$1  " | grep -o '  busy (.*' | sed 's/^  //'; } || true; }
 check_idle() {
   case "$1" in cuda:*) ;; *) return 0 ;; esac
   local b waited=0

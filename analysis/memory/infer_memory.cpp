@@ -1,6 +1,7 @@
 #include "analysis/memory/infer_memory.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -169,7 +170,8 @@ void measurement_conditions(const Dataset& data, nlohmann::json& m) {
     if (v("measurement_contended") == "true") contended = "true";
     if (v("measurement_throttled") == "true") throttled = "true";
     if ((v("measurement_contended") == "true" || v("measurement_throttled") == "true") && v("measurement_evidence") != evidence)
-      evidence += (evidence.empty() ? "" : "; ") + std::string("in ") + data.runs()[r].path + ": " + v("measurement_evidence");
+      evidence += (evidence.empty() ? "" : "; ") + std::string("in ") +
+                  std::filesystem::path(data.runs()[r].path).filename().string() + ": " + v("measurement_evidence");
   }
   j["contended"] = first.count("measurement_contended") ? tri(contended) : nlohmann::json();
   j["throttled"] = first.count("measurement_throttled") ? tri(throttled) : nlohmann::json();
