@@ -78,6 +78,15 @@ std::optional<std::pair<double, double>> range_of(const FlatTopology& f, const s
     if (r != f.end())
       if (auto rr = as_range(r->second)) return rr;
   }
+  // A TLB's entries are its reach (a size) counted in entries: judged as a size is, a value whose
+  // range is itself, within the size tolerance. A 2048-entry level whose onset moved by a few
+  // entries between back-to-back H200 runs (2042-2047) is one structure; a 16-entry level read as
+  // 17 is not (1 entry is beyond 5 % of 17).
+  const bool tlb = key.find("_tlb.") != std::string::npos || key.rfind("address_translation.", 0) == 0;
+  if (tlb && it->second.is_number() && key.size() >= 8 && key.compare(key.size() - 8, 8, ".entries") == 0) {
+    const double v = it->second.get<double>();
+    return std::make_pair(v, v);
+  }
   const auto pos = key.find("size_bytes");
   if (pos != std::string::npos && it->second.is_number()) {
     std::string sib = key;

@@ -346,3 +346,24 @@ TEST(Gate, AContendedOrThrottledRunIsRefusedUnlessAllowed) {
   EXPECT_TRUE(fine.untrusted.empty());
   EXPECT_EQ(gate_exit_code(fine, true, true), 0);
 }
+
+// A TLB's entries are its reach counted in entries: within the size tolerance they are the same
+// structure (2042 vs 2047 of a 2048-entry level), beyond it CHANGED (16 vs 17).
+TEST(Gate, TlbEntriesAreJudgedAsTheReachTheyCount) {
+  auto topo = [](double l1, double l2) {
+    nlohmann::json t = kBase;
+    t["caches"]["l1_tlb"] = {{"entries", l1}, {"provenance", {{"entries", {{"confidence", 0.9}}}}}};
+    t["caches"]["l2_tlb"] = {{"entries", l2}, {"provenance", {{"entries", {{"confidence", 0.9}}}}}};
+    return t;
+  };
+  GateOptions o;
+  GateResult same = gate_compare(in(bench(), topo(16, 2042), "a"), in(bench(), topo(16, 2047), "b"), o);
+  ASSERT_NE(row(same, "caches.l2_tlb.entries"), nullptr);
+  EXPECT_EQ(row(same, "caches.l2_tlb.entries")->verdict, Verdict::same) << row(same, "caches.l2_tlb.entries")->note;
+  EXPECT_EQ(gate_exit_code(same, true, true), 0);
+  GateResult changed = gate_compare(in(bench(), topo(16, 2042), "a"), in(bench(), topo(17, 2042), "b"), o);
+  EXPECT_EQ(row(changed, "caches.l1_tlb.entries")->verdict, Verdict::changed);
+  EXPECT_EQ(gate_exit_code(changed, true, true), 3);
+  GateResult halved = gate_compare(in(bench(), topo(16, 2048), "a"), in(bench(), topo(16, 1024), "b"), o);
+  EXPECT_EQ(row(halved, "caches.l2_tlb.entries")->verdict, Verdict::changed);
+}
