@@ -14,6 +14,9 @@ bool contains(const std::string& s, const std::string& part);
 // Rates in [0, 1] are compared by their absolute difference (0 -> 0.02 is not "infinitely worse").
 bool is_fraction(const std::string& leaf);
 double median(std::vector<double> v);
+// Words wrapped to `width` columns, continuation lines indented by `indent` (the gate's and the
+// fleet's console notes).
+std::string wrap(const std::string& text, std::size_t width, std::size_t indent);
 
 // The smallest test that decides a counter: U test from 4 repetitions a side (the exact two-sided
 // p of 4 against 4 can reach 0.029), non-overlapping ranges for 2-3, the threshold alone for 1.

@@ -6,9 +6,12 @@
 #include <iomanip>
 #include <sstream>
 
+#include "analysis/gate/compare_detail.hpp"
 #include "analysis/gate/fleet.hpp"
 
 namespace memhier::analysis {
+
+using compare_detail::wrap;
 
 namespace {
 
@@ -81,19 +84,6 @@ std::string verdict_line(const FleetResult& r) {
     o << (i ? "; " : " ") << r.boards[out[i]].name << " (" << r.figure_outliers(out[i]) << " figures, "
       << r.disagreements(out[i]) << " structural fields; " << r.boards[out[i]].archive << ")";
   return o.str();
-}
-
-std::string wrap(const std::string& text, std::size_t width, std::size_t indent) {
-  std::istringstream in(text);
-  std::string word, line, out;
-  while (in >> word) {
-    if (!line.empty() && line.size() + 1 + word.size() > width) {
-      out += line + "\n";
-      line = std::string(indent, ' ');
-    }
-    line += (line.empty() || line.back() == ' ' ? "" : " ") + word;
-  }
-  return out + line + "\n";
 }
 
 void console_boards(std::ostringstream& o, const FleetResult& r) {

@@ -7,8 +7,29 @@
 #include <sstream>
 
 #include "analysis/gate/gate.hpp"
+#include "analysis/gate/compare_detail.hpp"
 
 namespace memhier::analysis {
+
+namespace compare_detail {
+
+// Words wrapped to `width` columns, continuation lines indented by `indent`.
+std::string wrap(const std::string& text, std::size_t width, std::size_t indent) {
+  std::istringstream in(text);
+  std::string word, line, out;
+  while (in >> word) {
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line = std::string(indent, ' ');
+    }
+    line += (line.empty() || line.back() == ' ' ? "" : " ") + word;
+  }
+  return out + line + "\n";
+}
+
+}  // namespace compare_detail
+
+using compare_detail::wrap;
 
 namespace {
 
@@ -125,20 +146,6 @@ std::string detail_line(const CompareResult& d) {
     << d.count(Verdict::better) << " better, " << d.count(Verdict::changed) << " changed, " << d.count(Verdict::info)
     << " info of " << d.rows.size();
   return o.str();
-}
-
-// Words wrapped to `width` columns, continuation lines indented by `indent`.
-std::string wrap(const std::string& text, std::size_t width, std::size_t indent) {
-  std::istringstream in(text);
-  std::string word, line, out;
-  while (in >> word) {
-    if (!line.empty() && line.size() + 1 + word.size() > width) {
-      out += line + "\n";
-      line = std::string(indent, ' ');
-    }
-    line += (line.empty() || line.back() == ' ' ? "" : " ") + word;
-  }
-  return out + line + "\n";
 }
 
 std::string undetermined_text(const GateResult& r) {
