@@ -32,7 +32,10 @@ for f in "$s"/*; do
   done
 done
 # the check above sees them: plot.py imports plot_sm_resources, characterize.sh calls archive_pack.py
-grep -qE '^\s*import plot_sm_resources' "$s/plot.py" && grep -v '^\s*#' "$s/characterize.sh" | grep -q 'scripts/archive_pack.py' ||
+# (no `| grep -q`: it ends the pipe at its first match and the writer's broken pipe fails the
+# line under pipefail)
+calls=$(grep -v '^\s*#' "$s/characterize.sh")
+grep -qE '^\s*import plot_sm_resources' "$s/plot.py" && grep -q 'scripts/archive_pack.py' <<<"$calls" ||
   fail "the dependency check no longer sees the scripts' calls and imports"
 
 # 2. --help: a usage text, exit 0, no line of code.

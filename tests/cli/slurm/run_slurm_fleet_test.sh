@@ -106,7 +106,7 @@ cat "$work/submit.out"
 array=$(sed -n 's/^array job: \([0-9]*\).*/\1/p' "$work/submit.out")
 fleet=$(sed -n 's/^fleet job: \([0-9]*\).*/\1/p' "$work/submit.out")
 [ -n "$array" ] && [ -n "$fleet" ] || fail "submit.sh printed no job ids"
-scontrol show job "$fleet" | grep -q "Dependency=afterany:${array}" || fail "the fleet job does not depend on the array (afterany)"
+job=$(scontrol show job "$fleet"); grep -q "Dependency=afterany:${array}" <<<"$job" || fail "the fleet job does not depend on the array (afterany)"
 
 deadline=$((SECONDS + ${SLURM_TEST_TIMEOUT:-400}))
 while [ -n "$(squeue -h -j "$array,$fleet" 2> /dev/null)" ]; do
@@ -130,7 +130,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["outside"] == ["GPU-sim-slow"] and r["exit_code"] == 6, (r["outside"], r["exit_code"])
 PY
-scontrol show job "$fleet" | grep -q "ExitCode=6:0" || { scontrol show job "$fleet"; fail "the fleet job did not exit 6"; }
+job=$(scontrol show job "$fleet"); grep -q "ExitCode=6:0" <<<"$job" || { scontrol show job "$fleet"; fail "the fleet job did not exit 6"; }
 grep -q "JobId=$fleet .*ExitCode=6" "$rt/jobcomp.txt" 2> /dev/null || echo "note: no jobcomp record of the exit code"
 echo "ok: the fleet job names GPU-sim-slow and exits 6"
 echo "PASS"

@@ -27,7 +27,7 @@ assert a["utc"] == "2026-11-21T18:00:00Z" and a["backend"] == "cuda" and a["topo
 assert d["skipped"] == ["sm_90/broken/1/20260101T000000Z"], d["skipped"]
 PY
 sum1=$(md5sum <"$work/index.json")
-python3 "$idx" "$work" | grep -q "(unchanged)" || fail "second run rewrote the index"
+out=$(python3 "$idx" "$work"); grep -q "(unchanged)" <<<"$out" || fail "second run rewrote the index"
 [ "$sum1" = "$(md5sum <"$work/index.json")" ] || fail "index not idempotent"
 newest=$(python3 "$idx" "$work" --newest --gpu-slug nvidia-h100-80gb-hbm3 --sm sm_90) || fail "--newest found nothing"
 [ "$newest" = "$a/20261122T090000Z" ] || fail "--newest gave $newest"
