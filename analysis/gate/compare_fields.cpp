@@ -148,7 +148,10 @@ FieldClass topology_class(const std::string& path, bool is_string) {
   // The leaf, or the map it belongs to (size_bytes_by_carveout.0).
   const std::string& leaf = parts.back();
   const std::string parent = parts.size() >= 2 ? parts[parts.size() - 2] : "";
-  if (kStructuralLeaves.count(leaf) || ends_with(parent, "_by_carveout")) return FieldClass::structural;
+  // Where misses begin is measured, per carveout as overall (onset_size_bytes is no structural
+  // leaf: a hashed index moves it with the physical placement); the capacities per carveout are.
+  if (kStructuralLeaves.count(leaf) || (ends_with(parent, "_by_carveout") && parent.rfind("onset_", 0) != 0))
+    return FieldClass::structural;
   if (kBookkeepingLeaves.count(leaf) || ends_with(leaf, "_reason") || ends_with(leaf, "_source") ||
       leaf.rfind("theoretical", 0) == 0)
     return FieldClass::bookkeeping;

@@ -52,7 +52,9 @@ fi
 # the fleet: this call's clean archives (not the contended one) and the committed ones of the model
 fleet=()
 for a in $(find "$dir/results/all" "$dir/results/single" "$dir/results/clean" -mindepth 4 -maxdepth 4 -type d -name '20*Z' 2>/dev/null) \
-         $(find "$ROOT/results/sm_90/$slug" -mindepth 2 -maxdepth 2 -type d -name '20*Z' 2>/dev/null); do fleet+=("$a"); done
+         $(find "$ROOT/results/sm_90/$slug" -mindepth 2 -maxdepth 2 -type d -name '20*Z' 2>/dev/null); do
+  [ -f "$a/topology.json" ] && fleet+=("$a")  # a folder left empty by a removed archive is none
+done
 if [ ${#fleet[@]} -ge 3 ]; then
   "$BIN/memhier-compare" --fleet "${fleet[@]}" > "$dir/fleet.txt" 2>&1
   echo "fleet of ${#fleet[@]} archives: exit $?" | tee -a "$sum"
