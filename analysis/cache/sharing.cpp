@@ -128,6 +128,16 @@ SliceVerdict judge_one(const PerSmRun& r) {
     v.reason = std::to_string(v.unclear_warps.size()) + " warps neither clearly evict nor clearly keep warp 0's data";
     return v;
   }
+  // Warp 0 alone: no other warp's stream evicted its data. A period needs a second member to be
+  // seen; "every N-th warp" of N warps would be a confident wrong value (the H100's L1 read 32
+  // slices at confidence 0.8 this way, with all 32 warps in one block on one SM): the experiment
+  // did not show where the other warps' lines go.
+  if (v.sharing_warps.size() == 1 && r.warps > 1) {
+    v.reason = "no other warp's stream evicted warp 0's data (" + std::to_string(r.warps - 1) +
+               " warps of one block): one slice per warp, or streams that never reach warp 0's lines; "
+               "the experiment cannot tell them apart";
+    return v;
+  }
   int s = 0;
   v.periodic = periodic_sharing(v.sharing_warps, r.warps, &s);
   if (v.periodic)

@@ -107,6 +107,14 @@ TEST(JudgeSlices, IrregularSharingIsListedNotCounted) {
   EXPECT_EQ(v.sharing_warps.size(), 8u);
 }
 
+// Warp 0 alone sharing its data: no period is seen (32 slices of 32 warps would be a guess).
+TEST(JudgeSlices, WarpZeroAloneDecidesNothing) {
+  const SliceVerdict v = judge_slices({curve(32, [](int w) { return w == 0; })});
+  EXPECT_EQ(v.slices, 0);
+  EXPECT_NE(v.reason.find("no other warp's stream evicted warp 0's data"), std::string::npos) << v.reason;
+  EXPECT_EQ(v.sharing_warps, (std::vector<int>{0}));
+}
+
 TEST(JudgeSlices, NeedsAFootprintWhoseControlEvicts) {
   PerSmRun r = curve(32, [](int) { return true; });
   r.control = kHit;
