@@ -269,7 +269,9 @@ std::unique_ptr<Backend> make_backend(const std::string& device) {
     if (idx.empty() || idx.find_first_not_of("0123456789") != std::string::npos)
       die("bad device '" + device + "': use cuda:N with N a device index, e.g. cuda:0");
     try {
-      return make_cuda_backend(std::stoi(idx));
+      const int index = std::stoi(idx);
+      conditions_begin_cuda(index);  // the before-the-plan look, before this process has a context there
+      return make_cuda_backend(index);
     } catch (const std::exception& e) {
       die(std::string(e.what()) +
           ". Run on a machine with an NVIDIA GPU, or simulate one with --device sim:<config.json> "
@@ -279,6 +281,7 @@ std::unique_ptr<Backend> make_backend(const std::string& device) {
   if (device.rfind("sim:", 0) == 0) {
     std::string cfg = device.substr(4);
     if (cfg.empty()) die("bad device '" + device + "': use sim:<config.json>");
+    conditions_begin_sim();
     try {
       return make_sim_backend(cfg);
     } catch (const std::exception& e) {
@@ -448,12 +451,6 @@ int main(int argc, char** argv) {
       die(e.what());
     }
   }
-  // The before-the-plan look at the device, before this process has a context on it.
-  if (o.device.rfind("cuda:", 0) == 0 && o.device.size() > 5 &&
-      o.device.find_first_not_of("0123456789", 5) == std::string::npos)
-    conditions_begin_cuda(std::stoi(o.device.substr(5)));
-  else
-    conditions_begin_sim();
   set_backend(make_backend(o.device));
   Backend& be = backend();
 

@@ -153,7 +153,7 @@ DeviceDescription describe_device(int index) {
   MEMHIER_CUDA(cudaDriverGetVersion(&d.cuda_driver_api));
   MEMHIER_CUDA(cudaRuntimeGetVersion(&d.cuda_runtime));
   d.driver_version = read_driver_version(&d.driver_version_source);
-  d.uuid = cuda_device_uuid(index);
+  d.uuid = cuda_uuid_text(reinterpret_cast<const unsigned char(&)[16]>(p.uuid.bytes));
   return d;
 }
 

@@ -173,10 +173,7 @@ std::string cuda_pci_bus_id(int index) {
   return buf;
 }
 
-std::string cuda_device_uuid(int index) {
-  cudaDeviceProp p{};
-  if (cudaGetDeviceProperties(&p, index) != cudaSuccess) return "";
-  const auto* b = reinterpret_cast<const unsigned char*>(p.uuid.bytes);
+std::string cuda_uuid_text(const unsigned char (&b)[16]) {
   char s[64];
   std::snprintf(s, sizeof s, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
                 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);

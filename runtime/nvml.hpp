@@ -68,7 +68,7 @@ class NvmlDevice {
 
 // The PCI bus id of CUDA device `index` ("0000:18:00.0"), "" on error.
 std::string cuda_pci_bus_id(int index);
-// The CUDA device's UUID as nvidia-smi writes it ("GPU-8e6d...-..."), from the CUDA runtime.
-std::string cuda_device_uuid(int index);
+// A CUDA device's UUID (cudaDeviceProp::uuid) as nvidia-smi writes it ("GPU-8e6d...-...").
+std::string cuda_uuid_text(const unsigned char (&bytes)[16]);
 
 }  // namespace memhier

@@ -477,21 +477,18 @@ characterize_all() {
 # Archives of GPUs of one model (the same gpu-slug folder) against the first one's: any sibling
 # that is WORSE or CHANGED is named (memhier-compare's headline gate).
 compare_siblings() {
-  local list=$1 base_dev base slug dev a out rc
+  local list=$1 dev a slug out rc
+  local -A first_dev=() first=()  # per GPU model (gpu-slug folder): its first device and archive
   sort -o "$list" "$list"
-  while read -r base_dev base; do
-    slug=$(basename "$(dirname "$(dirname "$base")")")
-    while read -r dev a; do
-      [ "$a" = "$base" ] && continue
-      [ "$(basename "$(dirname "$(dirname "$a")")")" = "$slug" ] || continue
-      out=$("$BIN/memhier-compare" "$base" "$a" 2>&1); rc=$?
-      case $rc in
-        0) say "node: $dev against $base_dev ($slug): SAME (gate passed)" ;;
-        1|3) say "node: $dev against $base_dev ($slug): $( [ $rc = 1 ] && echo WORSE || echo CHANGED ) - $(printf '%s\n' "$out" | grep -E '^  ?(worse|changed):|^worse:|^changed:' | head -2 | tr '\n' ' ')" ;;
-        *) say "node: $dev against $base_dev ($slug): no verdict (memhier-compare exit $rc: $(printf '%s\n' "$out" | grep '^gate:' | head -1))" ;;
-      esac
-    done < "$list"
-    return 0  # every sibling against the first device of its model
+  while read -r dev a; do
+    slug=$(basename "$(dirname "$(dirname "$a")")")
+    if [ -z "${first[$slug]:-}" ]; then first[$slug]=$a; first_dev[$slug]=$dev; continue; fi
+    out=$("$BIN/memhier-compare" "${first[$slug]}" "$a" 2>&1); rc=$?
+    case $rc in
+      0) say "node: $dev against ${first_dev[$slug]} ($slug): SAME (gate passed)" ;;
+      1|3) say "node: $dev against ${first_dev[$slug]} ($slug): $( [ $rc = 1 ] && echo WORSE || echo CHANGED ) - $(grep -E '^(worse|changed):' <<<"$out" | head -2 | tr '\n' ' ')" ;;
+      *) say "node: $dev against ${first_dev[$slug]} ($slug): no verdict (memhier-compare exit $rc: $(grep '^gate:' <<<"$out" | head -1))" ;;
+    esac
   done < "$list"
 }
 

@@ -155,30 +155,29 @@ nlohmann::json tri(const std::string& v) { return v == "true" ? nlohmann::json(t
 // throttled, their evidence, and the per-family looks; a refinement round's verdict counts too.
 // Nothing for archives written before memhier-bench recorded conditions.
 void measurement_conditions(const Dataset& data, nlohmann::json& m) {
-  const auto& first = data.context();
-  if (!first.count("nvml")) return;
+  const BenchRun& plan = data.runs().front();
+  if (!plan.context.count("nvml")) return;
   nlohmann::json j;
-  auto ctx = [&](const std::string& k) { auto it = first.find(k); return it == first.end() ? std::string() : it->second; };
-  j["nvml"] = ctx("nvml");
+  j["nvml"] = plan.context_or("nvml");
   for (const char* k : {"gpu_uuid", "gpu_serial", "ecc_mode", "mig_mode", "persistence_mode"})
-    if (!ctx(k).empty()) j[k] = ctx(k);
-  std::string contended = ctx("measurement_contended"), throttled = ctx("measurement_throttled");
-  std::string evidence = ctx("measurement_evidence");
+    if (!plan.context_or(k).empty()) j[k] = plan.context_or(k);
+  std::string contended = plan.context_or("measurement_contended"), throttled = plan.context_or("measurement_throttled");
+  std::string evidence = plan.context_or("measurement_evidence");
   for (std::size_t r = 1; r < data.runs().size(); ++r) {
-    const auto& c = data.runs()[r].context;
-    auto v = [&](const char* k) { auto it = c.find(k); return it == c.end() ? std::string() : it->second; };
-    if (v("measurement_contended") == "true") contended = "true";
-    if (v("measurement_throttled") == "true") throttled = "true";
-    if ((v("measurement_contended") == "true" || v("measurement_throttled") == "true") && v("measurement_evidence") != evidence)
+    const BenchRun& run = data.runs()[r];
+    const bool c = run.context_or("measurement_contended") == "true", t = run.context_or("measurement_throttled") == "true";
+    if (c) contended = "true";
+    if (t) throttled = "true";
+    if ((c || t) && run.context_or("measurement_evidence") != evidence)
       evidence += (evidence.empty() ? "" : "; ") + std::string("in ") +
-                  std::filesystem::path(data.runs()[r].path).filename().string() + ": " + v("measurement_evidence");
+                  std::filesystem::path(run.path).filename().string() + ": " + run.context_or("measurement_evidence");
   }
-  j["contended"] = first.count("measurement_contended") ? tri(contended) : nlohmann::json();
-  j["throttled"] = first.count("measurement_throttled") ? tri(throttled) : nlohmann::json();
+  j["contended"] = plan.context.count("measurement_contended") ? tri(contended) : nlohmann::json();
+  j["throttled"] = plan.context.count("measurement_throttled") ? tri(throttled) : nlohmann::json();
   j["evidence"] = evidence;
-  if (!ctx("measurement_conditions").empty()) {
+  if (!plan.context_or("measurement_conditions").empty()) {
     try {
-      j["looks"] = nlohmann::json::parse(ctx("measurement_conditions"));
+      j["looks"] = nlohmann::json::parse(plan.context_or("measurement_conditions"));
     } catch (const std::exception&) {
       j["looks"] = nullptr;
     }
