@@ -208,10 +208,14 @@ on_signal() {  # on_signal NAME NUMBER
   echo "characterize.sh: interrupted by SIG$1; no archive written, nothing under $results changed" >&2
   exit $((128 + $2))
 }
-trap 'on_signal INT 2' INT
-trap 'on_signal TERM 15' TERM
-trap 'on_signal HUP 1' HUP
-trap 'end_children; [ -n "$tmp" ] && rm -rf "$tmp"; [ -n "$reserved" ] && rm -rf "$reserved"' EXIT
+# The traps of this script, and of each --all subshell (a subshell starts without them).
+set_traps() {
+  trap 'on_signal INT 2' INT
+  trap 'on_signal TERM 15' TERM
+  trap 'on_signal HUP 1' HUP
+  trap 'end_children; [ -n "$tmp" ] && rm -rf "$tmp"; [ -n "$reserved" ] && rm -rf "$reserved"' EXIT
+}
+set_traps
 
 # Start time of a process (/proc/PID/stat field 22, after the command name), so that a reused pid
 # is not taken for the run that created a directory.
@@ -461,8 +465,7 @@ characterize_all() {
   for i in "${!devices[@]}"; do
     # the prefixing sed is the subshell's sibling, not its child: the subshell's clean-up waits for
     # its own children only
-    ( ( trap 'on_signal INT 2' INT; trap 'on_signal TERM 15' TERM; trap 'on_signal HUP 1' HUP
-        trap 'end_children; [ -n "$tmp" ] && rm -rf "$tmp"; [ -n "$reserved" ] && rm -rf "$reserved"' EXIT
+    ( ( set_traps
         ARCHIVE_LIST=$list characterize_one "${devices[$i]}" ) 2>&1 | sed -u "s|^|[${devices[$i]}] |"
       exit "${PIPESTATUS[0]}" ) &
     pids+=($!)
