@@ -47,7 +47,9 @@ run fleet4 6 --fleet "$work/boards"
 has fleet4 "^fleet: OUTLIER - 1 of 4 boards outside: GPU-sim-slow "
 has fleet4 "^DRAM latency .*GPU-sim-slow"
 if grep -E "^[a-zA-Z].* GPU-sim-fast" "$work/fleet4.out" | grep -v "^GPU-sim-fast"; then fail "fleet4: a fast board named"; fi
-awk 'length > 100 { exit 1 }' "$work/fleet4.out" || fail "fleet4: a line is longer than 100 columns"
+# the layout fits 100 columns; an archive path is as long as the caller's directory makes it, so the
+# work directory counts as one character (CI clones deeper than a developer's checkout)
+sed "s|$work|W|g" "$work/fleet4.out" | awk 'length > 100 { exit 1 }' || fail "fleet4: a line is longer than 100 columns"
 [ "$(wc -l < "$work/fleet4.out")" -le 50 ] || fail "fleet4: more than one screen ($(wc -l < "$work/fleet4.out") lines)"
 run fleet4_json 6 --fleet "$work/boards" --format=json -o "$work/fleet4.json"
 run fleet4_md 6 --fleet --format=markdown "$work/fast-1" "$work/fast-2" "$work/fast-3" "$work/slow"
