@@ -66,6 +66,32 @@ SequenceResult Backend::run_sequence(const SequenceRequest&) {
   return r;
 }
 
+LevelResult Backend::run_level(const LevelRequest& r) {
+  LevelResult res;
+  res.error = "the " + name() + " backend does not offer the " + r.family + " family";
+  return res;
+}
+
+std::string LevelRequest::text(const std::string& key) const {
+  auto it = params.find(key);
+  return it == params.end() ? std::string() : it->second;
+}
+
+long long LevelRequest::num(const std::string& key, long long dflt) const {
+  auto it = params.find(key);
+  if (it == params.end()) return dflt;
+  std::size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(it->second, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != it->second.size())
+    throw std::invalid_argument(family + ": parameter " + key + " is not an integer: '" + it->second + "'");
+  return v;
+}
+
 double Backend::predicted_seconds(double accesses) const {
   const double hz = static_cast<double>(figures().sm_clock_khz) * 1e3;
   return hz > 0 ? accesses * kWorstCyclesPerAccess / hz : 0.0;

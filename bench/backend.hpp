@@ -12,6 +12,7 @@
 #include "common/sequence.hpp"
 #include "common/wide_chain.hpp"
 #include "common/trace.hpp"
+#include "bench/levels.hpp"
 
 namespace memhier {
 
@@ -190,6 +191,10 @@ class Backend {
     return predicted_seconds(static_cast<double>(r.iters) + (r.warm ? static_cast<double>(r.chain.size()) : 0.0));
   }
   static constexpr double kWorstCyclesPerAccess = 2000;
+  // Levels beyond one SM (bench/levels.hpp): what the device offers, and one benchmark of a level
+  // family. Defaults: nothing offered; every request an error.
+  virtual LevelOffer level_offer() const { return {}; }
+  virtual LevelResult run_level(const LevelRequest& r);
   // Shared memory per block a chase of this kind needs on this device (fine records, count
   // histogram, the shared path's array); 0 when the backend keeps them elsewhere (simulator).
   virtual std::uint64_t shared_memory_needed(Path, Mode, std::uint64_t /*array_bytes*/, std::uint64_t /*max_records*/) const {

@@ -1,10 +1,12 @@
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "bench/backend_cuda.hpp"
 #include "bench/backend_cuda_sequence.hpp"
 #include "bench/guard.hpp"
+#include "bench/levels/levels_cuda.hpp"
 #include "bench/wide_cuda.hpp"
 #include "kernels/pchase.cuh"
 #include "runtime/buffers.hpp"
@@ -80,6 +82,7 @@ class CudaBackend final : public Backend {
 
   std::map<std::string, std::string> context() const override {
     auto c = desc_.context();
+    for (const auto& [k, v] : levels::link_context(desc_)) c[k] = v;
     c["sm_clock_measured_mhz_start"] = std::to_string(clock_start_mhz_);
     return c;
   }
@@ -96,6 +99,24 @@ class CudaBackend final : public Backend {
   }
 
   bool supports(Path) const override { return true; }
+
+  LevelOffer level_offer() const override {
+    if (!offer_) {  // asked by each level family at registration: probe once
+      LevelOffer o;
+      levels::offer_sm(desc_, &o);
+      levels::offer_links(desc_, &o);
+      offer_ = o;
+    }
+    return *offer_;
+  }
+
+  LevelResult run_level(const LevelRequest& r) override {
+    if (r.family == "dsmem") return levels::run_dsmem(desc_, r);
+    if (r.family == "async_copy") return levels::run_async_copy(desc_, r);
+    if (r.family == "host") return levels::run_host(desc_, r);
+    if (r.family == "peer") return levels::run_peer(desc_, r);
+    return Backend::run_level(r);
+  }
 
   // After a failure: a non-sticky error (out of memory, a launch the device refused) is cleared by
   // cudaGetLastError and the device stays usable; a sticky one (illegal address, a trap, ECC)
@@ -211,6 +232,7 @@ class CudaBackend final : public Backend {
   }
 
  private:
+  mutable std::optional<LevelOffer> offer_;
   static constexpr std::uint64_t kSharedReserve = 0;  // shared path: records/histogram come first
   static constexpr const char* kNotRun = "__not_run__";
 

@@ -1,0 +1,47 @@
+// Levels a kernel reaches beyond one SM's caches (issue 21; docs/methodology.md, "Levels beyond
+// one SM"): distributed shared memory (dsmem), asynchronous copies into shared memory (async_copy:
+// plain loads, cp.async, the bulk copy engine and TMA tensor copies), host memory (host) and the
+// other GPUs of the node (peer). The four families are registered on every backend from what the
+// device offers (LevelOffer); each benchmark is one LevelRequest that the backend answers: the
+// CUDA backend with kernels (bench/levels/*.cu), the simulated device from its model (sim/levels).
+// Plain C++: the simulated backend needs no CUDA.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace memhier {
+
+// One benchmark of a level family: its family and the parameters of its name, e.g.
+// family "dsmem", params {op: latency, cluster: 4, rank: 1} for dsmem/op:latency/cluster:4/rank:1.
+struct LevelRequest {
+  std::string family;
+  std::map<std::string, std::string> params;
+  // The parameter's text ("" when absent) and its integer value (`dflt` when absent; throws
+  // std::invalid_argument naming the parameter when it is not an integer).
+  std::string text(const std::string& key) const;
+  long long num(const std::string& key, long long dflt = 0) const;
+};
+
+struct LevelResult {
+  std::string error;                       // non-empty: this configuration could not run (and why)
+  std::map<std::string, double> counters;  // the family's counters (docs/methodology.md)
+  double seconds = 0;                      // device time of the timed work (manual time)
+};
+
+// What the device offers to the level families; a family registers only what is offered, so a
+// device without peers has no peer benchmarks (absent from the plan, not failed).
+struct LevelOffer {
+  int max_cluster = 0;        // largest thread-block cluster (0: none; 8 portable, 16 with the non-portable attribute)
+  bool cp_async = false;      // cp.async (LDGSTS), compute capability 8.0+
+  bool bulk_copies = false;   // cp.async.bulk with mbarrier completion, 9.0+
+  bool tensor_copies = false; // cp.async.bulk.tensor with a tensor map (the driver's cuTensorMapEncodeTiled reachable)
+  bool multicast = false;     // bulk copies multicast to the CTAs of a cluster
+  bool host_mapped = false;   // pinned, mapped host memory readable by kernels
+  bool managed = false;       // managed memory with concurrent access (page faults on first touch)
+  std::uint64_t host_bytes = 0;  // largest host buffer the families may pin (0: host family absent)
+  std::vector<int> peers;     // device indices this device can access as peers (ordinal order)
+};
+
+}  // namespace memhier

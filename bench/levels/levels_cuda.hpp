@@ -1,0 +1,27 @@
+// The CUDA side of the level families (bench/levels.hpp): what the device offers, the link
+// context keys, and one function per family that runs one LevelRequest on the current device.
+// Every function returns LevelResult::error (never throws) for a configuration it refuses; a CUDA
+// error may throw memhier::CudaError, which the guard turns into a failed benchmark.
+#pragma once
+#include <map>
+#include <string>
+
+#include "bench/levels.hpp"
+#include "runtime/device_info.hpp"
+
+namespace memhier::levels {
+
+// dsmem and async_copy (bench/levels/dsmem_cuda.cu, async_copy_cuda.cu)
+void offer_sm(const DeviceDescription& d, LevelOffer* o);
+LevelResult run_dsmem(const DeviceDescription& d, const LevelRequest& r);
+LevelResult run_async_copy(const DeviceDescription& d, const LevelRequest& r);
+
+// host and peer (bench/levels/host_cuda.cu, peer_cuda.cu)
+void offer_links(const DeviceDescription& d, LevelOffer* o);
+LevelResult run_host(const DeviceDescription& d, const LevelRequest& r);
+LevelResult run_peer(const DeviceDescription& d, const LevelRequest& r);
+// Context keys of the links (docs/formats.md): host_link, host_link_bytes_per_second (the
+// theoretical figure per direction), peer_devices, peer_link, peer_link_bytes_per_second, ...
+std::map<std::string, std::string> link_context(const DeviceDescription& d);
+
+}  // namespace memhier::levels
