@@ -72,6 +72,8 @@ const char* kUsage =
     "                      appears (scripts/characterize.sh; docs/formats.md, serve)\n"
     "  --memhier_defer=F,G with --memhier_serve: the plan's families F, G run while no requests\n"
     "                      file waits, their runs merged into --benchmark_out at the end\n"
+    "  --memhier_skip=F,G  families F, G are not registered (characterize.sh --all measures the\n"
+    "                      peer family of every GPU first, one GPU at a time, then the rest at once)\n"
     "Google Benchmark flags: --benchmark_filter, --benchmark_out, --benchmark_out_format,\n"
     "  --benchmark_format, --benchmark_repetitions, --benchmark_list_tests, ...\n";
 
@@ -88,6 +90,7 @@ struct Options {
   std::string budget;
   std::string serve;               // --memhier_serve directory ("" when not serving)
   std::vector<std::string> defer;  // --memhier_defer families
+  std::vector<std::string> skip;   // --memhier_skip families
   bool list_tests = false;
   std::string temp;  // where Google Benchmark writes --benchmark_out until the run has finished
   std::map<std::string, std::string> user_context;  // --benchmark_context pairs
@@ -104,8 +107,18 @@ std::string env_or(const char* var, const std::string& fallback) {
   return v ? std::string(v) : fallback;
 }
 
+void check_known_families(const std::vector<std::string>& names, const std::string& flag) {
+  for (const auto& f : names) {
+    bool known = false;
+    for (const auto& spec : family_registry()) known = known || spec.name == f;
+    if (!known) die(flag + ": no family '" + f + "'");
+  }
+}
+
 // --memhier_serve and --memhier_defer: a JSON output to serve beside, a plan, known families.
 void check_serving(const Options& o) {
+  check_known_families(o.defer, "--memhier_defer");
+  check_known_families(o.skip, "--memhier_skip");
   if (!o.defer.empty() && o.serve.empty()) die("--memhier_defer needs --memhier_serve (the families run while serving)");
   if (o.serve.empty()) return;
   if (o.list_tests) die("--memhier_serve does not combine with --benchmark_list_tests");
@@ -113,11 +126,6 @@ void check_serving(const Options& o) {
     die("--memhier_serve needs --benchmark_out in JSON (refine-N.json are written beside it)");
   if (o.plan == "none") die("--memhier_serve serves after a plan: use --plan=full or quick");
   if (!o.defer.empty() && !o.filter.empty()) die("--memhier_defer does not combine with --benchmark_filter");
-  for (const auto& f : o.defer) {
-    bool known = false;
-    for (const auto& spec : family_registry()) known = known || spec.name == f;
-    if (!known) die("--memhier_defer: no family '" + f + "'");
-  }
   std::error_code ec;
   if (!fs::is_directory(o.serve, ec)) die("--memhier_serve " + o.serve + ": no such directory");
 }
@@ -155,10 +163,11 @@ Options take_options(int* argc, char** argv) {
         value_of(i, a, "--memhier_progress", &o.progress) || value_of(i, a, "--memhier_budget_s", &o.budget) ||
         value_of(i, a, "--memhier_serve", &o.serve))
       continue;
-    if (value_of(i, a, "--memhier_defer", &v)) {
+    const bool defer = value_of(i, a, "--memhier_defer", &v);
+    if (defer || value_of(i, a, "--memhier_skip", &v)) {
       std::stringstream list(v);
       for (std::string f; std::getline(list, f, ',');)
-        if (!f.empty()) o.defer.push_back(f);
+        if (!f.empty()) (defer ? o.defer : o.skip).push_back(f);
       continue;
     }
     if (std::string why = check_benchmark_flag(a); !why.empty()) die(why);
@@ -366,11 +375,14 @@ std::map<std::string, std::string> end_of_run(Backend& be) {
 
 // Registers the plan `p` of the families in `only` (all with `all`): on a simulated device only
 // those that need no CUDA; with --plan=none only those that take --memhier_extra requests.
+std::vector<std::string> g_skipped;  // --memhier_skip
+
 void register_families(Backend& be, Plan p, const std::vector<std::string>& only, bool all) {
   clear_registrations();
   set_plan(p);
   const bool is_cuda = be.name() == "cuda";
   for (const auto& f : family_registry()) {
+    if (std::find(g_skipped.begin(), g_skipped.end(), f.name) != g_skipped.end()) continue;
     if (f.needs_cuda && !is_cuda) continue;
     if (f.needs_cuda && p == Plan::none) continue;  // the P-chase kind takes the requests
     if (!all && std::find(only.begin(), only.end(), f.name) == only.end()) continue;
@@ -488,6 +500,12 @@ int main(int argc, char** argv) {
     benchmark::AddCustomContext("vmm_granularity_bytes", std::to_string(wl.vmm_granularity));
   }
 
+  g_skipped = o.skip;
+  if (!o.skip.empty()) {
+    std::string list;
+    for (const auto& f : o.skip) list += (list.empty() ? "" : ",") + f;
+    benchmark::AddCustomContext("memhier_skipped_families", list);
+  }
   try {
     register_families(be, plan(), {}, true);
   } catch (const std::exception& e) {
