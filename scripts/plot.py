@@ -593,6 +593,261 @@ def plot_clock_overhead(out, entries, trace_dir):
     return plot_bars(out, "clock_overhead", entries, "clock_overhead_cycles", "cycles")
 
 
+# ------------------------------------------------------------------------------------------------
+# Levels beyond one SM: dsmem, async_copy, host, peer (docs/methodology.md, "Levels beyond one SM")
+
+LEVEL_ORDER = ["local", "l2", "dram", "plain", "cp_async", "bulk", "tensor", "read", "write", "h2d", "d2h",
+               "bidir", "uni", "cold", "warm", "owner"]
+LINE_STYLES = ["-", "--", ":", "-."]
+
+
+def level_key(v):
+    """Sort key: numbers by value, the families' words in their natural order, then the rest."""
+    if isinstance(v, tuple):
+        return tuple(level_key(x) for x in v)
+    if num(v) is not None:
+        return (0, num(v), "")
+    return (1, LEVEL_ORDER.index(v), "") if v in LEVEL_ORDER else (2, 0, str(v))
+
+
+def link_bps(ctx, key, dev=None):
+    """A link figure of the context in bytes/s, or None. A list ("a,b") is read per device of
+    peer_devices (the same length), so that each destination gets its own link."""
+    v = ctx.get(key)
+    if num(v) is not None:
+        return num(v)
+    devs = [d.strip() for d in str(ctx.get("peer_devices", "")).split(",")]
+    vals = [x.strip() for x in str(v).split(",")] if isinstance(v, str) else []
+    if dev is None or len(vals) != len(devs) or str(dev) not in devs:
+        return None
+    return num(vals[devs.index(str(dev))])
+
+
+def link_line(ax, bps, label, style="--"):
+    if bps:
+        ax.axhline(bps / 1e9, color="grey", linestyle=style, linewidth=0.8, label=label)
+
+
+def gb(v):
+    return None if v is None else v / 1e9
+
+
+def bar_values(items):
+    """({(group, bar): y}, groups, bars) of (group, bar, y) items that have a y, in level_key order."""
+    vals = {(g, b): y for g, b, y in items if y is not None}
+    return vals, sorted({g for g, _ in vals}, key=level_key), sorted({b for _, b in vals}, key=level_key)
+
+
+def grouped_bars(ax, bv, glabel=str, blabel=str):
+    """One cluster of bars per group, one colour per bar key (bv: what bar_values returns)."""
+    vals, groups, bars = bv
+    width = 0.8 / max(1, len(bars))
+    for j, b in enumerate(bars):
+        at = [(i, vals[(g, b)]) for i, g in enumerate(groups) if (g, b) in vals]
+        ax.bar([i + (j - (len(bars) - 1) / 2.0) * width for i, _ in at], [y for _, y in at], width=width,
+               label=blabel(b))
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([glabel(g) for g in groups], fontsize=8)
+    if len(bars) > 1:
+        ax.legend(fontsize=7)
+
+
+def bars_figure(out, bv, name, title, ylabel, glabel=str, blabel=str):
+    if not bv[0]:
+        return False
+    fig, ax = out.plt.subplots(figsize=(max(5, 0.9 * len(bv[1]) * max(1, len(bv[2])) ** 0.5 + 2), 4))
+    grouped_bars(ax, bv, glabel, blabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(out.title(title), fontsize=9)
+    out.save(fig, name)
+    return True
+
+
+def plot_dsmem_latency(out, entries):
+    """Latency by target rank, one line per cluster size, min-max over clusters as a band."""
+    lat = lambda e: (e.counters.get("latency_cycles"), e.counters.get("latency_min_cycles"),
+                     e.counters.get("latency_max_cycles"))
+    ser = series([e for e in entries if e.p("op") == "latency" and lat(e)[0] is not None],
+                 lambda e: e.pn("cluster"), lambda e: e.pn("rank"), lat)
+    if not ser:
+        return
+    fig, ax = out.plt.subplots(figsize=(7, 4))
+    for c, pts in sorted(ser.items(), key=lambda kv: level_key(kv[0])):
+        line, = ax.plot([x for x, _ in pts], [y[0] for _, y in pts], marker="o", markersize=3, linewidth=1,
+                        label="cluster %s" % c)
+        band = [(x, y[1], y[2]) for x, y in pts if y[1] is not None and y[2] is not None]
+        if band:
+            ax.fill_between(*zip(*band), color=line.get_color(), alpha=0.15, linewidth=0)
+    local = [y[0] for pts in ser.values() for x, y in pts if x == 0]
+    if local:
+        ax.scatter([0] * len(local), local, marker="*", s=70, color="black", zorder=3, label="rank 0: local")
+    ax.set_xlabel("target rank")
+    ax.set_ylabel("latency (cycles; band: min-max over clusters)")
+    ax.legend(fontsize=7)
+    ax.set_title(out.title("distributed shared memory: latency vs target rank"), fontsize=9)
+    out.save(fig, "dsmem_latency_vs_rank")
+
+
+def plot_dsmem_bandwidth(out, entries):
+    """Bars local vs remote by cluster size, one bar per CTA size, a panel per read / write."""
+    es = [e for e in entries if e.p("op") in ("read", "write")]
+    per_clock = any("bytes_per_clock_per_sm" in e.counters for e in es)
+    ops = sorted({e.p("op") for e in es}, key=level_key)
+    if not ops:
+        return
+    y = counter("bytes_per_clock_per_sm") if per_clock else gbps
+    fig, axes = out.plt.subplots(1, len(ops), figsize=(5.5 * len(ops), 4), squeeze=False)
+    for ax, op in zip(axes[0], ops):
+        grouped_bars(ax, bar_values(((1, e.pn("cluster")) if e.p("remote") != "0" else (0, 0), e.pn("cta_size"), y(e))
+                                    for e in es if e.p("op") == op),
+                     lambda g: "remote\ncluster %s" % g[1] if g[0] else "local", lambda t: "%s threads/CTA" % t)
+        ax.set_ylabel("bytes/clock/SM" if per_clock else "GB/s")
+        ax.set_title(op, fontsize=9)
+        ax.tick_params(axis="x", labelsize=7)
+    fig.suptitle(out.title("distributed shared memory: bandwidth, local vs remote"), fontsize=10)
+    out.save(fig, "dsmem_bandwidth")
+
+
+def plot_dsmem(out, entries, trace_dir):
+    plot_dsmem_latency(out, entries)
+    plot_dsmem_bandwidth(out, entries)
+    return True  # never the generic plot
+
+
+def async_panel(ax, es, colors, stages):
+    """Bandwidth vs chunk: a line per method (colour) x CTAs per SM (line style) at the usual
+    stage count; other stage counts as points (fewer: down triangle, more: up)."""
+    lines = series([e for e in es if e.p("stages") == stages], lambda e: (e.p("method"), e.pn("ctas_per_sm")),
+                   lambda e: e.pn("chunk"), gbps)
+    ks = sorted({k for _, k in lines}, key=level_key)
+    for (m, k), pts in sorted(lines.items(), key=lambda kv: level_key(kv[0])):
+        ax.plot(*zip(*pts), color=colors[m], linestyle=LINE_STYLES[ks.index(k) % 4], marker="o", markersize=3,
+                linewidth=1)
+    other = series([e for e in es if e.p("stages") != stages], lambda e: (e.p("method"), e.pn("stages")),
+                   lambda e: e.pn("chunk"), gbps)
+    for (m, s), pts in other.items():
+        ax.scatter(*zip(*pts), color=colors[m], marker="v" if s < num(stages) else "^", s=22, zorder=3)
+    return ks, sorted({s for _, s in other})
+
+
+def async_legend(ax, colors, ks, others, stages, peak):
+    from matplotlib.lines import Line2D
+    h = [Line2D([], [], color=c, label=m) for m, c in colors.items()]
+    h += [Line2D([], [], color="grey", linestyle=LINE_STYLES[i % 4], label="%s CTAs/SM" % k) for i, k in enumerate(ks)]
+    h += [Line2D([], [], color="grey", linestyle="", marker="v" if s < num(stages) else "^",
+                 label="%s stage%s" % (s, "" if s == 1 else "s")) for s in others]
+    h += [Line2D([], [], color="grey", linestyle="--", linewidth=0.8, label="theoretical DRAM")] if peak else []
+    ax.legend(handles=h, fontsize=6, title="%s stages unless marked" % stages, title_fontsize=6)
+
+
+def plot_async_bandwidth(out, entries):
+    es = [e for e in entries if e.p("op") == "bandwidth" and e.p("stages") is not None]
+    sources = sorted({e.p("source") for e in es}, key=level_key)
+    if not sources:
+        return
+    stages = max(sorted({e.p("stages") for e in es}), key=[e.p("stages") for e in es].count)
+    methods = sorted({e.p("method") for e in es}, key=level_key)
+    colors = OrderedDict((m, "C%d" % i) for i, m in enumerate(methods))
+    peak = num(out.ctx.get("theoretical_dram_bytes_per_second")) if "dram" in sources else None
+    fig, axes = out.plt.subplots(1, len(sources), figsize=(5.5 * len(sources), 4), squeeze=False)
+    for i, (ax, src) in enumerate(zip(axes[0], sources)):
+        ks, others = async_panel(ax, [e for e in es if e.p("source") == src], colors, stages)
+        if src == "dram":
+            link_line(ax, peak, "theoretical DRAM")
+        ax.set_xscale("log", base=2)
+        bytes_axis(ax, [e.pn("chunk") for e in es])
+        ax.set_xlabel("chunk per CTA and stage")
+        ax.set_ylabel("GB/s into shared memory")
+        ax.set_title("from %s" % src.upper() if src in ("l2", "dram") else src, fontsize=9)
+        if i == 0:
+            async_legend(ax, colors, ks, others, stages, peak)
+    fig.suptitle(out.title("async copies: bandwidth vs chunk"), fontsize=10)
+    out.save(fig, "async_copy_bandwidth_vs_chunk")
+
+
+def plot_async_copy(out, entries, trace_dir):
+    plot_async_bandwidth(out, entries)
+    bars_figure(out, bar_values((e.p("method"), e.pn("chunk"), e.counters.get("latency_cycles"))
+                                for e in entries if e.p("op") == "latency"),
+                "async_copy_latency", "async copies: latency of one chunk from the L2", "latency (cycles)",
+                blabel=lambda c: "chunk " + fmt_bytes(c))
+    bv = bar_values((e.pn("cluster"), bar, gb(e.counters.get(key))) for e in entries if e.p("op") == "multicast"
+                    for bar, key in (("delivered", "bytes_per_second"), ("read from L2", "source_bytes_per_second")))
+    bars_figure(out, bv, "async_copy_multicast",
+                "async copies: multicast, delivered vs read", "GB/s", glabel=lambda c: "cluster %s" % c)
+    return True  # never the generic plot
+
+
+def plot_link_bandwidth(out, es, name, what, link, link_label):
+    """SM-initiated read / write vs CTAs per SM, the link's figure dashed."""
+    ser = series([e for e in es if e.p("op") in ("read", "write")], lambda e: e.p("op"),
+                 lambda e: e.pn("ctas_per_sm"), gbps)
+    if not ser:
+        return
+    fig, ax = out.plt.subplots(figsize=(6, 4))
+    plot_lines(ax, ser)
+    link_line(ax, link, link_label)
+    ax.set_xticks(sorted({x for v in ser.values() for x, _ in v}))
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("CTAs per SM")
+    ax.set_ylabel("GB/s")
+    ax.legend(fontsize=7)
+    ax.set_title(out.title("%s: SM-initiated bandwidth" % what), fontsize=9)
+    out.save(fig, name)
+
+
+def plot_link_copies(out, es, name, what, link, link_label):
+    """Copy-engine copies by bytes, a line per direction; the link dashed, twice the link dotted
+    where both directions ran at once; managed migration (host) as points."""
+    ser = series([e for e in es if e.p("op") == "copy"], lambda e: e.p("dir"), lambda e: e.pn("bytes"), gbps)
+    ser = OrderedDict(sorted(ser.items(), key=lambda kv: level_key(kv[0])))
+    if not ser:
+        return
+    fig, ax = out.plt.subplots(figsize=(6, 4))
+    plot_lines(ax, ser)
+    for key, label, mark in (("bytes_per_second", "managed: migration by faults", "s"),
+                             ("prefetch_bytes_per_second", "managed: prefetch", "D")):
+        pts = [(e.pn("bytes"), e.counters[key] / 1e9) for e in es if e.p("op") == "managed" and key in e.counters]
+        if pts:
+            ax.scatter(*zip(*pts), marker=mark, s=22, color="black", zorder=3, label=label)
+    link_line(ax, link, link_label)
+    link_line(ax, 2 * link if link and "bidir" in ser else None, "2 x " + link_label, ":")
+    ax.set_xscale("log", base=2)
+    bytes_axis(ax, [x for v in ser.values() for x, _ in v])
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("bytes per copy")
+    ax.set_ylabel("GB/s")
+    ax.legend(fontsize=7)
+    ax.set_title(out.title("%s: copies (copy engines)" % what), fontsize=9)
+    out.save(fig, name)
+
+
+def plot_host(out, entries, trace_dir):
+    link = link_bps(out.ctx, "host_link_bytes_per_second")
+    label = "link (%s)" % out.ctx["host_link"] if out.ctx.get("host_link") else "link"
+    bars_figure(out, bar_values((e.pn("bytes"), "warm" if e.p("warm") == "1" else "cold",
+                                 e.counters.get("latency_cycles")) for e in entries if e.p("op") == "latency"),
+                "host_latency", "host memory (mapped): latency, cold vs warm", "latency (cycles)", glabel=fmt_bytes)
+    plot_link_bandwidth(out, entries, "host_bandwidth_vs_ctas_per_sm", "host memory (mapped)", link, label)
+    plot_link_copies(out, entries, "host_copy_vs_bytes", "host memory (pinned; managed)", link, label)
+    return True  # never the generic plot
+
+
+def plot_peer(out, entries, trace_dir):
+    for d in sorted({e.p("dst") for e in entries}, key=level_key):
+        es = [e for e in entries if e.p("dst") == d]
+        link = link_bps(out.ctx, "peer_link_bytes_per_second", d)
+        label = "link (%s)" % out.ctx["peer_link"] if out.ctx.get("peer_link") else "link"
+        what = "peer GPU %s" % d
+        bars_figure(out, bar_values((e.p("state"), e.pn("bytes"), e.counters.get("latency_cycles"))
+                                    for e in es if e.p("op") == "latency"),
+                    "peer_dst_%s_latency" % d, "%s: latency by state" % what, "latency (cycles)",
+                    blabel=lambda b: "chain " + fmt_bytes(b))
+        plot_link_bandwidth(out, es, "peer_dst_%s_bandwidth_vs_ctas_per_sm" % d, what, link, label)
+        plot_link_copies(out, es, "peer_dst_%s_copy_vs_bytes" % d, what, link, label)
+    return True  # never the generic plot
+
+
 def plot_generic(out, fam, entries):
     """Each counter against each numeric parameter with several values; lines by the other params."""
     numeric = [k for k in OrderedDict.fromkeys(k for e in entries for k in e.params)
@@ -675,11 +930,15 @@ def main():
         "smem_bank_conflict": lambda es, td: plot_bank_conflict(out, es, td),
         "warp_access": lambda es, td: plot_warp_access(out, es, td),
         "clock_overhead": lambda es, td: plot_clock_overhead(out, es, td),
+        "dsmem": lambda es, td: plot_dsmem(out, es, td),
+        "async_copy": lambda es, td: plot_async_copy(out, es, td),
+        "host": lambda es, td: plot_host(out, es, td),
+        "peer": lambda es, td: plot_peer(out, es, td),
     }
     special.update(plot_sm_resources.specials(out, read_trace, find_trace))
     # The unit of work: a family, or one path of pchase / one pattern of outstanding_requests (their
     # plots are per path / pattern anyway; the two largest families would otherwise bound the wall time).
-    split = {"pchase": "path", "outstanding_requests": "pattern"}
+    split = {"pchase": "path", "outstanding_requests": "pattern", "peer": "dst"}
     tasks = OrderedDict()
     for fam, es in families.items():
         for e in es:

@@ -4,7 +4,9 @@ plain-text table per section: caches, TLBs, bandwidths against the peak, shared 
 memory, warp access, and the measurement itself. scripts/characterize.sh prints it at the end.
 A value that was not determined prints as '-' (the reason is in topology.json and report.md); a
 capacity that is not exact says what it is ("50 % pt": the 50 % point of the miss-rate curve; "fit";
-">=": a lower bound), equal ways print once, a TLB shows entries, reach per entry, total reach."""
+">=": a lower bound), equal ways print once, a TLB shows entries, reach per entry, total reach.
+The levels beyond one SM (distributed_shared_memory, async_copies, host_memory, peers) print only
+where topology.json has them, a missing value as "not determined" with its reason."""
 import json
 import os
 import re
@@ -93,6 +95,227 @@ def tbps(v):
     return "-" if v is None else "%.2f TB/s" % (v / 1e12)
 
 
+# ------------------------------------------------------------------------------------------------
+# Levels beyond one SM (docs/methodology.md): distributed shared memory, async copies, host memory,
+# peers. Printed only where topology.json has the section; a value that is absent or null prints as
+# "not determined", with its reason where topology.json gives one (the key's `<key>_reason`, its
+# provenance's `reason`, or the `reason` of an effect or of a figure that is null).
+
+
+def clip(s, width=50):
+    s = str(s)
+    return s if len(s) <= width else s[:width - 3] + "..."
+
+
+def nd(reason=None, width=50):
+    return clip("not determined" + (": %s" % reason if reason else ""), width)
+
+
+def reason_of(d, key):
+    """Why d[key] is null: its `<key>_reason`, or its provenance's reason."""
+    if not isinstance(d, dict):
+        return None
+    prov = d.get("provenance") if isinstance(d.get("provenance"), dict) else {}
+    return d.get(key + "_reason") or (prov[key].get("reason") if isinstance(prov.get(key), dict) else None)
+
+
+def val(d, key, f=fmt, width=50):
+    """d[key] formatted, or 'not determined' with its reason."""
+    d = d if isinstance(d, dict) else {}
+    return f(d[key]) if d.get(key) is not None else nd(reason_of(d, key), width)
+
+
+class Notes(list):
+    """Cells of a wide table say only 'not determined'; their reasons follow the table as notes."""
+
+    def cell(self, d, key, f, label):
+        d = d if isinstance(d, dict) else {}
+        if d.get(key) is not None:
+            return f(d[key])
+        if reason_of(d, key):
+            self.append("%s: %s" % (label, reason_of(d, key)))
+        return "not determined"
+
+    def whole(self, label, reason):
+        """A row that is null as a whole: its reason once; its cells say 'not determined'."""
+        if reason:
+            self.append("%s: %s" % (label, reason))
+        return {}
+
+    def show(self):
+        for n in self:
+            print(clip("  not determined, " + n, 100))
+
+
+def rate(v):
+    return "%.2f TB/s" % (v / 1e12) if v >= 1e12 else "%.1f GB/s" % (v / 1e9)
+
+
+def pct(v):
+    return fmt(v) + " %"
+
+
+def fmt_effect(e, reason=None):
+    """An effect {cycles, decided, noise_cycles, reason}: the difference and what was decided ('none':
+    within the noise; else what depends), or not determined with the reason."""
+    decided = e.get("decided") if isinstance(e, dict) else None
+    if decided in (None, False) or e.get("cycles") is None:
+        return nd((e.get("reason") if isinstance(e, dict) else None) or reason, 70)
+    what = str(e.get("reason") or "decided") if decided is True else "no effect" if decided == "none" else str(decided)
+    noise = " (noise %s)" % fmt(e["noise_cycles"]) if e.get("noise_cycles") is not None else ""
+    return clip("%s cycles: %s%s" % (fmt(e["cycles"]), what, noise), 70)
+
+
+def fmt_cluster_latency(v):
+    """One cluster size's remote latency: a number, or {rank: cycles} as the remote ranks' range."""
+    if not isinstance(v, dict):
+        return fmt(v)
+    if "latency_cycles" in v:
+        return val(v, "latency_cycles")
+    remote = [x for r, x in v.items() if str(r) != "0" and isinstance(x, (int, float))]
+    if not remote:
+        return "not determined"
+    return fmt(min(remote)) if min(remote) == max(remote) else "%s-%s" % (fmt(min(remote)), fmt(max(remote)))
+
+
+def by_key(d, f, width=70):
+    """'k: v, ...' of a {key: value} map in natural key order, 'not determined' where null."""
+    if not isinstance(d, dict) or not d:
+        return nd(None, width)
+    return clip(", ".join("%s: %s" % (k, "not determined" if v is None else f(v))
+                          for k, v in sorted(d.items(), key=lambda kv: natural(kv[0]))), width)
+
+
+def dsmem_tables(s):
+    spread = s.get("latency_spread_cycles")
+    remote = val(s, "latency_cycles", width=70)
+    if s.get("latency_cycles") is not None and isinstance(spread, list) and len(spread) == 2 and None not in spread:
+        remote += " (%s-%s over clusters)" % (fmt(spread[0]), fmt(spread[1]))
+    rows = [["remote latency", remote], ["local latency (rank 0)", val(s, "local_latency_cycles", width=70)],
+            ["remote latency by cluster", by_key(s.get("by_cluster"), fmt_cluster_latency)]]
+    rows += [[label, fmt_effect(s.get(k), reason_of(s, k))] for k, label in (
+        ("rank_effect", "rank effect"), ("cluster_effect", "cluster-size effect"), ("sm_pair_effect", "SM-pair effect"))
+        if k in s or k != "sm_pair_effect"]
+    table("Distributed shared memory (latencies in cycles)", ["what", "value"], rows)
+    bw = s.get("bandwidth") if isinstance(s.get("bandwidth"), dict) else {}
+    rows, notes = [], Notes()
+    for op in ("read", "write"):
+        b = bw.get(op) if isinstance(bw.get(op), dict) else notes.whole(op, reason_of(bw, op) or
+                                                                         reason_of(s, "bandwidth"))
+        rows.append([op] + [notes.cell(b, k, f, "%s %s" % (op, k)) for k, f in (
+            ("local_bytes_per_clock_per_sm", fmt), ("remote_bytes_per_clock_per_sm", fmt),
+            ("remote_bytes_per_second", rate), ("remote_over_local", lambda v: fmt(v, 2)))])
+    table("Distributed shared memory bandwidth",
+          ["op", "local B/clk/SM", "remote B/clk/SM", "remote", "remote/local"], rows)
+    notes.show()
+
+
+ASYNC_METHODS = ("plain", "cp_async", "bulk", "tensor")
+ASYNC_CELLS = (("l2_bytes_per_second", rate), ("l2_pct_of_l2_peak", pct), ("dram_bytes_per_second", rate),
+               ("dram_pct_of_peak", pct))
+
+
+def fmt_chunk_latency(d):
+    """{chunk bytes: cycles} as '1 KiB: 732, 16 KiB: 1212'."""
+    return by_key({fmt_bytes(int(k)) if str(k).isdigit() else k: v for k, v in d.items()}, fmt, 30) \
+        if isinstance(d, dict) else fmt(d)
+
+
+def async_tables(s):
+    methods = {k: v for k, v in s["methods"].items() if not k.endswith("_reason")} \
+        if isinstance(s.get("methods"), dict) else {}
+    rows, notes = [], Notes()
+    for m in [m for m in ASYNC_METHODS if m in methods] + sorted(m for m in methods if m not in ASYNC_METHODS):
+        c = methods[m] if isinstance(methods[m], dict) else notes.whole(m, s["methods"].get(m + "_reason"))
+        rows.append([m] + [notes.cell(c, k, f, "%s %s" % (m, k)) for k, f in ASYNC_CELLS + (
+            ("latency_cycles", fmt_chunk_latency),)])
+    table("Async copies into shared memory", ["method", "from L2", "of L2 peak", "from DRAM", "of peak",
+                                              "latency (cycles)"], rows)
+    notes.show()
+    fastest = s.get("fastest")
+    extra = [] if isinstance(s.get("methods"), dict) else [["methods", nd(s.get("methods_reason"), 70)]]
+    if "multicast" not in s and "multicast_reason" in s:
+        extra.append(["multicast", nd(s["multicast_reason"], 70)])
+    if "fastest" in s:
+        extra += [["fastest from L2", val(fastest, "l2", width=70)],
+                  ["fastest from DRAM", val(fastest, "dram", width=70)]]
+    mc = s.get("multicast")
+    for c in sorted(mc, key=natural) if isinstance(mc, dict) else []:
+        if c.endswith("_reason"):
+            continue
+        extra.append(["multicast, cluster %s" % c, nd(mc.get(c + "_reason"), 70) if not isinstance(mc[c], dict) else
+                      "%s delivered, %s read from L2" % (val(mc[c], "bytes_per_second", rate, 30),
+                                                         val(mc[c], "source_bytes_per_second", rate, 30))])
+    table("Async copies: fastest, multicast", ["what", "value"], extra)
+
+
+def fmt_link_bw(parent, key):
+    """[value, of link] of parent[key] = {bytes_per_second, pct_of_link}, or not determined."""
+    d = parent.get(key) if isinstance(parent, dict) else None
+    if not isinstance(d, dict):
+        return [nd(reason_of(parent, key)), ""]
+    if d.get("bytes_per_second") is None:
+        return [nd(reason_of(d, "bytes_per_second") or d.get("reason")), ""]
+    return [rate(d["bytes_per_second"]), pct(d["pct_of_link"]) if d.get("pct_of_link") is not None else ""]
+
+
+def link_rows(s, copies, cached):
+    """[what, value, of link] rows of a link section: latency, where it is cached (the key `cached`),
+    read/write, copies."""
+    cyc, ns = s.get("latency_cycles"), s.get("latency_ns")
+    lat = ", ".join(x for x in (cyc is not None and fmt(cyc) + " cycles", ns is not None and fmt(ns) + " ns") if x)
+    rows = [["latency", lat or nd(reason_of(s, "latency_cycles")), ""]]
+    by = s.get("latency_by_state") if isinstance(s.get("latency_by_state"), dict) else {}
+    if by:
+        states = ("cold", "warm", "owner")
+        order = [k for k in states if k in by] + sorted(k for k in by if k not in states)
+        rows.append(["latency by state", clip(", ".join("%s: %s" % (k, val(by, k)) for k in order)), ""])
+    rows.append(["cached in" + (" the L2" if cached == "cached_in_l2" else ""), val(s, cached), ""])
+    rows += [["%s (SM)" % op] + fmt_link_bw(s, op) for op in ("read", "write")]
+    cp = s.get("copy") if isinstance(s.get("copy"), dict) else {"_reason": reason_of(s, "copy")}
+    return rows + [["copy %s" % d] + fmt_link_bw(cp, d) if d in cp else ["copy %s" % d, nd(cp.get("_reason")), ""]
+                   for d in copies]
+
+
+def fmt_link(s):
+    """'NV18, 450.0 GB/s per direction', what of it is known."""
+    bps = s.get("link_bytes_per_second")
+    return "%s, %s" % (s.get("link") or "link not determined",
+                       "%s per direction" % rate(bps) if bps is not None else "rate not determined")
+
+
+def host_table(s):
+    link = fmt_link(s)
+    rows = link_rows(s, ("h2d", "d2h", "bidir"), "cached_in_l2")
+    m = s.get("managed")
+    rows += [["managed: first touch", val(m, "fault_latency_us", lambda v: fmt(v) + " us"), ""],
+             ["managed: migration", val(m, "migration_bytes_per_second", rate), ""]]
+    table("Host memory (%s)" % clip(link, 70), ["what", "value", "of link"], rows)
+
+
+def peers_table(peers):
+    rows = []
+    for p in peers:
+        if not isinstance(p, dict):
+            continue
+        pr = [["link", fmt_link(p), ""]] + link_rows(p, ("uni", "bidir"), "cached_in")
+        rows += [["GPU %s" % fmt(p.get("device"))] + pr[0]] + [[""] + r for r in pr[1:]]
+    table("Peer GPUs", ["peer", "what", "value", "of link"], rows)
+
+
+def level_tables(t):
+    for key, title, fn, kind in (("distributed_shared_memory", "Distributed shared memory", dsmem_tables, dict),
+                                 ("async_copies", "Async copies", async_tables, dict),
+                                 ("host_memory", "Host memory", host_table, dict),
+                                 ("peers", "Peer GPUs", peers_table, list)):
+        if key not in t:
+            continue
+        if isinstance(t[key], kind):
+            fn(t[key])
+        else:
+            print("\n%s\n%s" % (title, nd(t.get(key + "_reason"), 90)))
+
+
 def main(path):
     if os.path.isdir(path):
         path = os.path.join(path, "topology.json")
@@ -153,6 +376,7 @@ def main(path):
         if isinstance(m, dict):
             wrows.append([mem] + [fmt(m.get(k)) for k in ("broadcasts", "serves_parallel", "needs_alignment", "needs_contiguity")])
     table("Warp access (004)", ["memory", "broadcast", "parallel", "alignment", "contiguity"], wrows)
+    level_tables(t)
     m = t.get("measurement", {}) or {}
     extra = []
     for k, label, unit in (("characterize_wall_seconds", "characterization wall time", "s"),
