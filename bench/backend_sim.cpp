@@ -9,6 +9,7 @@
 #include "bench/wide_sim.hpp"
 #include "sim/config.hpp"
 #include "sim/device.hpp"
+#include "sim/levels.hpp"
 #include "sim/sequence.hpp"
 
 namespace memhier {
@@ -60,6 +61,7 @@ class SimBackend final : public Backend {
     m["cuda_driver_api"] = "0";
     m["cuda_runtime"] = "0";
     m["theoretical_dram_bytes_per_second"] = "0";
+    for (const auto& [k, v] : sim::levels_context(c.beyond_sm)) m[k] = v;  // the links (sim/levels.hpp)
     for (const auto& [k, v] : c.context) m[k] = v;
     m["device_backend"] = name();
     m["sim_config"] = c.source_path;
@@ -181,8 +183,41 @@ class SimBackend final : public Backend {
   }
   WideLimits wide_limits() const override { return sim_wide_limits(dev_.config()); }
 
+  // Levels beyond one SM: what the config's beyond_sm models (absent: nothing offered).
+  LevelOffer level_offer() const override {
+    const sim::LevelsModel& m = dev_.config().beyond_sm;
+    LevelOffer o;
+    if (!m.present) return o;
+    o.max_cluster = m.dsmem.max_cluster;
+    const auto& methods = m.async_copy.methods;
+    o.cp_async = methods.count("cp_async") > 0;
+    o.bulk_copies = methods.count("bulk") > 0;
+    o.tensor_copies = methods.count("tensor") > 0;
+    o.multicast = m.async_copy.multicast;
+    o.host_mapped = m.host.present;
+    o.managed = m.host.managed.present;
+    o.host_bytes = m.host.present ? m.host.host_bytes : 0;
+    for (const auto& p : m.peers) o.peers.push_back(p.device);
+    std::sort(o.peers.begin(), o.peers.end());
+    return o;
+  }
+
+  // Each call of one benchmark (its repetitions) draws its own noise, the same in every process.
+  LevelResult run_level(const LevelRequest& r) override {
+    sim::LevelQuery q{r.family, r.params};
+    std::string key = r.family;
+    for (const auto& [k, v] : r.params) key += "/" + k + ":" + v;
+    sim::LevelAnswer a = sim::answer_level(dev_.config().beyond_sm, q, level_calls_[key]++);
+    LevelResult out;
+    out.error = std::move(a.error);
+    out.counters = std::move(a.counters);
+    out.seconds = a.seconds;
+    return out;
+  }
+
  private:
   sim::SimDevice dev_;
+  std::map<std::string, std::uint64_t> level_calls_;
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include "common/policy.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -367,11 +368,33 @@ int parse_cc(const std::string& s, int* minor) {
   }
 }
 
+// The levels beyond one SM (sim/levels.hpp) and the device figures they take from the config.
+void parse_beyond_sm(const json& j, Config& c) {
+  try {
+    c.beyond_sm = parse_levels_model(j);
+  } catch (const std::runtime_error& e) {
+    fail("", e.what());
+  }
+  LevelsModel& m = c.beyond_sm;
+  m.sm_clock_hz = static_cast<double>(c.device.sm_clock_khz) * 1e3;
+  m.sm_count = c.device.sm_count;
+  m.l2_bytes = c.device.l2_bytes;
+  m.clock_fine_cycles = c.clock_fine_cycles;
+  for (const auto& l : c.levels)
+    if (l.name == "l2") m.l2_hit_latency_cycles = l.hit_latency_cycles;
+  auto it = c.context.find("theoretical_dram_bytes_per_second");
+  if (it != c.context.end()) m.dram_bytes_per_second = std::strtod(it->second.c_str(), nullptr);
+  if ((m.host.l2_caches_host_lines || std::any_of(m.peers.begin(), m.peers.end(), [](const PeerModel& p) {
+         return p.cached_in == "reader_l2";
+       })) && m.l2_hit_latency_cycles <= 0)
+    fail("beyond_sm", "an L2 that caches host or peer lines needs a cache level named 'l2' (its hit latency)");
+}
+
 Config parse(const json& root) {
   Config c;
   check_keys(root, "", {"format", "name", "description", "device", "context", "clock_overhead",
                         "dram_latency_cycles", "array_base", "latency_noise", "levels", "tlbs", "paths", "noise",
-                        "sequence_start"});
+                        "sequence_start", "beyond_sm"});
   if (!root.contains("format")) fail("", std::string("missing 'format' (expected \"") + kConfigFormat + "\")");
   const std::string fmt = get_str(root, "format", "", true);
   if (fmt != kConfigFormat) fail("", "unsupported format '" + fmt + "' (this build reads " + kConfigFormat + ")");
@@ -491,6 +514,7 @@ Config parse(const json& root) {
     if (p.max_array_bytes < 4) fail(pw, "'max_array_bytes' must be at least 4");
     c.paths[it.key()] = p;
   }
+  if (root.contains("beyond_sm")) parse_beyond_sm(root["beyond_sm"], c);
   return c;
 }
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/levels.hpp"
+
 namespace memhier::sim {
 
 constexpr const char* kConfigFormat = "memhier-sim-config/1";
@@ -115,6 +117,8 @@ struct Config {
   // (default): every level and TLB empty, generators re-seeded, so a sequence always gives the same
   // records.
   bool sequences_as_left = false;
+  // Levels beyond one SM (key "beyond_sm", sim/levels.hpp): absent -> nothing offered.
+  LevelsModel beyond_sm;
 };
 
 // The load paths a config may map.
