@@ -1,5 +1,5 @@
-// RAII owners of device resources: device memory, a texture object over linear memory, and a
-// constant-memory symbol upload. Move-only.
+// RAII owners of device resources: device memory, pinned (optionally mapped) host memory, a texture
+// object over linear memory, and a constant-memory symbol upload. Move-only.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -56,6 +56,55 @@ class DeviceBuffer {
 
  private:
   T* ptr_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+// Pinned (page-locked) host memory from cudaHostAlloc: copy engines move it without staging, and
+// with cudaHostAllocMapped kernels reach it at device_ptr() over the host link (zero-copy).
+template <typename T>
+class PinnedHostBuffer {
+ public:
+  PinnedHostBuffer() = default;
+  explicit PinnedHostBuffer(std::size_t count, unsigned flags = cudaHostAllocDefault) : count_(count) {
+    if (!count) return;
+    MEMHIER_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&ptr_), count * sizeof(T), flags));
+    if (flags & cudaHostAllocMapped) {
+      try {
+        MEMHIER_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev_), ptr_, 0));
+      } catch (...) {
+        reset();
+        throw;
+      }
+    }
+  }
+  ~PinnedHostBuffer() { reset(); }
+  PinnedHostBuffer(const PinnedHostBuffer&) = delete;
+  PinnedHostBuffer& operator=(const PinnedHostBuffer&) = delete;
+  PinnedHostBuffer(PinnedHostBuffer&& o) noexcept
+      : ptr_(std::exchange(o.ptr_, nullptr)), dev_(std::exchange(o.dev_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  PinnedHostBuffer& operator=(PinnedHostBuffer&& o) noexcept {
+    if (this != &o) {
+      reset();
+      ptr_ = std::exchange(o.ptr_, nullptr);
+      dev_ = std::exchange(o.dev_, nullptr);
+      count_ = std::exchange(o.count_, 0);
+    }
+    return *this;
+  }
+  void reset() noexcept {
+    if (ptr_) MEMHIER_CUDA_NOEXCEPT(cudaFreeHost(ptr_));
+    ptr_ = nullptr;
+    dev_ = nullptr;
+    count_ = 0;
+  }
+  T* get() const { return ptr_; }         // the host's address
+  T* device_ptr() const { return dev_; }  // the device's address (mapped only; nullptr otherwise)
+  std::size_t size() const { return count_; }
+  std::size_t bytes() const { return count_ * sizeof(T); }
+
+ private:
+  T* ptr_ = nullptr;
+  T* dev_ = nullptr;
   std::size_t count_ = 0;
 };
 

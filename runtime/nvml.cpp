@@ -14,6 +14,7 @@ using nvml_ret = int;
 using nvml_dev = void*;
 constexpr nvml_ret kSuccess = 0, kInsufficientSize = 7;
 constexpr int kClockSm = 1, kClockMem = 2;
+constexpr unsigned kMaxNvLinks = 36;
 struct ProcessInfo {  // nvmlProcessInfo_v2_t, what the _v3 process queries fill
   unsigned pid;
   unsigned long long used_gpu_memory;
@@ -50,6 +51,12 @@ struct NvmlDevice::Api {
   nvml_ret (*ecc)(nvml_dev, int*, int*) = nullptr;
   nvml_ret (*mig)(nvml_dev, unsigned*, unsigned*) = nullptr;
   nvml_ret (*persistence)(nvml_dev, int*) = nullptr;
+  nvml_ret (*pcie_gen_max)(nvml_dev, unsigned*) = nullptr;
+  nvml_ret (*pcie_width_max)(nvml_dev, unsigned*) = nullptr;
+  nvml_ret (*pcie_gen_cur)(nvml_dev, unsigned*) = nullptr;
+  nvml_ret (*pcie_width_cur)(nvml_dev, unsigned*) = nullptr;
+  nvml_ret (*nvlink_state)(nvml_dev, unsigned, int*) = nullptr;         // nvmlEnableState_t
+  nvml_ret (*nvlink_version)(nvml_dev, unsigned, unsigned*) = nullptr;  // nvmlNvlinkVersion_t
   bool initialized = false;
 
   std::string text(nvml_ret r) const {
@@ -96,6 +103,12 @@ std::unique_ptr<NvmlDevice> NvmlDevice::open(const std::string& pci_bus_id) {
   api->ecc = sym<decltype(api->ecc)>(api->lib, "nvmlDeviceGetEccMode");
   api->mig = sym<decltype(api->mig)>(api->lib, "nvmlDeviceGetMigMode");
   api->persistence = sym<decltype(api->persistence)>(api->lib, "nvmlDeviceGetPersistenceMode");
+  api->pcie_gen_max = sym<decltype(api->pcie_gen_max)>(api->lib, "nvmlDeviceGetMaxPcieLinkGeneration");
+  api->pcie_width_max = sym<decltype(api->pcie_width_max)>(api->lib, "nvmlDeviceGetMaxPcieLinkWidth");
+  api->pcie_gen_cur = sym<decltype(api->pcie_gen_cur)>(api->lib, "nvmlDeviceGetCurrPcieLinkGeneration");
+  api->pcie_width_cur = sym<decltype(api->pcie_width_cur)>(api->lib, "nvmlDeviceGetCurrPcieLinkWidth");
+  api->nvlink_state = sym<decltype(api->nvlink_state)>(api->lib, "nvmlDeviceGetNvLinkState");
+  api->nvlink_version = sym<decltype(api->nvlink_version)>(api->lib, "nvmlDeviceGetNvLinkVersion");
   if (!api->init || !api->by_pci) {
     d->why_ = "libnvidia-ml.so.1 lacks nvmlInit_v2 or nvmlDeviceGetHandleByPciBusId_v2";
     return d;
@@ -165,6 +178,59 @@ NvmlStatic NvmlDevice::statics() const {
   int p = 0;
   if (a.persistence) st.persistence = enable_state(a.persistence(handle_, &p), p);
   return st;
+}
+
+NvmlLinks NvmlDevice::links() const {
+  NvmlLinks l;
+  if (!available()) return l;
+  const Api& a = *api_;
+  auto get = [&](nvml_ret (*f)(nvml_dev, unsigned*), unsigned* out) {
+    unsigned v = 0;
+    if (f && f(handle_, &v) == kSuccess) *out = v;
+  };
+  get(a.pcie_gen_max, &l.pcie_gen_max);
+  get(a.pcie_width_max, &l.pcie_width_max);
+  get(a.pcie_gen_cur, &l.pcie_gen_current);
+  get(a.pcie_width_cur, &l.pcie_width_current);
+  if (a.nvlink_state) {
+    // NVML_NVLINK_MAX_LINKS is 18 in the headers of the H100's drivers and 36 in later ones; a link
+    // the device lacks answers an error (invalid argument or not supported) and is skipped.
+    for (unsigned link = 0; link < kMaxNvLinks; ++link) {
+      int active = 0;
+      if (a.nvlink_state(handle_, link, &active) != kSuccess || active != 1) continue;
+      ++l.nvlink_active;
+      unsigned v = 0;
+      if (l.nvlink_version == 0 && a.nvlink_version && a.nvlink_version(handle_, link, &v) == kSuccess)
+        l.nvlink_version = v;
+    }
+  }
+  return l;
+}
+
+double pcie_bytes_per_second(unsigned gen, unsigned width) {
+  static const double gts[] = {0, 2.5e9, 5e9, 8e9, 16e9, 32e9, 64e9};
+  if (gen == 0 || gen >= sizeof gts / sizeof gts[0] || width == 0) return 0;
+  const double encoding = gen < 3 ? 8.0 / 10.0 : 128.0 / 130.0;
+  return width * gts[gen] * encoding / 8.0;
+}
+
+std::string pcie_link_text(unsigned gen, unsigned width) {
+  return "PCIe gen" + std::to_string(gen) + " x" + std::to_string(width);
+}
+
+std::string nvlink_version_text(unsigned v) {
+  static const char* names[] = {"", "1", "2", "2.2", "3", "3.1", "4", "5"};
+  return v < sizeof names / sizeof names[0] ? names[v] : "";
+}
+
+double nvlink_bytes_per_second_per_link(unsigned v) {
+  // NVLink 1.0: 8 lanes x 20 Gb/s per direction; 2.x: 8 x 25 Gb/s; 3.x: 4 x 50 Gb/s; 4.0: 2 x
+  // 100 Gb/s (PAM4) — 25 GB/s per link and direction from 2.0 to 4.0 (V100: 6 links, 300 GB/s both
+  // ways; A100: 12, 600 GB/s; H100: 18, 900 GB/s); 5.0: 50 GB/s (B200: 18 links, 1.8 TB/s).
+  if (v == 1) return 20e9;
+  if (v >= 2 && v <= 6) return 25e9;
+  if (v == 7) return 50e9;
+  return 0;
 }
 
 std::string cuda_pci_bus_id(int index) {

@@ -47,6 +47,27 @@ struct NvmlStatic {
   std::string ecc, mig, persistence;               // "enabled" / "disabled" / "n/a"
 };
 
+// The device's links as NVML reports them (host link: PCIe; GPU-to-GPU: NVLink). A field NVML
+// refused (a VM may refuse PCIe queries) stays 0.
+struct NvmlLinks {
+  unsigned pcie_gen_max = 0, pcie_width_max = 0;          // the most the device and system allow
+  unsigned pcie_gen_current = 0, pcie_width_current = 0;  // now (an idle GPU may have trained down)
+  int nvlink_active = 0;         // NVLinks in state active
+  unsigned nvlink_version = 0;   // nvmlNvlinkVersion_t of the first active link (0: none)
+};
+
+// PCIe theoretical bytes per second per direction: lanes x GT/s x encoding / 8 (8b/10b for gen 1
+// and 2, 128b/130b from gen 3); 0 for an unknown generation or no lanes.
+double pcie_bytes_per_second(unsigned gen, unsigned width);
+// "PCIe gen5 x16"
+std::string pcie_link_text(unsigned gen, unsigned width);
+// nvmlNvlinkVersion_t (1: 1.0, 2: 2.0, 3: 2.2, 4: 3.0, 5: 3.1, 6: 4.0, 7: 5.0) as text ("4", "3.1"),
+// "" when unknown.
+std::string nvlink_version_text(unsigned version);
+// Data rate of one NVLink per direction for an nvmlNvlinkVersion_t: 20 GB/s (1.0), 25 GB/s (2.x,
+// 3.x, 4.0), 50 GB/s (5.0); 0 when unknown.
+double nvlink_bytes_per_second_per_link(unsigned version);
+
 // One CUDA device seen through NVML. open() never throws: an absent library, a failed nvmlInit or
 // a device NVML does not find give a handle with available() false and the reason in why().
 class NvmlDevice {
@@ -57,6 +78,7 @@ class NvmlDevice {
   const std::string& why() const { return why_; }
   NvmlSample sample() const;
   NvmlStatic statics() const;
+  NvmlLinks links() const;
 
  private:
   NvmlDevice() = default;
