@@ -69,7 +69,9 @@ const std::set<std::string> kStructuralLeaves = {
     // measured figure, not structure: with a hashed index the first set overflows at a footprint that
     // depends on where the allocation lies physically (five back-to-back H100 runs of 2026-11-23:
     // 20.5-22.5 MiB, intervals that do not overlap), while the capacity (size_bytes) is gated.
-    "ways_one_set", "index_matrix"};
+    "ways_one_set", "index_matrix",
+    // levels beyond one SM (issue 21): which L2 keeps host and peer lines
+    "cached_in", "cached_in_l2"};
 // Path components under which everything is bookkeeping.
 const std::set<std::string> kBookkeepingParts = {
     "provenance", "evidence",  "inputs",   "refinement_pending", "measurement", "skipped", "skipped_benchmarks",
@@ -152,6 +154,11 @@ FieldClass topology_class(const std::string& path, bool is_string) {
   // leaf: a hashed index moves it with the physical placement); the capacities per carveout are.
   if (kStructuralLeaves.count(leaf) || (ends_with(parent, "_by_carveout") && parent.rfind("onset_", 0) != 0))
     return FieldClass::structural;
+  // The decisions of the level sections (rank_effect.decided: "none" / "depends on rank") are
+  // structure; their configurations (l2_configuration: the best one's parameters) bookkeeping.
+  if (leaf == "decided" && ends_with(parent, "_effect")) return FieldClass::structural;
+  for (const auto& q : parts)
+    if (ends_with(q, "_configuration")) return FieldClass::bookkeeping;
   if (kBookkeepingLeaves.count(leaf) || ends_with(leaf, "_reason") || ends_with(leaf, "_source") ||
       leaf.rfind("theoretical", 0) == 0)
     return FieldClass::bookkeeping;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <sstream>
 
 #include "analysis/gate/compare.hpp"
@@ -34,6 +35,26 @@ double spread_of(std::vector<double> v) {
   return 2 * median(v);
 }
 
+// The levels beyond one SM (analysis/memory/levels.hpp): DSMEM remote latency and read bandwidth,
+// copies from the L2 by cp.async, bulk and tensor copies, the host's latency, read bandwidth and
+// copies, each peer's latency, read bandwidth and copies. A slower NVLink, PCIe or TMA path moves
+// one of these.
+bool level_headline_kind(const std::string& id, Figure::Kind* kind) {
+  static const std::set<std::string> latency = {"distributed_shared_memory.latency_cycles", "host_memory.latency_cycles",
+                                                "peers.latency_cycles"};
+  static const std::set<std::string> bandwidth = {
+      "distributed_shared_memory.bandwidth.read.remote_bytes_per_second", "async_copies.methods.cp_async.l2_bytes_per_second",
+      "async_copies.methods.bulk.l2_bytes_per_second", "async_copies.methods.tensor.l2_bytes_per_second",
+      "host_memory.read.bytes_per_second", "host_memory.copy.h2d.bytes_per_second", "host_memory.copy.d2h.bytes_per_second",
+      "peers.read.bytes_per_second", "peers.copy.uni.bytes_per_second", "peers.copy.bidir.bytes_per_second"};
+  std::string plain;  // peers[0].read.bytes_per_second -> peers.read.bytes_per_second
+  for (const auto& p : path_parts(id)) plain += (plain.empty() ? "" : ".") + p;
+  if (latency.count(plain)) *kind = Figure::Kind::latency;
+  else if (bandwidth.count(plain)) *kind = Figure::Kind::bandwidth;
+  else return false;
+  return true;
+}
+
 // Which measured leaves are headline figures, and of which kind.
 bool headline_kind(const std::string& id, Figure::Kind* kind) {
   const auto parts = path_parts(id);
@@ -53,7 +74,7 @@ bool headline_kind(const std::string& id, Figure::Kind* kind) {
     *kind = Figure::Kind::bandwidth;
     return true;
   }
-  return false;
+  return level_headline_kind(id, kind);
 }
 
 // Values of one counter over the repetitions of one benchmark (iteration runs).
@@ -72,6 +93,10 @@ std::vector<double> repetition_values(const BenchRun& bench, const std::string& 
 std::string figure_benchmark(const FlatTopology& f, const std::string& id) {
   const auto dot = id.rfind('.');
   const std::string parent = id.substr(0, dot), leaf = id.substr(dot + 1);
+  if (ends_with(leaf, "_bytes_per_second") && !starts_with(leaf, "peak_")) {  // l2_bytes_per_second -> l2_benchmark
+    auto it = f.find(parent + "." + leaf.substr(0, leaf.size() - std::string("_bytes_per_second").size()) + "_benchmark");
+    if (it != f.end() && it->second.is_string()) return it->second.get<std::string>();
+  }
   for (const char* k : {".peak_benchmark", ".benchmark"}) {
     auto it = f.find(parent + k);
     if (it != f.end() && it->second.is_string()) return it->second.get<std::string>();
@@ -316,9 +341,31 @@ std::string figure_label(const std::string& id) {
       {"shared_memory.conflict_law.cycles_per_wavefront", "bank law: cycles per wavefront"},
       {"shared_memory.conflict_law.base_cycles", "bank law: base latency"},
       {"shared_memory.banks", "shared memory banks"},
-      {"shared_memory.bank_width_bytes", "shared memory bank width"}};
+      {"shared_memory.bank_width_bytes", "shared memory bank width"},
+      {"distributed_shared_memory.latency_cycles", "DSMEM remote latency"},
+      {"distributed_shared_memory.bandwidth.read.remote_bytes_per_second", "DSMEM remote read bandwidth"},
+      {"distributed_shared_memory.rank_effect.decided", "DSMEM latency by rank"},
+      {"distributed_shared_memory.cluster_effect.decided", "DSMEM latency by cluster size"},
+      {"distributed_shared_memory.sm_pair_effect.decided", "DSMEM latency by SM pair"},
+      {"async_copies.methods.cp_async.l2_bytes_per_second", "cp.async copy from L2"},
+      {"async_copies.methods.bulk.l2_bytes_per_second", "bulk (TMA) copy from L2"},
+      {"async_copies.methods.tensor.l2_bytes_per_second", "tensor (TMA) copy from L2"},
+      {"host_memory.latency_cycles", "host latency"},
+      {"host_memory.cached_in_l2", "host lines cached in L2"},
+      {"host_memory.read.bytes_per_second", "host read bandwidth"},
+      {"host_memory.copy.h2d.bytes_per_second", "host-to-device copy"},
+      {"host_memory.copy.d2h.bytes_per_second", "device-to-host copy"}};
   for (const auto& [k, v] : names)
     if (id == k) return v;
+  if (starts_with(id, "peers[")) {  // peers[0].read.bytes_per_second -> "peer 0 read bandwidth"
+    static const std::vector<std::pair<std::string, std::string>> peer = {
+        {".latency_cycles", " latency"}, {".read.bytes_per_second", " read bandwidth"},
+        {".copy.uni.bytes_per_second", " copy"}, {".copy.bidir.bytes_per_second", " copy, both ways"},
+        {".cached_in", " lines cached in"}};
+    const auto close = id.find(']');
+    for (const auto& [k, v] : peer)
+      if (id.compare(close + 1, std::string::npos, k) == 0) return "peer " + id.substr(6, close - 6) + v;
+  }
   std::string s = starts_with(id, "caches.") ? id.substr(7) : id;
   // A TLB's "size" is its total reach and its "line" the reach of one entry (DESIGN.md keeps the
   // cache keys); capacities per carveout are the 50 % points of the miss-rate curve.
@@ -346,7 +393,8 @@ std::string figure_order(const std::string& id, Figure::Kind kind) {
                                                     "caches.constant_l1.", "caches.constant_l15.", "caches.l2.",
                                                     "caches.l1_tlb.", "caches.l2_tlb.", "caches.",
                                                     "global_memory.", "l1_bandwidth.", "l2_bandwidth.",
-                                                    "shared_memory.", "warp_access.", "spectrum."};
+                                                    "shared_memory.", "warp_access.", "spectrum.",
+                                                    "distributed_shared_memory.", "async_copies.", "host_memory.", "peers"};
   std::size_t rank = sections.size();
   for (std::size_t i = 0; i < sections.size(); ++i)
     if (starts_with(id, sections[i])) {

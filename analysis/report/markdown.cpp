@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "analysis/memory/throughput.hpp"
+#include "analysis/report/levels.hpp"
 #include "analysis/report/cache_rows.hpp"
 #include "analysis/report/format.hpp"
 #include "analysis/report/sm_resources.hpp"
@@ -356,6 +357,7 @@ std::string render_report(const json& t, const std::string& plot_dir) {
   o << render_translation_markdown(t);  // analysis/report/tlb.cpp
   o << render_throughput_markdown(t);
   o << render_sm_resources_markdown(t);
+  o << render_levels_markdown(t);  // analysis/report/levels.cpp: only where the families were measured
   render_plots_section(o, plot_files, embedded);
   const json pend = t.value("refinement_pending", json::object());
   if (pend.value("pchase", 0) + pend.value("tlb", 0) > 0)
