@@ -484,7 +484,7 @@ measure_peer_pairs() {
     f="$PEERS_DIR/${dev//[:\/]/_}.json"
     if "${PDEATH[@]}" "$BENCH" --device="$dev" --plan="$plan" --benchmark_filter='^peer/' --benchmark_format=console \
          --benchmark_out="$f" --benchmark_out_format=json > "$PEERS_DIR/${dev//[:\/]/_}.log" 2>&1; then
-      say "device $dev: peer pairs measured ($(grep -c '"name": "peer/' "$f" || true) benchmarks)"
+      say "device $dev: peer pairs measured ($(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["benchmarks"]))' "$f") benchmarks)"
     else
       rm -f "$f"  # no peer of this device (nothing registered) or the run failed: its log says which
       say "device $dev: no peer pairs ($(tail -1 "$PEERS_DIR/${dev//[:\/]/_}.log"))"

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Device part (scripts/device/run.sh levels:SECONDS), issue 21: the level families beyond one SM
-# (dsmem, async_copy, host, peer) on this host's GPUs. 1. every level benchmark of the full plan on
-# cuda:0 natively into DIR/levels-cuda0.json, with its wall time and a table of every figure; with
-# a second GPU the same from cuda:1 (its peer pairs); 2. compute-sanitizer memcheck, racecheck and
-# synccheck over the quick plan of these families (MEMHIER_MIN_WORK=1: the fewest repetitions);
-# 3. the gpu-labelled tests of the levels (Levels*). Never rebuilds. Writes DIR/summary.txt.
-# LEVELS_SANITIZE=0 skips step 2; LEVELS_FILTER overrides the families' filter.
+# (dsmem, async_copy, host, peer) on this host's GPUs. 1. archives (DIR/results/): with two GPUs
+# `characterize.sh --all` (each GPU's peer pairs first, then both at once), then GPU 0 alone; a
+# table of every level figure of each archive (LEVELS_CHARACTERIZE=0: the level benchmarks alone
+# on each GPU instead, no archive); 2. the gpu-labelled tests of the levels (Levels*);
+# 3. compute-sanitizer memcheck, synccheck and racecheck over the quick plan of these families
+# (MEMHIER_MIN_WORK=1: the fewest repetitions; LEVELS_SANITIZE=0 skips it, LEVELS_SANITIZE_S bounds
+# each tool, default 60 s). Never rebuilds. Writes DIR/summary.txt. LEVELS_FILTER overrides the
+# families' filter.
 case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail
 dir=${1:?usage: part_levels.sh DIR}
@@ -46,29 +48,49 @@ PY
 }
 say "gpu: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader 2>&1 | tr '\n' ';')"
 n=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-devs=(cuda:0); [ "$n" -ge 2 ] && devs+=(cuda:1)
-for d in "${devs[@]}"; do
-  f=$dir/levels-${d/:/}.json
-  "$B" --device="$d" --benchmark_list_tests=true --benchmark_filter="$F" > "$dir/list-${d/:/}.txt" 2>&1
-  s=$SECONDS
-  timeout -k 5 150 "$B" --device="$d" --benchmark_filter="$F" --benchmark_out="$f" --benchmark_out_format=json \
-    --memhier_progress=auto > "$dir/levels-${d/:/}.log" 2>&1
-  say "$d: $(wc -l < "$dir/list-${d/:/}.txt") level benchmarks, exit $? in $((SECONDS - s)) s"
-  [ -s "$f" ] && table "$f" | tee -a "$sum" || tail -5 "$dir/levels-${d/:/}.log" | sed 's/^/  | /' | tee -a "$sum"
+"$B" --device=list 2>&1 | sed 's/^/  /' | tee -a "$sum"
+C=$ROOT/scripts/characterize.sh
+char() {  # char NAME ARGS...: one characterization into DIR/results/NAME, its result line
+  local name=$1; shift
+  local s=$SECONDS
+  "$C" --no-build --build-dir "$BIN" --results "$dir/results/$name" --no-plots "$@" > "$dir/$name.log" 2>&1
+  say "characterize $name: rc=$? $((SECONDS - s)) s; $(grep -o 'device [^ ]* done in [0-9.]* s' "$dir/$name.log" | tr '\n' ';')"
+  grep -E 'WARNING|node:|peer pairs|all [0-9]+ devices done' "$dir/$name.log" | sed 's/^/  /' | tee -a "$sum"
+}
+# 1. the archives: with two GPUs every GPU at once (peer pairs first), then GPU 0 alone
+[ "${LEVELS_CHARACTERIZE:-1}" = 1 ] && [ "$n" -ge 2 ] && char all --all
+[ "${LEVELS_CHARACTERIZE:-1}" = 1 ] && char single --device cuda:0
+for a in $(find "$dir/results" -mindepth 5 -maxdepth 5 -type d -name '20*Z' 2>/dev/null | sort); do
+  say "archive ${a#$dir/results/}: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["device"]; print(d.get("gpu_name"), d.get("characterize_wall_seconds"), "s")' "$a/topology.json" 2>&1)"
+  gzip -dc "$a/bench.json.gz" > "$dir/levels-tmp.json" 2>/dev/null && table "$dir/levels-tmp.json" | tee -a "$sum"
+  rm -f "$dir/levels-tmp.json"
 done
+# without archives (LEVELS_CHARACTERIZE=0): the level benchmarks alone on each GPU
+if [ "${LEVELS_CHARACTERIZE:-1}" != 1 ]; then
+  devs=(cuda:0); [ "$n" -ge 2 ] && devs+=(cuda:1)
+  for d in "${devs[@]}"; do
+    f=$dir/levels-${d/:/}.json s=$SECONDS
+    timeout -k 5 150 "$B" --device="$d" --benchmark_filter="$F" --benchmark_out="$f" --benchmark_out_format=json \
+      --memhier_progress=auto > "$dir/levels-${d/:/}.log" 2>&1
+    say "$d: level benchmarks exit $? in $((SECONDS - s)) s"
+    [ -s "$f" ] && table "$f" | tee -a "$sum"
+  done
+fi
+# 2. the GPU tests of the levels
+if [ -x "$BIN/tests/memhier_gpu_tests" ]; then
+  timeout -k 5 60 "$BIN/tests/memhier_gpu_tests" --gtest_filter='Levels*' > "$dir/gputests.log" 2>&1
+  say "gpu tests Levels*: exit $?; $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$dir/gputests.log" | tr '\n' ' ')"
+  grep -E '^\[  FAILED  \]|Failure' "$dir/gputests.log" | head -8 | sed 's/^/  | /' | tee -a "$sum"
+fi
+# 3. compute-sanitizer over the quick plan of the level families (the fewest repetitions)
 if [ "${LEVELS_SANITIZE:-1}" = 1 ] && [ -x "$SAN" ]; then
-  for tool in memcheck racecheck synccheck; do
+  for tool in memcheck synccheck racecheck; do
     s=$SECONDS
-    MEMHIER_MIN_WORK=1 timeout -k 5 150 "$SAN" --tool "$tool" --error-exitcode 9 "$B" --plan=quick \
+    MEMHIER_MIN_WORK=1 timeout -k 5 "${LEVELS_SANITIZE_S:-60}" "$SAN" --tool "$tool" --error-exitcode 9 "$B" --plan=quick \
       --benchmark_filter="$F" --benchmark_out="$dir/san-$tool.json" --benchmark_out_format=json \
       > "$dir/san-$tool.log" 2>&1
     rc=$?
     say "compute-sanitizer $tool: exit $rc in $((SECONDS - s)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$dir/san-$tool.log" | tail -1)"
     [ $rc -ne 0 ] && grep -m3 -E '^=+ +(Invalid|Error|Race|Barrier|.*hazard)' "$dir/san-$tool.log" | sed 's/^/  | /' | tee -a "$sum"
   done
-fi
-if [ -x "$BIN/tests/memhier_gpu_tests" ]; then
-  timeout -k 5 120 "$BIN/tests/memhier_gpu_tests" --gtest_filter='Levels*' > "$dir/gputests.log" 2>&1
-  say "gpu tests Levels*: exit $?; $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$dir/gputests.log" | tr '\n' ' ')"
-  grep -E '^\[  FAILED  \]|Failure' "$dir/gputests.log" | head -8 | sed 's/^/  | /' | tee -a "$sum"
 fi

@@ -20,6 +20,16 @@ mkdir -p "$OUT/work"
 export BIN=$ROOT/build/release
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
 t0=$SECONDS
+# PREBUILT=DIR (relative to the checkout): programs built elsewhere and carried with the call
+# (memhier-bench, memhier-infer, memhier-compare, tests/memhier_gpu_tests, their shared libraries
+# under DIR/lib); nothing is built. For a call with too little device time left for a build.
+if [ -n "${PREBUILT:-}" ]; then
+  export BIN=$ROOT/$PREBUILT LD_LIBRARY_PATH=$ROOT/$PREBUILT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader > "$OUT/work/build.log" 2>&1
+  "$BIN/memhier-bench" --help > /dev/null 2>> "$OUT/work/build.log"
+  rc=$?
+  echo "prebuilt $PREBUILT (not built here) rc=$rc ($(head -1 "$OUT/work/build.log"))" | tee "$OUT/summary.txt"
+else
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader
   if [ ! -f "$BIN/build.ninja" ]; then cmake --preset release; fi
@@ -27,6 +37,7 @@ t0=$SECONDS
 } > "$OUT/work/build.log" 2>&1
 rc=$?
 echo "build rc=$rc in $((SECONDS - t0)) s ($(head -1 "$OUT/work/build.log"))" | tee "$OUT/summary.txt"
+fi
 if [ $rc -ne 0 ]; then tail -40 "$OUT/work/build.log"; fi
 if [ $rc -eq 0 ]; then
   for spec in "$@"; do

@@ -24,6 +24,30 @@ stages = c["characterize_stages"]
 assert stages.count("plan ") == 1 and stages.rstrip().split(", ")[-1].startswith("pack "), stages
 PY
 done
+# peer pairs (--all, --parallel): each device's peer family first, alone, merged into its archive;
+# the runs at once skip it. hopper_like has a simulated peer, plain_lru none (no peer benchmark).
+rm -rf "$w/results3"
+like=$src/sim/configs/hopper_like.json
+timeout 300 "$src/scripts/characterize.sh" --device "sim:$like" --device "sim:$cfg" --parallel --plan quick --rounds 1 \
+  --build-dir "$bin" --results "$w/results3" --no-plots > "$w/run3.log" 2>&1 || fail "peer pairs: exit $?"
+grep -q "device sim:$like: peer pairs measured ([1-9][0-9]* benchmarks)" "$w/run3.log" || fail "no peer pass for hopper_like"
+grep -q "device sim:$cfg: no peer pairs" "$w/run3.log" || fail "plain_lru: no line saying it has no peer pairs"
+for a in $(find "$w/results3" -mindepth 4 -maxdepth 4 -type d -name '20*Z'); do
+  python3 - "$a" <<'PY' || fail "peer pairs in $a"
+import gzip, json, sys
+b = json.load(gzip.open(sys.argv[1] + "/bench.json.gz", "rt"))
+c, names = b["context"], [x["name"] for x in b["benchmarks"]]
+peers = [n for n in names if n.startswith("peer/")]
+assert c.get("memhier_skipped_families") == "peer", c.get("memhier_skipped_families")
+if "hopper_like" in c["device_backend"]:
+    assert peers and len(peers) == len(set(peers)), peers  # merged once
+    assert c["memhier_peer_pass"].startswith("measured before"), c.get("memhier_peer_pass")
+    t = json.load(open(sys.argv[1] + "/topology.json"))
+    assert t["peers"] and t["peers"][0]["device"] == 1, t.get("peers")
+else:
+    assert not peers and "memhier_peer_pass" not in c, peers
+PY
+done
 # a device that fails (a missing config) fails the whole run, the other still archives
 rm -rf "$w/results2"
 "$src/scripts/characterize.sh" --device "sim:$cfg" --device "sim:$w/missing.json" --parallel --plan quick --rounds 1 \
