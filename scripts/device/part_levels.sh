@@ -79,7 +79,7 @@ fi
 # 2. the GPU tests of the levels
 if [ -x "$BIN/tests/memhier_gpu_tests" ]; then
   timeout -k 5 60 "$BIN/tests/memhier_gpu_tests" --gtest_filter='Levels*' > "$dir/gputests.log" 2>&1
-  say "gpu tests Levels*: exit $?; $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$dir/gputests.log" | tr '\n' ' ')"
+  say "gpu tests Levels*: exit $?; $(grep -E '^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ tests?[,.]' "$dir/gputests.log" | tr '\n' ' ')"
   grep -E '^\[  FAILED  \]|Failure' "$dir/gputests.log" | head -8 | sed 's/^/  | /' | tee -a "$sum"
 fi
 # 3. compute-sanitizer over the quick plan of the level families (the fewest repetitions)
