@@ -116,6 +116,34 @@ OTHER = (
                                                     ("resolution_cycles", "smallest step resolved", CY))),
     ("timing", "measurement", (("clock_overhead_pair_cycles", "clock read pair", CY),
                                ("clock_overhead_fine_cycles", "fine-sample overhead", CY))),
+    ("distributed shared memory", "distributed_shared_memory", (
+        ("local_latency_cycles", "own shared memory through the cluster window", CY),
+        ("latency_cycles", "another CTA's (remote), median", CY), ("rank_effect.decided", "depends on rank", TXT),
+        ("cluster_effect.decided", "depends on cluster size", TXT),
+        ("bandwidth.read.local_bytes_per_clock_per_sm", "read, own", BPC),
+        ("bandwidth.read.remote_bytes_per_clock_per_sm", "read, remote", BPC),
+        ("bandwidth.write.remote_bytes_per_clock_per_sm", "write, remote", BPC))),
+    ("async copies into shared memory", "async_copies", (
+        ("methods.plain.l2_bytes_per_second", "plain loads from the L2", TBS),
+        ("methods.cp_async.l2_bytes_per_second", "cp.async from the L2", TBS),
+        ("methods.bulk.l2_bytes_per_second", "bulk copy from the L2", TBS),
+        ("methods.tensor.l2_bytes_per_second", "tensor (TMA) copy from the L2", TBS),
+        ("methods.bulk.dram_pct_of_peak", "bulk copy from DRAM, of the peak", PCT),
+        ("methods.bulk.latency_cycles.1024", "bulk copy of 1 KiB, latency", CY),
+        ("methods.cp_async.latency_cycles.1024", "cp.async of 1 KiB, latency", CY),
+        ("multicast.2.bytes_per_second", "multicast to a cluster of 2, landed", TBS))),
+    ("host memory", "host_memory", (("link", "link", TXT), ("latency_cycles", "latency (cold)", CY),
+                                    ("cached_in_l2", "lines kept in the L2", TXT),
+                                    ("read.pct_of_link", "SM reads, of the link", PCT),
+                                    ("copy.h2d.pct_of_link", "copy host to device, of the link", PCT),
+                                    ("copy.d2h.pct_of_link", "copy device to host, of the link", PCT),
+                                    ("managed.fault_latency_cycles", "managed memory, first touch", CY))),
+    ("peer GPU (the first)", "peers.0", (("link", "link", TXT), ("latency_cycles", "latency (cold)", CY),
+                                         ("latency_by_state.owner", "latency, line in the peer's L2", CY),
+                                         ("cached_in", "line kept in", TXT),
+                                         ("read.pct_of_link", "SM reads, of the link", PCT),
+                                         ("copy.uni.pct_of_link", "copy, of the link", PCT),
+                                         ("copy.bidir.pct_of_link", "copy both ways, of twice the link", PCT))),
     ("characterization", "device", (("characterize_wall_seconds", "wall time of the run", SEC),)),
 )
 BRACKETS = {"size_bytes": "size_bracket_bytes", "onset_size_bytes": "onset_size_bracket_bytes",
@@ -186,6 +214,10 @@ def rows_of(topo):
             out.append((label, what, v, shown_fmt, confidence(c, key, None), None if v is not None else reason(c, key, None, topo, name)))
     for label, path, rows in OTHER:
         section = topo.get(path)
+        if path == "peers.0":  # the list of peers: its first
+            section = (topo.get("peers") or [None])[0]
+            if section is None:
+                continue
         for key, what, fmt in rows:
             v, holder, last = get(section, key) if isinstance(section, dict) else (None, None, key)
             if holder is None and not isinstance(section, dict) and path not in topo:
