@@ -73,7 +73,8 @@ const char* kUsage =
     "  --memhier_defer=F,G with --memhier_serve: the plan's families F, G run while no requests\n"
     "                      file waits, their runs merged into --benchmark_out at the end\n"
     "  --memhier_skip=F,G  families F, G are not registered (characterize.sh --all measures the\n"
-    "                      peer family of every GPU first, one GPU at a time, then the rest at once)\n"
+    "                      host and peer families of every GPU first, one GPU at a time, then the\n"
+    "                      rest at once)\n"
     "Google Benchmark flags: --benchmark_filter, --benchmark_out, --benchmark_out_format,\n"
     "  --benchmark_format, --benchmark_repetitions, --benchmark_list_tests, ...\n";
 

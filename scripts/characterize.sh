@@ -38,9 +38,9 @@ the topology. The archive appears only when every step succeeded; an existing on
   --device D        cuda:N (default cuda:0) or sim:CONFIG.json (the simulated device); given more
                     than once, each device in turn, one archive each
   --all             every GPU of the host at once (nvidia-smi -L), one archive each, host threads
-                    shared out; the peer pairs first (each GPU's peer family alone, one GPU at
-                    a time, merged into its archive); then the GPUs of one model are compared
-                    with each other and any sibling WORSE or CHANGED is named
+                    shared out; the links first (each GPU's host and peer families alone, one
+                    GPU at a time, merged into its archive); then the GPUs of one model are
+                    compared with each other and any sibling WORSE or CHANGED is named
   --parallel        several --device at once, as --all does
   --wait-idle[=S]   wait up to S seconds (default 600) until no other process uses the GPU; without
                     it a busy GPU is a warning at the start (the archive is marked contended)
@@ -270,8 +270,8 @@ characterize_one() {
   # start-up per round); the deferred families run while the analyzer works (bench/serve.hpp).
   local serve_dir="$tmp/.serve" defer=$DEFER rc=0 server skip=()
   for a in "${extra[@]}"; do case "$a" in --benchmark_filter*) defer="" ;; esac; done
-  # --all: the peer family was measured before, one GPU at a time (PEERS_DIR, characterize_all)
-  [ -n "${PEERS_DIR:-}" ] && skip=(--memhier_skip=peer)
+  # --all: the link families were measured before, one GPU at a time (LINKS_DIR, characterize_all)
+  [ -n "${LINKS_DIR:-}" ] && skip=(--memhier_skip=host,peer)
   mkdir -p "$serve_dir"
   stage_begin
   "${PDEATH[@]}" "$BENCH" --device="$dev" --plan="$plan" --memhier_progress=auto \
@@ -320,7 +320,7 @@ characterize_one() {
   # the fault (memhier_device_fault) and every benchmark that did not run
   case $rc in 0) ;; 3) say "the device became unusable during the measurements; analyzing what was measured" ;; *) exit "$rc" ;; esac
   [ -n "$defer" ] && fresh=0  # bench.json now holds the deferred families too
-  merge_peers "$dev" && fresh=0
+  merge_links "$dev" && fresh=0
   stage_begin  # ends after the plots and the final analysis (or as "prepare" when neither runs)
   # The request files, kept to document the loop, are compacted; the archive's place comes from
   # the context (read only: bench.json is written once more, at the end, with the wall time).
@@ -457,37 +457,40 @@ check_idle() {
   fi
 }
 
-# The peer family of device DEV measured before the parallel runs (PEERS_DIR/<dev>.json), merged
-# into this run's bench.json: true when there was something to merge.
-merge_peers() {
-  local f="${PEERS_DIR:-}/${1//[:\/]/_}.json"
-  [ -n "${PEERS_DIR:-}" ] && [ -s "$f" ] || return 1
+# The link families (host, peer) of device DEV measured before the parallel runs
+# (LINKS_DIR/<dev>.json), merged into this run's bench.json: true when there was something to merge.
+merge_links() {
+  local f="${LINKS_DIR:-}/${1//[:\/]/_}.json"
+  [ -n "${LINKS_DIR:-}" ] && [ -s "$f" ] || return 1
   python3 - "$tmp/bench.json" "$f" <<'PY'
 import json, os, sys
 path, peers = sys.argv[1], json.load(open(sys.argv[2]))
 b = json.load(open(path))
 b["benchmarks"] += peers.get("benchmarks", [])
-b["context"]["memhier_peer_pass"] = "measured before the GPUs ran at once, one GPU at a time (%s s)" % \
+b["context"]["memhier_link_pass"] = "host and peer measured before the GPUs ran at once, one GPU at a time (%s s)" % \
     round(float(peers.get("context", {}).get("plan_wall_seconds", "nan")), 1)
 with open(path + ".tmp", "w") as f:
     json.dump(b, f, indent=1)
 os.replace(path + ".tmp", path)
 PY
-  say "device $1: peer pairs merged (measured before, one GPU at a time)"
+  say "device $1: host and peer links merged (measured before, one GPU at a time)"
 }
 
-# Before GPUs run at once (--all): each GPU's peer family alone, one GPU at a time, so that no
-# peer is busy with its own characterization while it is read (PEERS_DIR, merged by merge_peers).
-measure_peer_pairs() {
+# Before GPUs run at once (--all): each GPU's link families (host, peer) alone, one GPU at a time:
+# no peer is busy with its own characterization while it is read, and no sibling's host traffic
+# shares the host's side of PCIe while one is measured (in one of four runs of an H200 pair a
+# host-to-device copy read 5.7 % less with both GPUs at once; cause not established). LINKS_DIR,
+# merged by merge_links.
+measure_links() {
   local dev f
   for dev in "${devices[@]}"; do
-    f="$PEERS_DIR/${dev//[:\/]/_}.json"
-    if "${PDEATH[@]}" "$BENCH" --device="$dev" --plan="$plan" --benchmark_filter='^peer/' --benchmark_format=console \
-         --benchmark_out="$f" --benchmark_out_format=json > "$PEERS_DIR/${dev//[:\/]/_}.log" 2>&1; then
-      say "device $dev: peer pairs measured ($(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["benchmarks"]))' "$f") benchmarks)"
+    f="$LINKS_DIR/${dev//[:\/]/_}.json"
+    if "${PDEATH[@]}" "$BENCH" --device="$dev" --plan="$plan" --benchmark_filter='^(host|peer)/' --benchmark_format=console \
+         --benchmark_out="$f" --benchmark_out_format=json > "$LINKS_DIR/${dev//[:\/]/_}.log" 2>&1; then
+      say "device $dev: host and peer links measured ($(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["benchmarks"]))' "$f") benchmarks)"
     else
-      rm -f "$f"  # no peer of this device (nothing registered) or the run failed: its log says which
-      say "device $dev: no peer pairs ($(tail -1 "$PEERS_DIR/${dev//[:\/]/_}.log"))"
+      rm -f "$f"  # no link benchmark on this device (nothing registered) or the run failed: its log says which
+      say "device $dev: no host or peer link measured ($(tail -1 "$LINKS_DIR/${dev//[:\/]/_}.log"))"
     fi
   done
 }
@@ -501,9 +504,9 @@ characterize_all() {
   export MEMHIER_THREADS=${MEMHIER_THREADS:-$threads} MEMHIER_PLOT_JOBS=${MEMHIER_PLOT_JOBS:-$threads}
   list=$(mktemp "${TMPDIR:-/tmp}/characterize-archives-XXXXXX")
   t0=$(now_ms)
-  PEERS_DIR=$(mktemp -d "${TMPDIR:-/tmp}/characterize-peers-XXXXXX")
-  export PEERS_DIR
-  measure_peer_pairs
+  LINKS_DIR=$(mktemp -d "${TMPDIR:-/tmp}/characterize-links-XXXXXX")
+  export LINKS_DIR
+  measure_links
   say "$n devices at once (${devices[*]}), $MEMHIER_THREADS host threads each"
   for i in "${!devices[@]}"; do
     # the prefixing sed is the subshell's sibling, not its child: the subshell's clean-up waits for
@@ -516,7 +519,7 @@ characterize_all() {
   for i in "${!pids[@]}"; do wait "${pids[$i]}" || { rc=1; say "device ${devices[$i]} failed"; }; done
   say "all $n devices done in $(seconds $(( $(now_ms) - t0 ))) s"
   compare_siblings "$list"
-  rm -rf "$list" "$PEERS_DIR"
+  rm -rf "$list" "$LINKS_DIR"
   return $rc
 }
 

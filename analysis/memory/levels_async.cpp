@@ -33,7 +33,7 @@ void l2_pct(json& j, double l2_peak) {
   if (std::isfinite(l2_peak) && l2_peak > 0)
     j["l2_pct_of_l2_peak"] = round_to(j["l2_bytes_per_second"].get<double>() / l2_peak * 100, 1);
   else
-    j["l2_pct_of_l2_peak_reason"] = "l2_bandwidth.peak_bytes_per_second not measured in this run (l2_throughput family)";
+    j["l2_pct_of_l2_peak_reason"] = "no L2 bandwidth measured in this run (l2_throughput family)";
 }
 
 void dram_pct(json& j, const std::vector<Point>& ps, double theoretical) {
@@ -93,7 +93,15 @@ json async_copy_section(const std::vector<BenchRun>& runs, const json& topology)
   const auto ps = points(runs, "async_copy");
   if (ps.empty()) return json();
   json s = json::object();
-  const double l2_peak = topology_number(topology, "l2_bandwidth.peak_bytes_per_second");
+  // A copy reads each line once: its reference is the L2 rate with one reader per line (the peak
+  // over any number of readers per line counts lines served to several SMs at once).
+  double l2_peak = topology_number(topology, "l2_bandwidth.one_reader_per_line.peak_bytes_per_second");
+  s["l2_reference"] = "l2_bandwidth.one_reader_per_line.peak_bytes_per_second";
+  if (!std::isfinite(l2_peak)) {
+    l2_peak = topology_number(topology, "l2_bandwidth.peak_bytes_per_second");
+    s["l2_reference"] = "l2_bandwidth.peak_bytes_per_second (no rate with one reader per line in this run)";
+  }
+  if (!std::isfinite(l2_peak)) s["l2_reference"] = nullptr;
   const double theoretical = context_number(runs, "theoretical_dram_bytes_per_second");
   json methods = json::object();
   for (const char* m : kMethods)

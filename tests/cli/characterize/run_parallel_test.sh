@@ -24,28 +24,31 @@ stages = c["characterize_stages"]
 assert stages.count("plan ") == 1 and stages.rstrip().split(", ")[-1].startswith("pack "), stages
 PY
 done
-# peer pairs (--all, --parallel): each device's peer family first, alone, merged into its archive;
-# the runs at once skip it. hopper_like has a simulated peer, plain_lru none (no peer benchmark).
+# links (--all, --parallel): each device's host and peer families first, alone, merged into its
+# archive; the runs at once skip them. hopper_like has a simulated host link and peer, plain_lru
+# neither (no host or peer benchmark).
 rm -rf "$w/results3"
 like=$src/sim/configs/hopper_like.json
 timeout 300 "$src/scripts/characterize.sh" --device "sim:$like" --device "sim:$cfg" --parallel --plan quick --rounds 1 \
   --build-dir "$bin" --results "$w/results3" --no-plots > "$w/run3.log" 2>&1 || fail "peer pairs: exit $?"
-grep -q "device sim:$like: peer pairs measured ([1-9][0-9]* benchmarks)" "$w/run3.log" || fail "no peer pass for hopper_like"
-grep -q "device sim:$cfg: no peer pairs" "$w/run3.log" || fail "plain_lru: no line saying it has no peer pairs"
+grep -q "device sim:$like: host and peer links measured ([1-9][0-9]* benchmarks)" "$w/run3.log" || fail "no link pass for hopper_like"
+grep -q "device sim:$cfg: no host or peer link measured" "$w/run3.log" || fail "plain_lru: no line saying it has no links"
 for a in $(find "$w/results3" -mindepth 4 -maxdepth 4 -type d -name '20*Z'); do
-  python3 - "$a" <<'PY' || fail "peer pairs in $a"
+  python3 - "$a" <<'PY' || fail "links in $a"
 import gzip, json, sys
 b = json.load(gzip.open(sys.argv[1] + "/bench.json.gz", "rt"))
 c, names = b["context"], [x["name"] for x in b["benchmarks"]]
-peers = [n for n in names if n.startswith("peer/")]
-assert c.get("memhier_skipped_families") == "peer", c.get("memhier_skipped_families")
+links = [n for n in names if n.startswith(("peer/", "host/"))]
+assert c.get("memhier_skipped_families") == "host,peer", c.get("memhier_skipped_families")
 if "hopper_like" in c["device_backend"]:
-    assert peers and len(peers) == len(set(peers)), peers  # merged once
-    assert c["memhier_peer_pass"].startswith("measured before"), c.get("memhier_peer_pass")
+    assert any(n.startswith("host/") for n in links) and any(n.startswith("peer/") for n in links), links
+    assert len(links) == len(set(links)), links  # merged once
+    assert c["memhier_link_pass"].startswith("host and peer measured before"), c.get("memhier_link_pass")
     t = json.load(open(sys.argv[1] + "/topology.json"))
     assert t["peers"] and t["peers"][0]["device"] == 1, t.get("peers")
+    assert t["host_memory"]["copy"]["h2d"]["bytes_per_second"] > 0, t["host_memory"]
 else:
-    assert not peers and "memhier_peer_pass" not in c, peers
+    assert not links and "memhier_link_pass" not in c, links
 PY
 done
 # a device that fails (a missing config) fails the whole run, the other still archives

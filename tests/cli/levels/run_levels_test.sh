@@ -36,6 +36,7 @@ import json, sys
 c = json.load(open(sys.argv[1]))
 p = c["beyond_sm"]["peers"][0]
 p["read_efficiency"] *= 0.7; p["copy_efficiency"] *= 0.7; p["latency_cycles"] *= 1.3
+p["owner_hit_latency_cycles"] *= 1.3  # a slower link: a line in the peer's L2 too
 h = c["beyond_sm"]["host"]
 h["read_efficiency"] *= 0.8; h["copy_efficiency"] *= 0.8
 json.dump(c, open(sys.argv[2], "w"), indent=1)
@@ -53,7 +54,7 @@ import json, sys
 g = json.load(open(sys.argv[1]))
 worse = set(g["gate"]["worse"])
 assert not g["gate"]["structural_changes"], g["gate"]["structural_changes"]
-want = {"peers[0].read.bytes_per_second", "peers[0].copy.uni.bytes_per_second", "peers[0].latency_cycles",
+want = {"peers[0].read.bytes_per_second", "peers[0].copy.uni.bytes_per_second", "peers[0].latency_by_state.owner",
         "host_memory.read.bytes_per_second", "host_memory.copy.h2d.bytes_per_second", "host_memory.copy.d2h.bytes_per_second"}
 assert want <= worse, ("missing WORSE", sorted(want - worse), "worse:", sorted(worse))
 others = {i for i in worse if not (i.startswith("peers[") or i.startswith("host_memory."))}

@@ -77,8 +77,12 @@ table_checks() {
   "$py" "$here/make_levels.py" topology-null "$data" "$work/null.json" || fail "make_levels.py topology-null"
   if [ "$data" = "-" ]; then
     echo '{"device": {"gpu_name": "synthetic H100", "sm_tag": "sm_90"}}' >"$work/base.json"
-  else
-    cp "$data" "$work/base.json"
+  else  # the committed topology without the level sections it may already hold
+    "$py" -c 'import json, sys
+t = json.load(open(sys.argv[1]))
+for k in ("distributed_shared_memory", "async_copies", "host_memory", "peers"):
+    t.pop(k, None)
+json.dump(t, open(sys.argv[2], "w"))' "$data" "$work/base.json" || fail "could not strip the base topology"
   fi
   "$py" "$script" "$work/base.json" >"$work/base.txt" || fail "topology_table.py on the base topology"
   "$py" "$script" "$work/topology.json" >"$work/levels.txt" || fail "topology_table.py with the level sections"
