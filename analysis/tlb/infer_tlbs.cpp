@@ -246,14 +246,20 @@ void write_level(TlbContext& T, nlohmann::json& c, const TlbLevel& L, const Page
 }
 
 nlohmann::json rise_json(const TlbRise& r) {
-  return {{"alloc", r.alloc}, {"stride", r.stride}, {"reach_bracket_bytes", {r.lo, r.hi}},
-          {"before_cycles", round3(r.before)}, {"height_cycles", round3(r.height)}, {"ci95_cycles", round3(r.ci95)}};
+  nlohmann::json j = {{"alloc", r.alloc}, {"stride", r.stride}, {"reach_bracket_bytes", {r.lo, r.hi}},
+                      {"before_cycles", round3(r.before)}, {"height_cycles", round3(r.height)},
+                      {"ci95_cycles", round3(r.ci95)}};
+  if (r.combined) j["combined"] = true;  // holds another level's misses too
+  return j;
 }
 
 nlohmann::json level_json(const TlbLevel& L, const std::string& name) {
   nlohmann::json j = {{"name", name}, {"alloc", L.alloc}, {"saturated", L.saturated},
                       {"full_height_from_stride", L.s_sat}, {"entry_note", L.entry_note}};
-  if (L.saturated) {
+  if (!L.mixed.empty()) j["mixed"] = L.mixed;
+  if (L.mixed_unresolved) {
+    j["miss_penalty_cycles"] = nullptr;
+  } else if (L.saturated) {
     j["miss_penalty_cycles"] = round3(L.penalty);
     j["miss_penalty_ci95_cycles"] = round3(L.penalty_ci95);
   } else {  // heights still growing at the largest stride: a bound, not a penalty

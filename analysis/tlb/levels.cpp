@@ -216,6 +216,80 @@ std::vector<const TlbRise*> own_rises(const TlbLevel& L) {
 
 }  // namespace
 
+namespace {
+
+// How one level's height can change from rise a to rise b at f = b.stride / a.stride times the
+// stride: it stays (saturated), grows by a power of two up to f (the share stride / entry reach),
+// or falls (a set-indexed level's fewer sets at large strides, a footprint at the reach itself).
+// A height between those (above a, below 2a at f = 2) or above f * a is no single level's.
+enum class Step { one_level, partial, super };
+Step step_kind(const TlbRise& a, const TlbRise& b) {
+  const double f = static_cast<double>(b.stride) / static_cast<double>(a.stride);
+  for (double g = 1; g <= f; g *= 2) {
+    const double se = std::sqrt(se_of(b) * se_of(b) + g * g * se_of(a) * se_of(a));
+    if (std::fabs(b.height - g * a.height) < 3 * se + 0.05 * std::max(b.height, g * a.height)) return Step::one_level;
+  }
+  if (b.height < a.height) return Step::one_level;
+  return b.height > f * a.height ? Step::super : Step::partial;
+}
+
+// Two neighbouring own rises at one height that no growth by the stride explains: the level saturated.
+bool plateau_pair(const TlbRise& a, const TlbRise& b) {
+  if (!agree(a, b) && std::fabs(a.height - b.height) >= 0.05 * std::max(a.height, b.height)) return false;
+  const double f = static_cast<double>(b.stride) / static_cast<double>(a.stride);
+  for (double g = 2; g <= f; g *= 2) {
+    const double se = std::sqrt(se_of(b) * se_of(b) + g * g * se_of(a) * se_of(a));
+    if (std::fabs(b.height - g * a.height) < 3 * se + 0.05 * g * a.height) return false;
+  }
+  return true;
+}
+
+std::string height_text(const TlbRise& r) {
+  return std::to_string(r.height).substr(0, std::to_string(r.height).find('.') + 2) + " cycles at stride " +
+         std::to_string(r.stride);
+}
+
+// Rises whose heights hold another level's misses too (two levels overflow at one footprint): past
+// a plateau of the level's own (it saturated there), a significantly larger height; before any
+// plateau, a height that neither stays nor grows by a power of two of the stride ratio (e.g.
+// 213 -> 226 cycles from 32 to 64 MiB: a saturated level of 200 plus one of 210 whose share
+// doubles). They are marked combined (and shared: the penalty is judged below them).
+void mark_combined(TlbLevel& L) {
+  std::vector<TlbRise*> own;
+  for (auto& r : L.rises) {
+    if (r.shared) break;
+    own.push_back(&r);
+  }
+  std::size_t cut = own.size();
+  double P = 0, Pse = 0;
+  for (std::size_t j = 1; j < own.size() && cut == own.size(); ++j) {
+    const TlbRise &a = *own[j - 1], &b = *own[j];
+    if (Pse > 0) {
+      if (b.height - P > 3 * std::sqrt(se_of(b) * se_of(b) + Pse * Pse) + 0.05 * P) {
+        cut = j;
+        L.mixed = "the rise of " + height_text(b) + " exceeds the level's own full height " + std::to_string(P) +
+                  " (the same at strides " + std::to_string(own[0]->stride) + "-" + std::to_string(a.stride) +
+                  " bytes): another level's misses at the same footprint (" + std::to_string(b.height - P) +
+                  " cycles), not this level's";
+      }
+    } else if (plateau_pair(a, b)) {
+      const double wa = 1 / (se_of(a) * se_of(a)), wb = 1 / (se_of(b) * se_of(b));
+      P = (a.height * wa + b.height * wb) / (wa + wb);
+      Pse = 1 / std::sqrt(wa + wb);
+    } else if (step_kind(a, b) == Step::partial) {
+      cut = j;
+      L.mixed_unresolved = true;
+      L.mixed = "heights " + height_text(a) + " and " + height_text(b) +
+                " neither stay nor grow with the stride as one level's do: two levels overflow at the same "
+                "footprints (their reaches coincide), and no plateau of this level's own below separates their "
+                "penalties";
+    }
+  }
+  for (std::size_t i = cut; i < own.size(); ++i) own[i]->combined = own[i]->shared = true;
+}
+
+}  // namespace
+
 // Saturation: the full height is the highest own rise; the level saturates at the first stride
 // whose height agrees with it (3 standard errors and 5 %), unless that is the last stride alone
 // (then the height may still double). Judged from the top, not by walking up from the smallest
@@ -223,6 +297,7 @@ std::vector<const TlbRise*> own_rises(const TlbLevel& L) {
 // tenths of a cycle to the 1/32 and 1/16 shares), and a set-indexed level's heights fall again at
 // large strides (fewer sets used), which leaves the highest one where it saturated.
 void derive_tlb_level(TlbLevel& L) {
+  mark_combined(L);
   const auto own = own_rises(L);
   if (own.empty()) return;
   std::size_t km = 0;
@@ -240,11 +315,15 @@ void derive_tlb_level(TlbLevel& L) {
   };
   std::size_t k = 0;
   while (k < km && !close(*own[k], *own[km])) ++k;
-  if (k < km || km + 1 < own.size()) return saturate_at(L, own, k);
-  L.saturated = false;
-  L.penalty = own.back()->height;
-  L.penalty_ci95 = own.back()->ci95;
-  L.s_sat = own.back()->stride;
+  // saturated: a lower rise agrees with the highest, or the next one does (a lone highest rise
+  // followed by lower ones alone is no plateau: the H200's 94.6 cycles at 32 MiB, then 23 at
+  // 64 MiB on the last footprint, still doubled from 16 MiB)
+  if (!L.mixed_unresolved && (k < km || (km + 1 < own.size() && close(*own[km], *own[km + 1]))))
+    return saturate_at(L, own, k);
+  L.saturated = false;  // heights only grow up to the saturation: the highest one bounds the penalty
+  L.penalty = own[km]->height;
+  L.penalty_ci95 = own[km]->ci95;
+  L.s_sat = own[km]->stride;
   L.entry_note = "no two strides show the same height (largest own stride " + std::to_string(L.s_sat) +
                  " bytes): the miss penalty is at least " + std::to_string(L.penalty) + " cycles";
 }

@@ -24,6 +24,13 @@ struct TlbLevel {
   double entry_estimate = 0;      // stride * penalty / height at the largest stride below s_sat
   std::string entry_note;         // how, or why not
   std::uint64_t reach_lo = 0, reach_hi = 0;  // total reach in [lo, hi) bytes, at the entry stride
+  // Why the heights are not this level's alone (empty: they are). A height that neither stays nor
+  // doubles with the stride, or that grows past the level's own plateau, holds another level's
+  // misses at the same footprint: those rises are `combined`, the penalty comes from the rises
+  // below them, and without a plateau there it is null with this reason (no lower bound: the
+  // heights below may already hold a share of the other level's misses).
+  std::string mixed;
+  bool mixed_unresolved = false;  // no plateau below the first combined rise: penalty not determined
   const TlbRise* at(std::uint64_t stride) const;
   double min_slots() const;       // smallest reach in slots over the chain (orders the levels)
 };

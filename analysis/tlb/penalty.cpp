@@ -79,13 +79,18 @@ std::string unsaturated_reason(const std::vector<TlbSeries>& series, const TlbSt
 
 void write_tlb_penalty(nlohmann::json& c, const TlbLevel& L, const std::vector<TlbSeries>& series, const TlbSteps& st,
                        const Evidence& ev) {
+  if (L.mixed_unresolved) {  // no lower bound: the heights below may hold the other level's share
+    set_null(c, "miss_penalty_cycles", L.mixed, ev);
+    return;
+  }
   if (!L.saturated) {
     set_null(c, "miss_penalty_cycles", unsaturated_reason(series, st, L), ev);
     c["miss_penalty_lower_bound_cycles"] = round1(L.penalty);
     return;
   }
   set_value(c, "miss_penalty_cycles", round1(L.penalty), 0.85, ev,
-            "height of the rise where every access misses (+-" + std::to_string(round3(L.penalty_ci95)) + ", 95 %)");
+            "height of the rise where every access misses (+-" + std::to_string(round3(L.penalty_ci95)) + ", 95 %)" +
+                (L.mixed.empty() ? "" : "; " + L.mixed));
   c["miss_penalty_ci95_cycles"] = round3(L.penalty_ci95);
 }
 

@@ -48,6 +48,7 @@ struct TlbRise {
   double z = 0;                  // height / its standard error
   std::size_t i_lo = 0, i_hi = 0;  // indices of lo and of the top plateau's first point
   bool shared = false;           // also the rise of another level (their reaches coincide at this stride)
+  bool combined = false;         // heights from here on hold another level's misses too (levels.cpp, mixed_from)
   std::vector<std::string> evidence;
 };
 
