@@ -2,8 +2,10 @@
 // here but unit conversions.
 #include "analysis/report/levels.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 #include "analysis/report/format.hpp"
 
@@ -28,6 +30,17 @@ std::string effect_text(const json& e) {
          e.value("reason", std::string());
 }
 
+// The keys of an object whose keys are numbers ("16", "2", "4"), in numeric order (2, 4, 16).
+std::vector<std::string> numeric_keys(const json& j) {
+  std::vector<std::string> k;
+  if (j.is_object())
+    for (auto it = j.begin(); it != j.end(); ++it) k.push_back(it.key());
+  std::stable_sort(k.begin(), k.end(), [](const std::string& a, const std::string& b) {
+    return a.size() != b.size() ? a.size() < b.size() : a < b;
+  });
+  return k;
+}
+
 void dsmem_md(const json& s, std::ostringstream& o) {
   o << "### Distributed shared memory\n\n| figure | value |\n|---|---|\n";
   o << "| remote latency (cycles) | " << cell(s, "latency_cycles");
@@ -44,20 +57,23 @@ void dsmem_md(const json& s, std::ostringstream& o) {
       << cell(b, "remote_bytes_per_clock_per_sm") << " (remote " << gbs(b, "remote_bytes_per_second") << " GB/s) |\n";
   }
   o << "\n| cluster | latency by rank (cycles) |\n|---:|---|\n";
-  for (auto& [c, ranks] : s["by_cluster"].items()) {
+  for (const auto& c : numeric_keys(s["by_cluster"])) {
+    const json& ranks = s["by_cluster"][c];
     std::string t;
-    for (auto& [r, v] : ranks.items()) t += (t.empty() ? "" : ", ") + std::string("rank ") + r + ": " + number(v.get<double>());
+    for (const auto& r : numeric_keys(ranks))
+      t += (t.empty() ? "" : ", ") + std::string("rank ") + r + ": " + number(ranks[r].get<double>());
     o << "| " << c << " | " << t << " |\n";
   }
   o << "\n";
 }
 
 void async_md(const json& s, std::ostringstream& o) {
-  o << "### Asynchronous copies into shared memory\n\n| method | from L2 (TB/s) | % of L2 peak | from DRAM (TB/s) | % of DRAM peak | "
+  o << "### Asynchronous copies into shared memory\n\n| method | from L2 (TB/s) | % of the L2 read rate | from DRAM (TB/s) | % of DRAM peak | "
        "latency (cycles by chunk) |\n|---|---:|---:|---:|---:|---|\n";
   for (auto& [m, j] : s["methods"].items()) {
     std::string lat;
-    for (auto& [c, v] : j["latency_cycles"].items()) lat += (lat.empty() ? "" : ", ") + c + " B: " + number(v.get<double>());
+    for (const auto& c : numeric_keys(j["latency_cycles"]))
+      lat += (lat.empty() ? "" : ", ") + c + " B: " + number(j["latency_cycles"][c].get<double>());
     o << "| " << m << " | " << cell(j, "l2_bytes_per_second", 1e12, 2) << " | " << cell(j, "l2_pct_of_l2_peak") << " | "
       << cell(j, "dram_bytes_per_second", 1e12, 2) << " | " << cell(j, "dram_pct_of_peak") << " | " << (lat.empty() ? "—" : lat) << " |\n";
   }
