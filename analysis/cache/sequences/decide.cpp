@@ -115,6 +115,38 @@ nlohmann::json index_without_matrix(const SeqStructure& s, std::uint64_t T) {
   return nullptr;
 }
 
+// A set count that is not a power of two (96 sets: a modulo or table index), decided by the capacity
+// alone: the capacity fitted with the policy and ways found (or given by a structure) whose interval
+// holds exactly one multiple of ways x line, T = that / (ways x line). 0 when the capacity does not
+// decide one, or decides a power of two (the matrix's check above applies to those).
+std::uint64_t whole_sets_from_capacity(const nlohmann::json& c, std::uint64_t unit) {
+  const auto src = c.value("size_source", nlohmann::json());
+  const auto br = c.value("size_bracket_bytes", nlohmann::json());
+  if (unit == 0 || !br.is_array() || br.size() != 2 || !(src == "model_fit" || src == "structure")) return 0;
+  const std::uint64_t lo = br[0].get<std::uint64_t>(), hi = br[1].get<std::uint64_t>();
+  const std::uint64_t first = (lo + unit - 1) / unit, last = hi / unit;
+  if (first == 0 || first != last || (first & (first - 1)) == 0) return 0;
+  return first;
+}
+
+// Sets that are not a power of two: no GF(2) matrix and no bit range can give them (the index is a
+// modulo or a table), so index_bits is "hashed" and the matrix null, each with that reason.
+void write_whole_sets(CacheJob& job, const SeqStructure& s, std::uint64_t T, std::uint64_t line, const std::string& how) {
+  nlohmann::json& c = job.cache;
+  const Evidence ev = evidence_of(s);
+  const std::uint64_t W = s.eviction_set.size();
+  const std::string why = std::to_string(T) + " sets, not a power of two: capacity " + std::to_string(T * W * line) +
+                          " bytes (fitted with the policy and ways found) / (" + std::to_string(W) + " ways x " +
+                          std::to_string(line) + "-byte lines)";
+  set_value(c, "sets", T, 0.75, ev, "capacity / (ways x line): " + why + "; " + how);
+  set_value(c, "ways", std::vector<std::uint64_t>(T, W), 0.8, ev, "the minimal eviction set's size in every set");
+  set_value(c, "index_bits", "hashed", 0.7, ev,
+            why + ": the index is not plain address bits nor a GF(2) matrix (a modulo or table index); " + how);
+  set_null(c, "index_matrix", why + ": no GF(2) matrix maps onto a set count that is not a power of two", ev);
+  write_structure_capacity(job, T * W * line, std::to_string(T) + " sets x " + std::to_string(W) + " ways x " +
+                                                  std::to_string(line) + "-byte lines (" + why + ")", ev);
+}
+
 // sets = capacity / (ways x line), checked against 2^rank(H). True when the sets are decided.
 bool write_seq_sets(CacheJob& job, const Capacity& cap, const SeqStructure& s, std::uint64_t line, bool partial) {
   nlohmann::json& c = job.cache;
@@ -138,6 +170,12 @@ bool write_seq_sets(CacheJob& job, const Capacity& cap, const SeqStructure& s, s
   std::vector<std::uint64_t> below;
   for (auto T : Ts)
     if (T < Tr) below.push_back(T);
+  if (!exact) {
+    if (const std::uint64_t Tw = whole_sets_from_capacity(c, W * line)) {
+      write_whole_sets(job, s, Tw, line, how);
+      return true;
+    }
+  }
   if (!exact && !partial) return false;
   if (!exact && below.size() != 1) {
     const std::string why = "no power-of-two set count fits both: 2^rank = " + std::to_string(Tr) + ", capacity / (ways x line) " +
