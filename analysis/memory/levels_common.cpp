@@ -14,13 +14,15 @@ double median_of(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-std::string fmt(double v) {
+std::string fmt(double v) { return significant(v, 4); }
+}  // namespace
+
+std::string significant(double v, int digits) {
   std::ostringstream s;
-  s.precision(4);
+  s.precision(digits);
   s << v;
   return s.str();
 }
-}  // namespace
 
 double Point::med(const std::string& c) const {
   auto it = samples.find(c);

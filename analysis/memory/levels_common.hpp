@@ -42,6 +42,7 @@ std::string context_text(const std::vector<BenchRun>& runs, const std::string& k
 double topology_number(const nlohmann::json& t, const std::string& dotted);
 
 double round_to(double v, int decimals);  // NaN stays NaN (written as null)
+std::string significant(double v, int digits);  // v with `digits` significant digits, for reasons
 nlohmann::json number_or_null(double v, int decimals = 1);
 nlohmann::json params_json(const BenchName& b);  // {chunk: 4096, method: "bulk", ...}
 

@@ -16,12 +16,7 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string fmt(double v) {
-  std::ostringstream s;
-  s.precision(5);
-  s << v;
-  return s.str();
-}
+std::string fmt(double v) { return significant(v, 5); }
 
 // A stream (read/write) or copy figure against the link (bidir: against both directions).
 json link_figure(const Point* p, double link, double directions) {

@@ -16,12 +16,7 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string fmt(double v) {
-  std::ostringstream s;
-  s.precision(5);
-  s << v;
-  return s.str();
-}
+std::string fmt(double v) { return significant(v, 5); }
 
 struct States {
   double cold = NAN, warm = NAN, owner = NAN, noise = kResolutionCycles, l2_hit = NAN;

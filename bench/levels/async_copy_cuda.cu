@@ -15,6 +15,7 @@
 #include <string>
 
 #include "bench/guard.hpp"
+#include "bench/levels/cluster_launch.hpp"
 #include "bench/levels/levels_cuda.hpp"
 #include "kernels/async_copy.cuh"
 #include "runtime/buffers.hpp"
@@ -272,23 +273,6 @@ LevelResult copy_latency(const DeviceDescription& d, const LevelRequest& r) {
 
 constexpr int kMulticastThreads = 32;
 constexpr std::uint32_t kMulticastStages = 2;
-
-// A cluster launch (cudaLaunchKernelEx with a cluster dimension).
-struct ClusterLaunch {
-  cudaLaunchAttribute attr[1];
-  cudaLaunchConfig_t cfg{};
-  ClusterLaunch(int clusters, int c, int threads, std::size_t smem) {
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = static_cast<unsigned>(c);
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.gridDim = dim3(static_cast<unsigned>(clusters * c), 1, 1);
-    cfg.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
-    cfg.dynamicSmemBytes = smem;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-  }
-};
 
 LevelResult copy_multicast(const DeviceDescription& d, const LevelRequest& r) {
   const long long chunk = r.num("chunk"), c = r.num("cluster");

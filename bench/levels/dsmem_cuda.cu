@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bench/guard.hpp"
+#include "bench/levels/cluster_launch.hpp"
 #include "bench/levels/levels_cuda.hpp"
 #include "kernels/dsmem.cuh"
 #include "runtime/buffers.hpp"
@@ -36,24 +37,6 @@ std::size_t one_cta_per_sm(const DeviceDescription& d, std::size_t need) {
   const std::size_t bytes = std::max<std::size_t>(need, d.smem_per_sm_bytes / 2 + 1024);
   return bytes <= d.smem_per_block_optin_bytes ? bytes : (need <= d.smem_per_block_optin_bytes ? need : 0);
 }
-
-// A cluster launch of `clusters` clusters of `c` CTAs (cudaLaunchKernelEx).
-struct ClusterLaunch {
-  cudaLaunchAttribute attr[1];
-  cudaLaunchConfig_t cfg{};
-  ClusterLaunch(int clusters, int c, int threads, std::size_t smem) {
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = static_cast<unsigned>(c);
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.gridDim = dim3(static_cast<unsigned>(clusters * c), 1, 1);
-    cfg.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = nullptr;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-  }
-};
 
 template <typename... P>
 void prepare(void (*fn)(P...), std::size_t smem) {
