@@ -1,5 +1,7 @@
 #include "analysis/cache/line_sector.hpp"
 
+#include "analysis/cache/capacity.hpp"
+
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -69,19 +71,46 @@ std::vector<std::uint64_t> overflow_steps(const std::vector<double>& m) {
 
 // r > 1: one run at stride r*g, N = C + r*g: a line of r*g bytes overflows a set there, g-byte
 // lines (only one in r of them touched) do not.
+// The run of that stride and footprint with the most timed accesses (the sweep's own run at the
+// footprint may hold one pass only).
+const Chase* longest_count_run(const CacheJob& job, std::uint64_t stride, std::uint64_t bytes) {
+  const Chase* best = nullptr;
+  for (auto* c : job.pd.all)
+    if (c->stride == stride && c->bytes == bytes && c->warm && c->mode == "count" && job.at_primary(*c) &&
+        job.data().trace(*c) && (!best || c->iters > best->iters))
+      best = c;
+  return best;
+}
+
+constexpr std::uint64_t kSectorPasses = 8;  // timed passes of the run that tells sectors from lines
+
 void sector_or_line(CacheJob& job, std::uint64_t C, std::uint64_t g, std::uint64_t r, LineResult& out) {
-  const Chase* c = job.count_run(r * g, C + r * g);
-  if (!c) {
-    ChaseWish w{job.path, "count", C + r * g, r * g, 8 * ((C + r * g + r * g - 1) / (r * g)), true, job.primary,
+  const Chase* c = longest_count_run(job, r * g, C + r * g);
+  bool short_run = false;
+  if (c && job.misses_per_pass(*c) < 1.5 && c->iters < kSectorPasses * c->chain()) {
+    double total = 0;
+    const double k = weight_above(samples_of(*job.data().trace(*c)), job.cl.boundary, &total);
+    short_run = !(k >= 1 && poisson_upper_tail(k, job.noise_per_access * total) < kMissAlpha);
+  }
+  if (!c || short_run) {
+    ChaseWish w{job.path, "count", C + r * g, r * g, kSectorPasses * ((C + r * g + r * g - 1) / (r * g)), true, job.primary,
                 job.cl.name + " line: sector or line"};
     job.ctx.requests.add(w);
     out.pending = true;
     out.note = "set overflows every " + std::to_string(r) + " probe steps; the run at stride " +
-               std::to_string(r * g) + " that tells sectors from lines is requested";
+               std::to_string(r * g) + " that tells sectors from lines is requested" +
+               (short_run ? " with " + std::to_string(kSectorPasses) + " passes (the one measured has fewer and no "
+                            "misses beyond the noise: a non-LRU set that overflows may miss once in a pass)" : "");
     return;
   }
   out.evidence.add(c->name());
-  if (job.misses_per_pass(*c) >= 1.5) {
+  // g-byte lines: the run touches one line in r, no set overflows, its misses are noise. Lines of r*g
+  // bytes: one set holds one line too many; under LRU/FIFO all its lines miss every pass (>= 1.5 per
+  // pass), under a random or tree-PLRU set only some (a 16-way random set of 17 lines: ~1 per pass),
+  // so misses beyond the noise (Poisson, kMissAlpha) are the overflow too.
+  double total = 0;
+  const double k = weight_above(samples_of(*job.data().trace(*c)), job.cl.boundary, &total);
+  if (job.misses_per_pass(*c) >= 1.5 || (k >= 1 && poisson_upper_tail(k, job.noise_per_access * total) < kMissAlpha)) {
     out.line = r * g;
     out.note = "set overflows every " + std::to_string(r) + " steps of the fill granularity, and N = C + " +
                std::to_string(r * g) + " at that stride overflows a set: lines of " + std::to_string(out.line) +

@@ -8,7 +8,8 @@ if(TARGET memhier-infer AND TARGET memhier-bench)
   if(MEMHIER_BASH AND Python3_Interpreter_FOUND)
     set(_dir ${CMAKE_CURRENT_SOURCE_DIR}/cli/issue20)
     # name | config | cache | check
-    set(_cases "l2_plru_gf2|l2_plru_gf2.json|l2|null_not_half_point")
+    set(_cases "l2_plru_gf2|l2_plru_gf2.json|l2|null_not_half_point"
+               "l2_random_384_sets|l2_random_384_sets.json|l2|line=128")
     foreach(case ${_cases})
       string(REPLACE "|" ";" kv "${case}")
       list(GET kv 0 n)

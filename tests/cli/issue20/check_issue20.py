@@ -5,6 +5,7 @@ usage: check_issue20.py <topology.json> <cache> <check>
   null_not_half_point  size_bytes null with a reason that names the 50 % point, the 50 % point kept
                        (half_point_bytes) and the capacity's interval from where misses begin
                        (size_bracket_bytes starts at onset_size_bytes)
+  line=N                line_bytes is N
 Exit 0 when it holds, 1 with the reason otherwise.
 """
 import json
@@ -28,7 +29,11 @@ def main(argv):
         print(__doc__.splitlines()[2], file=sys.stderr)
         return 2
     c = json.load(open(argv[1]))["caches"][argv[2]]
-    why = {"null_not_half_point": null_not_half_point}[argv[3]](c)
+    if argv[3].startswith("line="):
+        want = int(argv[3].split("=", 1)[1])
+        why = "" if c.get("line_bytes") == want else f"line_bytes {c.get('line_bytes')}, expected {want}"
+    else:
+        why = {"null_not_half_point": null_not_half_point}[argv[3]](c)
     print(f"check_issue20: {argv[2]} {argv[3]}: " + (why or "ok"))
     return 1 if why else 0
 
