@@ -125,7 +125,9 @@ void sector_or_line(CacheJob& job, std::uint64_t C, std::uint64_t g, std::uint64
 
 }  // namespace
 
-static LineResult probe_line(CacheJob& job, std::uint64_t C, std::uint64_t g) {
+// onset: where misses begin now (the series may have been measured from an earlier reading, C): the
+// run that tells sectors from lines must overflow a set by one line, at onset + r*g.
+static LineResult probe_line(CacheJob& job, std::uint64_t C, std::uint64_t g, std::uint64_t onset) {
   // Stage-2 probes at the fill granularity, N = C + j*g (j = 1..17, count mode, 8 passes). A new set
   // overflows at the steps whose miss count jumps by more than the one new unit; with lines of r*g
   // bytes filled in g-byte sectors (or g-byte lines whose set index starts r*g up) they come every
@@ -163,7 +165,7 @@ static LineResult probe_line(CacheJob& job, std::uint64_t C, std::uint64_t g) {
     out.line = g;
     out.note = "every probe step at the fill granularity overflows a new set: the line is the fill granularity";
   } else {
-    sector_or_line(job, C, g, r, out);
+    sector_or_line(job, onset, g, r, out);
   }
   return out;
 }
@@ -182,7 +184,7 @@ LineResult measure_line(CacheJob& job, std::uint64_t C, std::uint64_t g) {
         if (n > best) base = b, best = n;
       }
   if (2 * best < kProbe) base = C;
-  LineResult out = probe_line(job, base, g);
+  LineResult out = probe_line(job, base, g, C);
   if (base != C)
     out.note = "stage-2 series from N = " + std::to_string(base) + " (where the capacity read when it was requested; " +
                std::to_string(C) + " now): " + out.note;

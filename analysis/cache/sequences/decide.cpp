@@ -117,16 +117,21 @@ nlohmann::json index_without_matrix(const SeqStructure& s, std::uint64_t T) {
 
 // A set count that is not a power of two (96 sets: a modulo or table index), decided by the capacity
 // alone: the capacity fitted with the policy and ways found (or given by a structure) whose interval
-// holds exactly one multiple of ways x line, T = that / (ways x line). 0 when the capacity does not
-// decide one, or decides a power of two (the matrix's check above applies to those).
-std::uint64_t whole_sets_from_capacity(const nlohmann::json& c, std::uint64_t unit) {
+// holds exactly one multiple of ways x line, T = that / (ways x line), and misses begin exactly there
+// (the exact onset's bracket holds T x ways x line: every set filled at once, so the sets are alike
+// and the one eviction set's ways are every set's; unequal sets of a table fill up at their own sum,
+// 4480 bytes for 7 + 7 x 4 ways of 128 B, which the equal-set fit reads as 9 x 4 ways, 4608). 0 when
+// the capacity does not decide one, or decides a power of two (the matrix's check applies to those).
+std::uint64_t whole_sets_from_capacity(const nlohmann::json& c, const SizeResult& onset, std::uint64_t unit) {
   const auto src = c.value("size_source", nlohmann::json());
   const auto br = c.value("size_bracket_bytes", nlohmann::json());
   if (unit == 0 || !br.is_array() || br.size() != 2 || !(src == "model_fit" || src == "structure")) return 0;
   const std::uint64_t lo = br[0].get<std::uint64_t>(), hi = br[1].get<std::uint64_t>();
   const std::uint64_t first = (lo + unit - 1) / unit, last = hi / unit;
   if (first == 0 || first != last || (first & (first - 1)) == 0) return 0;
-  return first;
+  const bool at_onset = onset.state == SizeResult::State::exact && !onset.soft && first * unit >= onset.lo &&
+                        first * unit < std::max(onset.hi, onset.lo + 1);
+  return at_onset ? first : 0;
 }
 
 // Sets that are not a power of two: no GF(2) matrix and no bit range can give them (the index is a
@@ -171,7 +176,7 @@ bool write_seq_sets(CacheJob& job, const Capacity& cap, const SeqStructure& s, s
   for (auto T : Ts)
     if (T < Tr) below.push_back(T);
   if (!exact) {
-    if (const std::uint64_t Tw = whole_sets_from_capacity(c, W * line)) {
+    if (const std::uint64_t Tw = whole_sets_from_capacity(c, cap.onset, W * line)) {
       write_whole_sets(job, s, Tw, line, how);
       return true;
     }
