@@ -145,14 +145,17 @@ struct QlruParams {
   int victim_rule;  // 0, 1, 2
   int update_rule;  // 0..3
   bool update_on_miss_only;
+  bool bimodal = false;  // BRRIP: insert at age 2 with probability 1/32 instead of insert_age (3)
 };
 
 class Qlru final : public SetPolicy {
  public:
-  Qlru(std::string name, QlruParams p) : SetPolicy(std::move(name), p.victim_rule == 2), p_(p) {}
+  Qlru(std::string name, QlruParams p, const RandomParams& r = {})
+      : SetPolicy(std::move(name), p.victim_rule == 2), p_(p), rnd_(r), own_(r.seed) {}
   void reset(std::uint32_t ways) override {
     reset_fill(ways);
     age_.assign(ways, 3);
+    own_.reseed(rnd_.seed);
   }
   void on_hit(std::uint32_t way) override {
     age_[way] = p_.hit[age_[way]];
@@ -174,9 +177,11 @@ class Qlru final : public SetPolicy {
     note_fill(way);
     if (p_.update_on_miss_only) update(age_, kNoWay);
     age_[way] = p_.insert_age;
+    if (p_.bimodal && (rnd_.shared_rng ? *rnd_.shared_rng : own_).uniform() < 1.0 / 32) age_[way] = 2;
     if (!p_.update_on_miss_only) update(age_, way);
   }
   bool repeat_hit_is_noop() const override { return false; }
+  bool deterministic() const override { return !p_.bimodal; }
 
  private:
   static constexpr std::uint32_t kNoWay = 0xFFFFFFFFu;
@@ -200,6 +205,8 @@ class Qlru final : public SetPolicy {
       if (!(skip && w == way)) a[w] = static_cast<std::uint8_t>(a[w] + add);
   }
   QlruParams p_;
+  RandomParams rnd_;
+  SplitMix64 own_;
   std::vector<std::uint8_t> age_, scratch_;
 };
 
@@ -275,7 +282,7 @@ const char* const kAliases[][2] = {
 
 std::string canonical_policy_name(const std::string& name) {
   const std::string s = lower(name);
-  for (const char* n : {"lru", "fifo", "plru", "plru_tree", "bit_plru", "bit_plru_n", "nru", "random", "srrip"})
+  for (const char* n : {"lru", "fifo", "plru", "plru_tree", "bit_plru", "bit_plru_n", "nru", "random", "srrip", "brrip"})
     if (s == n) return s;
   for (const auto& a : kAliases)
     if (s == a[0]) return a[1];
@@ -292,7 +299,10 @@ std::string policy_ways_problem(const std::string& name, std::uint32_t ways) {
   return "";
 }
 
-bool policy_is_deterministic(const std::string& name) { return canonical_policy_name(name) != "random"; }
+bool policy_is_deterministic(const std::string& name) {
+  const std::string c = canonical_policy_name(name);
+  return c != "random" && c != "brrip";
+}
 
 std::unique_ptr<SetPolicy> make_policy(const std::string& name, std::uint32_t ways, const RandomParams& rnd) {
   const std::string problem = policy_ways_problem(name, ways);
@@ -311,6 +321,10 @@ std::unique_ptr<SetPolicy> make_policy(const std::string& name, std::uint32_t wa
   else if (c == "srrip") {
     parse_qlru("qlru_h00_m2_r0_u0_umo", &q);
     p = std::make_unique<Qlru>(c, q);
+  } else if (c == "brrip") {
+    parse_qlru("qlru_h00_m3_r0_u0_umo", &q);
+    q.bimodal = true;
+    p = std::make_unique<Qlru>(c, q, rnd);
   } else {
     parse_qlru(c, &q);
     p = std::make_unique<Qlru>(c, q);
@@ -337,6 +351,7 @@ std::vector<std::string> candidate_policies(std::uint32_t ways, bool all_qlru) {
       names.push_back(n);
   }
   names.push_back("random");
+  names.push_back("brrip");
   std::vector<std::string> out;
   for (auto& n : names)
     if (policy_ways_problem(n, ways).empty()) out.push_back(n);

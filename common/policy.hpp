@@ -24,6 +24,9 @@
 //            accessed way is left out of the increment. r0/r2 with u2/u3 are not defined (no age
 //            3 may exist when a victim is needed), as in nanoBench.
 //   srrip               = qlru_h00_m2_r0_u0_umo (static RRIP with 2-bit ages, hit promotion to 0)
+//   brrip               bimodal RRIP (Jaleel et al. ISCA'10): srrip, but a line is inserted at age 3,
+//                       with probability 1/32 at age 2; the draws come from a seeded splitmix64
+//                       generator as random's do (RandomParams seed / shared_rng; weights unused)
 //   random              victim drawn with per-way weights (default uniform) from a seeded
 //                       splitmix64 generator; empty ways fill lowest first
 #pragma once
@@ -52,7 +55,7 @@ class SplitMix64 {
   std::uint64_t state_ = 0;
 };
 
-// Parameters of the random policy (ignored by the others).
+// Parameters of the random policy (brrip uses seed and shared_rng; the others ignore them).
 struct RandomParams {
   std::vector<double> weights;       // per-way weights, at least `ways` of them (empty: uniform)
   std::uint64_t seed = 1;            // the set's own generator (re-seeded by reset)
@@ -112,7 +115,7 @@ std::string policy_ways_problem(const std::string& name, std::uint32_t ways);
 bool policy_is_deterministic(const std::string& name);
 
 // Candidate policies for a set of `ways` ways (those that can serve it), deterministic first, then
-// "random". `all_qlru`: every defined deterministic QLRU variant (320 names) instead of the five
+// "random" and "brrip". `all_qlru`: every defined deterministic QLRU variant (320 names) instead of the five
 // that nanoBench found in Intel CPUs (qlru_h11_m1_r0_u0, qlru_h21_m2_r0_u0_umo,
 // qlru_h11_m1_r1_u2, qlru_h00_m1_r2_u1, qlru_h00_m1_r0_u1) and srrip.
 std::vector<std::string> candidate_policies(std::uint32_t ways, bool all_qlru = false);

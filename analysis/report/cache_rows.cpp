@@ -129,7 +129,12 @@ std::string value_text(const json& c, const std::string& k) {
   if (k.size() > 6 && k.compare(k.size() - 6, 6, "_bytes") == 0 && v.is_number()) return rf::bytes_long(v.get<double>());
   if (k == "ways") return rf::ways_text(v);
   if (k == "ways_one_set") return rf::plain(v) + " lines";
-  if (k == "replacement" && v.is_array()) return "one of " + rf::list_text(v) + " (identical outcomes on every sequence run)";
+  if (k == "replacement" && v.is_array()) {
+    const auto rc = c.value("replacement_consistent", nlohmann::json::object());
+    if (rc.value("classes", 1) <= 1) return "one of " + rf::list_text(v) + " (identical outcomes on every sequence run)";
+    return "one of " + rf::list_text(v) + " (" + std::to_string(rc.value("policies", 0)) + " consistent policies in " +
+           std::to_string(rc.value("classes", 0)) + " classes of identical outcomes; one named per class)";
+  }
   if (k == "replacement_probabilities" && v.is_array()) {
     std::string s;
     for (const auto& x : v) s += (s.empty() ? "" : ", ") + rf::plain(x, 2);

@@ -32,40 +32,6 @@ void write_eviction_set(nlohmann::json& c, const SeqStructure& s) {
   c["eviction_set"] = e;
 }
 
-// The replacement from the policy simulation: one candidate, the candidates giving identical
-// outcomes, random, or none of the known policies with the hit probability per age. A P-chase
-// result (per-way probabilities of a weighted random policy) is kept where the sequences only say
-// random or nothing.
-void write_seq_replacement(CacheJob& job, const SeqStructure& s, const SeqPolicy& p) {
-  nlohmann::json& c = job.cache;
-  const Evidence ev = evidence_of(s);
-  std::vector<std::string> det;
-  for (const auto& n : p.consistent)
-    if (n != "random") det.push_back(n);
-  const std::string base = std::to_string(p.sequences) + " sequences in the eviction set's cache set (" +
-                           std::to_string(p.timed) + " timed accesses) simulated under " +
-                           std::to_string(p.candidates) + " candidate policies with " +
-                           std::to_string(s.eviction_set.size()) + " ways";
-  if (!det.empty()) {
-    set_value(c, "replacement", det.size() == 1 ? nlohmann::json(det.front()) : nlohmann::json(det), 0.85, ev,
-              base + ": " + std::to_string(det.size()) + " deterministic candidate(s) predict every record");
-    return;
-  }
-  const bool pchase = has_value(c, "replacement");
-  if (!p.consistent.empty()) {
-    if (!pchase) set_value(c, "replacement", "random", 0.75, ev, base + ": only random replacement is consistent");
-    return;
-  }
-  nlohmann::json ages = nlohmann::json::object();
-  for (auto& [a, hn] : p.age_hits)
-    if (hn.second > 0) ages[std::to_string(a)] = std::round(hn.first / hn.second * 1000) / 1000;
-  c["hit_probability_by_age"] = ages;
-  if (!pchase)
-    set_value(c, "replacement", "none of the known policies", 0.6, ev,
-              base + ": none predicts every record; hit_probability_by_age: hits per timed access by the "
-              "distinct lines of the set accessed since the line's previous access");
-}
-
 // Every footprint of the sweep up to four times the onset: no overflowing set where it has no
 // misses, one where at least half its plateau misses.
 bool matrix_explains_sweep(const SeqStructure& s, std::uint64_t W, std::uint64_t line, const Capacity& cap) {

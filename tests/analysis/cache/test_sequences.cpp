@@ -162,8 +162,9 @@ TEST(SeqSets, NoEvictingSetNoWays) {
 
 TEST(SeqPolicy, SequencesNameThePolicy) {
   // Age tests on one set (W ways + fresh lines), as the family runs them: the candidates that
-  // predict every record must include the model's policy and exclude LRU for QLRU.
-  for (const std::string pol : {"lru", "fifo", "qlru_h11_m1_r0_u0"}) {
+  // predict every record must include the model's policy (in one of their classes of identical
+  // outcomes) and exclude LRU for the others; LRU and FIFO's shares of records predicted are kept.
+  for (const std::string pol : {"lru", "fifo", "qlru_h11_m1_r0_u0", "srrip", "qlru_h20_m0_r1_u2_umo", "qlru_h00_m1_r2_u1"}) {
     ModelCache m;
     m.rows = {1ull << 6, 1ull << 7};
     m.policy = pol;
@@ -193,8 +194,27 @@ TEST(SeqPolicy, SequencesNameThePolicy) {
     const SeqStructure s = analyze_sets(evs, 64);
     ASSERT_TRUE(s.minimal) << pol;
     const SeqPolicy p = analyze_policy(s);
-    EXPECT_NE(std::find(p.consistent.begin(), p.consistent.end(), pol), p.consistent.end()) << pol;
-    if (pol != "lru") EXPECT_EQ(std::find(p.consistent.begin(), p.consistent.end(), "lru"), p.consistent.end()) << pol;
+    auto holds = [&](const std::string& n) {
+      for (const auto& c : p.classes)
+        if (std::find(c.begin(), c.end(), n) != c.end()) return true;
+      return false;
+    };
+    EXPECT_TRUE(holds(pol)) << pol;
+    if (pol != "lru") {
+      EXPECT_FALSE(holds("lru")) << pol;
+    }
+    EXPECT_LE(p.consistent.size(), kListedPolicies);
+    EXPECT_EQ(p.candidates, policy::candidate_policies(4, true).size() + 1);  // + srrip
+    std::size_t members = 0;
+    for (const auto& c : p.classes) members += c.size();
+    EXPECT_LE(members, p.consistent_total);
+    ASSERT_EQ(p.gpgpusim.size(), 2u);
+    for (const auto& [n, k] : p.gpgpusim) {
+      EXPECT_LE(k, p.records);
+      if (n == pol) {
+        EXPECT_EQ(k, p.records) << pol;
+      }
+    }
     EXPECT_GT(p.sequences, 0u);
   }
 }
