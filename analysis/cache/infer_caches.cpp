@@ -3,6 +3,7 @@
 #include "analysis/memory/dram.hpp"
 #include "analysis/cache/line_stride.hpp"
 #include "analysis/cache/sequences/decide.hpp"
+#include "common/policy.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -78,8 +79,15 @@ Structure infer_structure(CacheJob& job, const Capacity& cap) {
   // policy): stage 2 of the P-chase is then not needed.
   const auto seq = line.line ? analyze_sequences(job) : nullptr;
   if (infer_from_sequences(job, cap, seq, SeqUse::exact)) {
-    if (cache.value("replacement", nlohmann::json()) == "random" && onset.state == SizeResult::State::exact)
-      per_way_probabilities(job, C, line.line);
+    // random, or only random victims in the list (["random", "brrip"]): the per-way run tells the
+    // weights of a random victim (a list with a deterministic policy in it is left as it is)
+    const auto rep = cache.value("replacement", nlohmann::json());
+    bool random_fits = rep == "random";
+    if (rep.is_array() && !rep.empty() && std::find(rep.begin(), rep.end(), "random") != rep.end()) {
+      random_fits = true;
+      for (const auto& p : rep) random_fits = random_fits && p.is_string() && !policy::policy_is_deterministic(p.get<std::string>());
+    }
+    if (random_fits && onset.state == SizeResult::State::exact) per_way_probabilities(job, C, line.line);
     return Structure::decided;
   }
   if (onset.state != SizeResult::State::exact) {
