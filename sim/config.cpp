@@ -106,11 +106,11 @@ ReplacementSpec parse_replacement(const json& j, const std::string& where) {
   if (r.policy.empty())
     fail(where, "unknown replacement policy '" + name +
                     "' (use lru, fifo, plru, plru_tree, bit_plru, bit_plru_n, nru, srrip, qlru_hXY_mZ_rR_uU[_umo] "
-                    "or random; docs/methodology.md, section policy)");
+                    "brrip or random; docs/methodology.md, section policy)");
   if (obj) {
-    if (obj->contains("weights") || obj->contains("seed")) {
-      if (r.policy != "random") fail(where, "'weights' and 'seed' apply to the random policy only");
-    }
+    if (obj->contains("weights") && r.policy != "random") fail(where, "'weights' apply to the random policy only");
+    if (obj->contains("seed") && policy::policy_is_deterministic(r.policy))
+      fail(where, "'seed' applies to the policies that draw (random, brrip) only");
     if (obj->contains("weights")) {
       const json& w = (*obj)["weights"];
       if (!w.is_array() || w.empty()) fail(where, "'weights' must be a non-empty array of numbers");

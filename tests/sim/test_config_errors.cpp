@@ -86,7 +86,10 @@ TEST(SimConfigErrors, RandomWeights) {
   expect_one_line(error_of(good_with(R"("replacement": "lru")", R"("replacement": {"policy": "random", "weights": [1]})")),
                   "lists 1 weights");
   expect_one_line(error_of(good_with(R"("replacement": "lru")", R"("replacement": {"policy": "lru", "seed": 3})")),
+                  "the policies that draw");
+  expect_one_line(error_of(good_with(R"("replacement": "lru")", R"("replacement": {"policy": "brrip", "weights": [1, 1]})")),
                   "random policy only");
+  EXPECT_EQ(error_of(good_with(R"("replacement": "lru")", R"("replacement": {"policy": "brrip", "seed": 3})")), "");
 }
 
 TEST(SimConfigErrors, SequenceStart) {
