@@ -32,4 +32,23 @@ __device__ __forceinline__ unsigned smid() {
   return s;
 }
 
+// Per-CTA record of a kernel timed per SM (smem_copy, dsmem_stream): the SM clock at its start
+// and end barriers, and the SM. The host takes each SM's span from its first start to its last end
+// (bench/sm_span.hpp).
+struct SmemStamp {
+  std::uint64_t clk0, clk1;
+  std::uint32_t smid;
+  std::uint32_t pad;
+};
+
+// Thread 0's record of its CTA, after the end barrier: started at `c0`, ending now.
+__device__ __forceinline__ void write_stamp(SmemStamp* stamps, std::uint64_t c0) {
+  SmemStamp s;
+  s.clk1 = read_clock();
+  s.clk0 = c0;
+  s.smid = smid();
+  s.pad = 0;
+  stamps[blockIdx.x] = s;
+}
+
 }  // namespace memhier::kern

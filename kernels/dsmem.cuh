@@ -152,18 +152,12 @@ __global__ void dsmem_latency(const std::uint32_t* chain, std::uint32_t start, s
 
 constexpr int kDsmemVectors = 4;  // independent 16-byte vectors per thread and iteration
 
-struct DsmemStamp {
-  unsigned long long clk0, clk1;  // SM clock after the start barrier and after the end barrier
-  std::uint32_t smid;
-  std::uint32_t pad;
-};
-
 // Each CTA owns kDsmemVectors * blockDim.x vectors of 16 bytes at the start of its dynamic shared
 // memory (vector k of thread t at k * blockDim.x + t: a warp's access is contiguous). Every thread
 // reads (Write: writes) its kDsmemVectors vectors of the buffer of rank (r+1) mod C (remote) or of
 // its own rank, `reps` times. Stamps are taken by thread 0 between cluster barriers.
 template <bool Write>
-__global__ void dsmem_stream(std::uint32_t reps, int remote, DsmemStamp* stamps, std::uint32_t* sink) {
+__global__ void dsmem_stream(std::uint32_t reps, int remote, SmemStamp* stamps, std::uint32_t* sink) {
 #if __CUDA_ARCH__ >= 900
   extern __shared__ __align__(16) uint4 dsmem_buf[];
   const std::uint32_t bd = blockDim.x;
@@ -175,7 +169,7 @@ __global__ void dsmem_stream(std::uint32_t reps, int remote, DsmemStamp* stamps,
   const std::uint32_t target = remote ? (rank + 1) % nranks : rank;
   const std::uint32_t mine = map_to_rank(smem_addr(dsmem_buf + threadIdx.x), target);
   cluster_sync_all();  // every buffer initialised
-  unsigned long long c0 = 0;
+  std::uint64_t c0 = 0;
   if (threadIdx.x == 0) c0 = read_clock();
   uint4 acc{0, 0, 0, 0};
   for (std::uint32_t r = 0; r < reps; ++r) {
@@ -200,14 +194,7 @@ __global__ void dsmem_stream(std::uint32_t reps, int remote, DsmemStamp* stamps,
     __syncwarp();
   }
   cluster_sync_all();  // every access of the cluster done (writes visible), and no CTA exits before
-  if (threadIdx.x == 0) {
-    DsmemStamp s;
-    s.clk1 = read_clock();
-    s.clk0 = c0;
-    s.smid = smid();
-    s.pad = 0;
-    stamps[blockIdx.x] = s;
-  }
+  if (threadIdx.x == 0) write_stamp(stamps, c0);
   if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x9E3779B9u) *sink = acc.x;  // keeps the loads; practically never written
 #endif
 }

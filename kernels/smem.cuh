@@ -36,13 +36,6 @@ __device__ __forceinline__ void sts(std::uint32_t addr, const V& v) {
   }
 }
 
-// Per-CTA record of smem_copy: SM clock at the start and end barrier, and the SM.
-struct SmemStamp {
-  std::uint64_t clk0, clk1;
-  std::uint32_t smid;
-  std::uint32_t pad;
-};
-
 // Each thread copies ILP vectors of V from region A to region B of dynamic shared memory, `reps`
 // times. Layout: vector k of thread t at index k * blockDim.x + t, so a warp's access is
 // contiguous (conflict-free). Shared memory used: 2 * ILP * blockDim.x * sizeof(V).
@@ -69,14 +62,7 @@ __global__ void smem_copy(std::uint32_t reps, SmemStamp* stamps) {
     for (int k = 0; k < ILP; ++k) sts<V>(b + k * bd * sizeof(V), v[k]);
   }
   __syncthreads();  // measurement: the end stamp waits for every warp's last copy
-  if (threadIdx.x == 0) {
-    SmemStamp s;
-    s.clk1 = read_clock();
-    s.clk0 = c0;
-    s.smid = smid();
-    s.pad = 0;
-    stamps[blockIdx.x] = s;
-  }
+  if (threadIdx.x == 0) write_stamp(stamps, c0);
 }
 
 template <typename V>

@@ -4,16 +4,11 @@
 #include <cmath>
 #include <sstream>
 
+#include "analysis/core/stats.hpp"
+
 namespace memhier::analysis::levels {
 
 namespace {
-double median_of(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 std::string fmt(double v) { return significant(v, 4); }
 }  // namespace
 
@@ -24,9 +19,11 @@ std::string significant(double v, int digits) {
   return s.str();
 }
 
+double median_or_nan(std::vector<double> v) { return v.empty() ? NAN : median(std::move(v)); }
+
 double Point::med(const std::string& c) const {
   auto it = samples.find(c);
-  return it == samples.end() ? NAN : median_of(it->second);
+  return it == samples.end() ? NAN : median_or_nan(it->second);
 }
 double Point::lo(const std::string& c) const {
   auto it = samples.find(c);
@@ -158,6 +155,45 @@ Evidence evidence_of(const std::vector<const Point*>& ps) {
   Evidence e;
   for (const Point* p : ps) e.add(p->name);
   return e;
+}
+
+namespace {
+nlohmann::json link_figure(const Point* p, double link, double directions) {
+  nlohmann::json j;
+  const double v = p->med("bytes_per_second");
+  j["bytes_per_second"] = number_or_null(v, 0);
+  j["pct_of_link"] = std::isfinite(link) && link > 0 ? number_or_null(v / (link * directions) * 100, 1) : nlohmann::json();
+  j["benchmark"] = p->name;
+  return j;
+}
+}  // namespace
+
+nlohmann::json link_stream(const std::vector<Point>& ps, Params base, const std::string& op, double link,
+                           const std::string& what) {
+  base["op"] = op;
+  const Point* b = best(select(ps, base), "bytes_per_second");
+  if (!b) return nlohmann::json{{"bytes_per_second", nullptr}, {"reason", "no " + what + " " + op + " measured"}};
+  nlohmann::json j = link_figure(b, link, 1);
+  j["configuration"] = params_json(b->params);
+  return j;
+}
+
+nlohmann::json link_copies(const std::vector<Point>& ps, const Params& base, const std::vector<std::string>& dirs,
+                           double link) {
+  nlohmann::json c = nlohmann::json::object();
+  for (const auto& d : dirs) {
+    Params want = base;
+    want["op"] = "copy";
+    want["dir"] = d;
+    const Point* big = nullptr;
+    for (const Point* p : select(ps, want))
+      if (!big || p->num("bytes") > big->num("bytes")) big = p;
+    if (!big) continue;
+    nlohmann::json j = link_figure(big, link, d == "bidir" ? 2 : 1);
+    j["bytes"] = big->num("bytes");
+    c[d] = j;
+  }
+  return c;
 }
 
 }  // namespace memhier::analysis::levels

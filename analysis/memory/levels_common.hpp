@@ -41,6 +41,7 @@ std::string context_text(const std::vector<BenchRun>& runs, const std::string& k
 // A number of the topology built so far at a dotted path (NaN when absent or null).
 double topology_number(const nlohmann::json& t, const std::string& dotted);
 
+double median_or_nan(std::vector<double> v);  // NaN when empty
 double round_to(double v, int decimals);  // NaN stays NaN (written as null)
 std::string significant(double v, int digits);  // v with `digits` significant digits, for reasons
 nlohmann::json number_or_null(double v, int decimals = 1);
@@ -54,6 +55,16 @@ struct Labelled {
   double value = 0, spread = 0;
 };
 nlohmann::json decide_effect(const std::vector<Labelled>& values, const std::string& depends, const std::string& what);
+
+// Figures against a link (host, peers), among the points with the parameters `base`: the fastest
+// stream of `op` ({bytes_per_second, pct_of_link, benchmark, configuration}, or a null with "no
+// <what> <op> measured"), and per direction the largest copy (the least set-up per byte; bidir
+// against both directions). `link`: bytes per second per direction (NaN: no percentage).
+using Params = std::map<std::string, std::string>;
+nlohmann::json link_stream(const std::vector<Point>& ps, Params base, const std::string& op, double link,
+                           const std::string& what);
+nlohmann::json link_copies(const std::vector<Point>& ps, const Params& base, const std::vector<std::string>& dirs,
+                           double link);
 
 // Evidence of a set of points (their names).
 Evidence evidence_of(const std::vector<const Point*>& ps);

@@ -14,13 +14,6 @@ using json = nlohmann::json;
 
 namespace {
 
-double median(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 // latency_cycles (median over remote ranks), spread, local latency, by_cluster, and the effects.
 void dsmem_latency(const std::vector<Point>& ps, json& s) {
   const auto lat = select(ps, {{"op", "latency"}});
@@ -45,13 +38,13 @@ void dsmem_latency(const std::vector<Point>& ps, json& s) {
     set_null(s, "latency_cycles", "no remote rank (rank >= 1) measured", evidence_of(lat));
     s["latency_spread_cycles"] = nullptr;
   } else {
-    set_value(s, "latency_cycles", round_to(median(rv), 1), 0.9, evidence_of(remote),
+    set_value(s, "latency_cycles", round_to(median_or_nan(rv), 1), 0.9, evidence_of(remote),
               "median over the remote ranks and cluster sizes of each benchmark's median over clusters");
     s["latency_spread_cycles"] = {round_to(*std::min_element(rv.begin(), rv.end()), 1),
                                   round_to(*std::max_element(rv.begin(), rv.end()), 1)};
   }
   if (lv.empty()) set_null(s, "local_latency_cycles", "rank 0 (own shared memory through the cluster window) not measured");
-  else set_value(s, "local_latency_cycles", round_to(median(lv), 1), 0.9, evidence_of(local), "rank 0, median over cluster sizes");
+  else set_value(s, "local_latency_cycles", round_to(median_or_nan(lv), 1), 0.9, evidence_of(local), "rank 0, median over cluster sizes");
   s["by_cluster"] = by_cluster;
   // The rank effect: within the cluster size with most remote ranks, over every size the largest.
   std::vector<Labelled> most;  // the cluster size with most remote ranks says what was measured
@@ -81,10 +74,10 @@ void dsmem_sm_pairs(const std::vector<Point>& ps, json& s) {
     noise = std::max({noise, p->spread("latency_same_tpc_cycles"), p->spread("latency_other_tpc_cycles")});
   }
   if (same.empty()) return;  // the family did not tell SM pairs apart
-  std::vector<Labelled> v = {{"same TPC", median(same), noise}, {"other TPC", median(other), noise}};
+  std::vector<Labelled> v = {{"same TPC", median_or_nan(same), noise}, {"other TPC", median_or_nan(other), noise}};
   json e = decide_effect(v, "depends on SM pair", "remote latency by source and target SM");
-  e["same_tpc_cycles"] = round_to(median(same), 1);
-  e["other_tpc_cycles"] = round_to(median(other), 1);
+  e["same_tpc_cycles"] = round_to(median_or_nan(same), 1);
+  e["other_tpc_cycles"] = round_to(median_or_nan(other), 1);
   s["sm_pair_effect"] = e;
 }
 

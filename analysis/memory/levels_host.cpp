@@ -18,39 +18,6 @@ namespace {
 
 std::string fmt(double v) { return significant(v, 5); }
 
-// A stream (read/write) or copy figure against the link (bidir: against both directions).
-json link_figure(const Point* p, double link, double directions) {
-  json j;
-  const double v = p->med("bytes_per_second");
-  j["bytes_per_second"] = number_or_null(v, 0);
-  j["pct_of_link"] = std::isfinite(link) && link > 0 ? number_or_null(v / (link * directions) * 100, 1) : json();
-  j["benchmark"] = p->name;
-  return j;
-}
-
-json streams(const std::vector<Point>& ps, const std::string& op, double link, const std::string& what) {
-  const Point* b = best(select(ps, {{"op", op}}), "bytes_per_second");
-  if (!b) return json{{"bytes_per_second", nullptr}, {"reason", "no " + what + " " + op + " measured"}};
-  json j = link_figure(b, link, 1);
-  j["configuration"] = params_json(b->params);
-  return j;
-}
-
-// Copies per direction: the largest copy measured (the least set-up per byte).
-json copies(const std::vector<Point>& ps, const std::vector<std::string>& dirs, double link) {
-  json c = json::object();
-  for (const auto& d : dirs) {
-    const Point* big = nullptr;
-    for (const Point* p : select(ps, {{"op", "copy"}, {"dir", d}}))
-      if (!big || p->num("bytes") > big->num("bytes")) big = p;
-    if (!big) continue;
-    json j = link_figure(big, link, d == "bidir" ? 2 : 1);
-    j["bytes"] = big->num("bytes");
-    c[d] = j;
-  }
-  return c;
-}
-
 // The footprint the warm/cold decision reads: the largest with both states that the L2 could hold
 // (all of them when the L2's size is unknown), else the smallest with both.
 const Point* pick_state(const std::vector<Point>& ps, long long bytes, const std::string& warm) {
@@ -166,9 +133,9 @@ json host_section(const std::vector<BenchRun>& runs, const json& topology, doubl
   s["link_bytes_per_second"] = number_or_null(link, 0);
   if (!std::isfinite(link)) s["link_bytes_per_second_reason"] = "no host_link_bytes_per_second in the context";
   host_latency(ps, topology, context_number(runs, "l2_cache_bytes"), clock_hz, s, relative_noise);
-  s["read"] = streams(ps, "read", link, "host");
-  s["write"] = streams(ps, "write", link, "host");
-  s["copy"] = copies(ps, {"h2d", "d2h", "bidir"}, link);
+  s["read"] = link_stream(ps, {}, "read", link, "host");
+  s["write"] = link_stream(ps, {}, "write", link, "host");
+  s["copy"] = link_copies(ps, {}, {"h2d", "d2h", "bidir"}, link);
   const json m = managed(ps, clock_hz);
   if (!m.is_null()) s["managed"] = m;
   std::vector<const Point*> all;

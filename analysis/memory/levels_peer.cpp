@@ -81,15 +81,6 @@ void peer_latency(const std::vector<const Point*>& lat, const json& topology, do
   decide_cached_in(s, st);
 }
 
-json link_figure(const Point* p, double link, double directions) {
-  json j;
-  const double v = p->med("bytes_per_second");
-  j["bytes_per_second"] = number_or_null(v, 0);
-  j["pct_of_link"] = std::isfinite(link) && link > 0 ? number_or_null(v / (link * directions) * 100, 1) : json();
-  j["benchmark"] = p->name;
-  return j;
-}
-
 json peer_json(const std::vector<Point>& ps, const std::string& dst, const std::vector<BenchRun>& runs,
                const json& topology, double relative) {
   json s;
@@ -100,21 +91,8 @@ json peer_json(const std::vector<Point>& ps, const std::string& dst, const std::
   s["link_bytes_per_second"] = number_or_null(link, 0);
   peer_latency(select(ps, {{"dst", dst}, {"op", "latency"}}), topology, relative,
                context_number(runs, "sm_clock_khz") * 1e3, s);
-  for (const char* op : {"read", "write"}) {
-    const Point* b = best(select(ps, {{"dst", dst}, {"op", op}}), "bytes_per_second");
-    s[op] = b ? link_figure(b, link, 1) : json{{"bytes_per_second", nullptr}, {"reason", std::string("no peer ") + op + " measured"}};
-    if (b) s[op]["configuration"] = params_json(b->params);
-  }
-  json copy = json::object();
-  for (const char* dir : {"uni", "bidir"}) {
-    const Point* big = nullptr;
-    for (const Point* p : select(ps, {{"dst", dst}, {"op", "copy"}, {"dir", dir}}))
-      if (!big || p->num("bytes") > big->num("bytes")) big = p;
-    if (!big) continue;
-    copy[dir] = link_figure(big, link, std::string(dir) == "bidir" ? 2 : 1);
-    copy[dir]["bytes"] = big->num("bytes");
-  }
-  s["copy"] = copy;
+  for (const char* op : {"read", "write"}) s[op] = link_stream(ps, {{"dst", dst}}, op, link, "peer");
+  s["copy"] = link_copies(ps, {{"dst", dst}}, {"uni", "bidir"}, link);
   s["provenance"]["benchmarks"] = evidence_of(select(ps, {{"dst", dst}})).to_json(64);
   return s;
 }

@@ -6,11 +6,11 @@
 // Configurations whose CTAs cannot all be resident at once (occupancy API) are not registered.
 // Counters: bytes_per_clock_per_sm (median over SMs), bytes_per_second (x SMs x the clock from
 // the device), pct_of_peak against banks x bank width per clock, warps_per_sm.
-#include <map>
 
 #include "bench/families/gmem_throughput.hpp"
 #include "bench/guard.hpp"
 #include "bench/registry.hpp"
+#include "bench/sm_span.hpp"
 #include "kernels/smem.cuh"
 #include "runtime/event_timer.hpp"
 
@@ -81,22 +81,8 @@ void run_config(benchmark::State& state, const Config& c) {
     launch();
     timer.stop();
     state.SetIterationTime(timer.seconds());
-    // per SM: first start to last end, bytes of all its CTAs
-    std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> span;
-    std::map<std::uint32_t, int> ctas;
-    for (const auto& s : stamps.download()) {
-      auto it = span.find(s.smid);
-      if (it == span.end())
-        span[s.smid] = {s.clk0, s.clk1};
-      else
-        it->second = {std::min(it->second.first, s.clk0), std::max(it->second.second, s.clk1)};
-      ++ctas[s.smid];
-    }
-    std::vector<double> per_sm;
-    for (const auto& [sm, se] : span) {
-      if (se.second <= se.first) continue;
-      per_sm.push_back(2.0 * c.smem_bytes() / 2 * reps * ctas[sm] / static_cast<double>(se.second - se.first));
-    }
+    // per SM: first start to last end, bytes of all its CTAs (read + written)
+    const auto per_sm = per_sm_rates(stamps.download(), 2.0 * c.smem_bytes() / 2 * reps);
     bpc_runs.push_back(tput::median(per_sm));
   }
   const double bpc = tput::median(bpc_runs);

@@ -6,7 +6,6 @@
 // enough dynamic shared memory that an SM holds one CTA: every other rank is another SM.
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -15,6 +14,7 @@
 #include "bench/guard.hpp"
 #include "bench/levels/cluster_launch.hpp"
 #include "bench/levels/levels_cuda.hpp"
+#include "bench/sm_span.hpp"
 #include "kernels/dsmem.cuh"
 #include "runtime/buffers.hpp"
 #include "runtime/cuda_check.hpp"
@@ -123,25 +123,7 @@ LevelResult dsmem_latency(const DeviceDescription& d, int c, int rank) {
   return res;
 }
 
-using StreamKernel = void (*)(std::uint32_t, int, kern::DsmemStamp*, std::uint32_t*);
-
-// Per SM: bytes of its CTAs over its span (first start to last end, its own clock).
-std::vector<double> per_sm_rates(const std::vector<kern::DsmemStamp>& stamps, double bytes_per_cta) {
-  std::map<std::uint32_t, std::pair<unsigned long long, unsigned long long>> span;
-  std::map<std::uint32_t, int> ctas;
-  for (const auto& s : stamps) {
-    auto it = span.find(s.smid);
-    if (it == span.end())
-      span[s.smid] = {s.clk0, s.clk1};
-    else
-      it->second = {std::min(it->second.first, s.clk0), std::max(it->second.second, s.clk1)};
-    ++ctas[s.smid];
-  }
-  std::vector<double> v;
-  for (const auto& [sm, se] : span)
-    if (se.second > se.first) v.push_back(bytes_per_cta * ctas[sm] / static_cast<double>(se.second - se.first));
-  return v;
-}
+using StreamKernel = void (*)(std::uint32_t, int, kern::SmemStamp*, std::uint32_t*);
 
 LevelResult dsmem_stream(const DeviceDescription& d, bool write, int c, int remote, int threads) {
   if ((remote != 0 && remote != 1) || threads < 32 || threads > 1024 || threads % 32 != 0)
@@ -157,7 +139,7 @@ LevelResult dsmem_stream(const DeviceDescription& d, bool write, int c, int remo
   // 32 MiB per CTA: ~0.15 ms at the banks' 128 B/clk, ~0.5 ms at a remote 32 B/clk, ~2 ms at 8 B/clk
   // (2 repetitions under MEMHIER_MIN_WORK).
   const auto reps = min_work() ? 2u : static_cast<std::uint32_t>((32ull << 20) / need);
-  DeviceBuffer<kern::DsmemStamp> stamps(static_cast<std::size_t>(ctas));
+  DeviceBuffer<kern::SmemStamp> stamps(static_cast<std::size_t>(ctas));
   DeviceBuffer<std::uint32_t> sink(1);
   ClusterLaunch l(clusters, c, threads, smem);
   EventTimer timer;

@@ -3,6 +3,7 @@
 #pragma once
 #include <map>
 #include <string>
+#include <vector>
 
 #include "common/bench_json.hpp"
 
@@ -15,6 +16,15 @@ inline BenchEntry bench_entry(const std::string& name, std::map<std::string, dou
   e.run_type = "iteration";
   e.counters = std::move(counters);
   return e;
+}
+
+// A run of these entries with the given context, read from "synthetic.json".
+inline BenchRun bench_run(std::vector<BenchEntry> entries, std::map<std::string, std::string> context) {
+  BenchRun r;
+  r.path = "synthetic.json";
+  r.context = std::move(context);
+  r.entries = std::move(entries);
+  return r;
 }
 
 }  // namespace memhier::test_support

@@ -8,6 +8,7 @@
 
 #include "bench/backend_cuda.hpp"
 #include "runtime/device_info.hpp"
+#include "tests/gpu/gpu_test_util.hpp"
 
 namespace memhier::gputest {
 
@@ -21,11 +22,3 @@ inline Backend* gpu() {
 
 }  // namespace memhier::gputest
 
-// (main's tests/gpu/gpu_skip.hpp defines the same check through cuda_device_count; whichever
-// comes first serves.)
-#ifndef REQUIRE_GPU
-#define REQUIRE_GPU()                                                              \
-  do {                                                                             \
-    if (!::memhier::gputest::gpu()) GTEST_SKIP() << "no CUDA device on this machine"; \
-  } while (0)
-#endif

@@ -5,7 +5,7 @@
 // peer's work. GPU tests skip, visibly, without a device; peer tests without a peer.
 #include <gtest/gtest.h>
 
-#include "tests/gpu/gpu_skip.hpp"
+#include "tests/gpu/gpu_test_util.hpp"
 #include "tests/gpu/gpu_backend.hpp"
 
 #include <cstdlib>

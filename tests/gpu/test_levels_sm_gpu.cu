@@ -6,7 +6,7 @@
 // and below compute capability 9.0 (clusters, bulk copies).
 #include <gtest/gtest.h>
 
-#include "tests/gpu/gpu_skip.hpp"
+#include "tests/gpu/gpu_test_util.hpp"
 
 #include <map>
 #include <string>

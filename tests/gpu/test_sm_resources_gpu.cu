@@ -4,7 +4,7 @@
 // partition-map kernel runs on the SM it is pinned to.
 #include <gtest/gtest.h>
 
-#include "tests/gpu/gpu_skip.hpp"
+#include "tests/gpu/gpu_test_util.hpp"
 
 #include <string>
 #include <vector>

@@ -3,8 +3,6 @@
 // law says. Each test skips, visibly, without a device.
 #include <gtest/gtest.h>
 
-#include "tests/gpu/gpu_skip.hpp"
-
 #include <string>
 #include <vector>
 

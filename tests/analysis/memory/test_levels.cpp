@@ -13,12 +13,9 @@ using json = nlohmann::json;
 namespace {
 
 BenchRun run_with(std::vector<BenchEntry> entries) {
-  BenchRun r;
-  r.path = "synthetic.json";
-  r.context = {{"sm_count", "132"}, {"sm_clock_khz", "1980000"}, {"l2_cache_bytes", "52428800"},
-               {"theoretical_dram_bytes_per_second", "3352320000000"}, {"max_cluster_size", "16"}};
-  r.entries = std::move(entries);
-  return r;
+  return test_support::bench_run(std::move(entries),
+                                 {{"sm_count", "132"}, {"sm_clock_khz", "1980000"}, {"l2_cache_bytes", "52428800"},
+                                  {"theoretical_dram_bytes_per_second", "3352320000000"}, {"max_cluster_size", "16"}});
 }
 
 BenchEntry lat(int c, int r, double v, double lo, double hi) {

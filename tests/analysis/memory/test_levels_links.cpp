@@ -13,13 +13,10 @@ using json = nlohmann::json;
 namespace {
 
 BenchRun run_with(std::vector<BenchEntry> entries) {
-  BenchRun r;
-  r.path = "synthetic.json";
-  r.context = {{"sm_count", "132"}, {"sm_clock_khz", "2000000"}, {"l2_cache_bytes", "52428800"},
-               {"host_link", "PCIe Gen5 x16"}, {"host_link_bytes_per_second", "63000000000"},
-               {"peer_devices", "1"}, {"peer_link", "NVLink 4 x18"}, {"peer_link_bytes_per_second", "450000000000"}};
-  r.entries = std::move(entries);
-  return r;
+  return test_support::bench_run(std::move(entries),
+                                 {{"sm_count", "132"}, {"sm_clock_khz", "2000000"}, {"l2_cache_bytes", "52428800"},
+                                  {"host_link", "PCIe Gen5 x16"}, {"host_link_bytes_per_second", "63000000000"},
+                                  {"peer_devices", "1"}, {"peer_link", "NVLink 4 x18"}, {"peer_link_bytes_per_second", "450000000000"}});
 }
 
 BenchEntry host_lat(long long bytes, int warm, double v) {
