@@ -9,6 +9,7 @@
 #include <map>
 
 #include "analysis/core/field.hpp"
+#include "analysis/memory/outstanding_littles.hpp"
 #include "analysis/memory/outstanding_ramp.hpp"
 #include "analysis/core/stats.hpp"
 
@@ -471,6 +472,7 @@ json outstanding_section(const Dataset& data) {
     o["ramp"]["series_with_steps"] = stepped;
   }
   put_design(f, o);
+  o["littles_law"] = littles_law_section(ramps);
   o["series"] = listed;
   o["series_skipped"] = skipped;
   return o;

@@ -112,6 +112,7 @@ bool fit_series_ramp(const std::vector<double>& threads, const std::vector<doubl
   r->slope = f.b;
   r->r2 = f.r2;
   r->first_latency = latency[0];
+  r->threads_max = threads[n - 1];
   return true;
 }
 

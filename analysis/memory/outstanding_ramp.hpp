@@ -19,6 +19,7 @@ struct SeriesRamp {
   double threads_per_sector = 1;  // threads reading one 32-byte sector per load (unique32: 1)
   double slope = 0, intercept = 0, r2 = 0;  // cycles per thread
   double first_latency = 0;       // at the smallest thread count (two threads: one round trip)
+  double threads_max = 0;         // the largest thread count measured
 };
 
 // Fits one series (threads ascending); false when fewer than 8 points.

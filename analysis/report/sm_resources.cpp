@@ -1,6 +1,7 @@
 #include "analysis/report/sm_resources.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -28,6 +29,29 @@ std::string val(const json& sec, const std::string& k, const std::string& unit =
   return rf::plain(sec[k], 3) + (unit.empty() ? "" : " " + unit);
 }
 
+// The Little's-law row: lines in flight per SM per source, with the method.
+void littles_law_row(const json& o, std::ostringstream& out) {
+  if (!o.contains("littles_law") || !o["littles_law"].is_object()) return;
+  const json& ll = o["littles_law"];
+  if (!has_value(ll, "outstanding_lines_per_sm")) {
+    out << "| lines in flight per SM (Little's law) | not determined — " << why_not(ll, "outstanding_lines_per_sm") << " |\n";
+    return;
+  }
+  std::string parts;
+  for (const char* src : {"dram", "l2"}) {
+    if (!ll.contains(src) || !ll[src].is_object()) continue;
+    const json& s = ll[src];
+    parts += std::string(parts.empty() ? "" : "; ") + (std::string(src) == "l2" ? "L2" : "DRAM") + " " +
+             rf::plain(s.value("outstanding_lines_per_sm", json()), 4) + " = " + rf::plain(s.value("lines_per_cycle_per_sm", json()), 3) +
+             " lines/cycle × " + rf::plain(json(std::round(s.value("loaded_latency_cycles", 0.0)))) + " cycles loaded latency";
+    if (s.contains("all_sms") && s["all_sms"].is_object())
+      parts += " (all SMs at their saturated rate need " + rf::plain(s["all_sms"].value("outstanding_lines_per_sm_needed", json()), 4) + ")";
+  }
+  out << "| lines in flight per SM (Little's law) | at least " << rf::plain(ll["outstanding_lines_per_sm"], 4)
+      << " lines (lower bound): " << parts
+      << "; rate and loaded latency from the slope and intercept of the series' ramps past the knee |\n";
+}
+
 void outstanding_table(const json& o, std::ostringstream& out) {
   static const std::vector<std::pair<const char*, std::pair<const char*, const char*>>> kRows = {
       {"design", {"design (MSHR or PRT)", ""}},
@@ -53,6 +77,7 @@ void outstanding_table(const json& o, std::ostringstream& out) {
     for (const auto& n : by_reason[why]) names += (names.empty() ? "" : ", ") + n;
     out << "| " << names << " | not determined — " << why << " |\n";
   }
+  littles_law_row(o, out);
 }
 
 void outstanding_series(const json& o, std::ostringstream& out) {

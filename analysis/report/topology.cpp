@@ -9,6 +9,7 @@
 #include "analysis/memory/l2_partitions.hpp"
 #include "analysis/memory/levels.hpp"
 #include "analysis/memory/outstanding.hpp"
+#include "analysis/memory/outstanding_littles.hpp"
 #include "analysis/cache/sharing.hpp"
 #include "analysis/report/sm_resources.hpp"
 #include "analysis/memory/throughput.hpp"
@@ -79,6 +80,7 @@ nlohmann::json build_topology(const Dataset& data, Requests& requests, const Ref
   t["outstanding_requests_reason"] = "outstanding_requests family not evaluated by this analyzer version";
   add_throughput_sections(data.runs(), t);
   if (auto o = outstanding_section(data); !o.is_null()) {
+    add_littles_law_all_sms(o, t);  // the throughput sections' saturated rates at the series' loaded latency
     t["outstanding_requests"] = o;
     t.erase("outstanding_requests_reason");
   } else {
