@@ -203,6 +203,19 @@ void null_all(nlohmann::json& c, const std::string& why, const Evidence& ev = {}
 // Entries from the reach at the entry stride: exact when narrowed to one entry.
 std::uint64_t write_reach(nlohmann::json& c, const TlbLevel& L, const Evidence& ev) {
   const std::uint64_t E = L.entry_bytes;
+  if (!E && L.onset_hi) {  // penalty a bound: the reach is where the step begins, the same bytes at every stride
+    set_null(c, "entries", "needs the reach of one entry (the penalty is only a bound)", ev);
+    set_value(c, "size_bytes", L.onset_lo, L.onset_agree ? 0.5 : 0.4, ev,
+              "total reach from where the step begins: no own rise shows misses up to " + std::to_string(L.onset_lo) +
+                  " bytes, one does at " + std::to_string(L.onset_hi) + " bytes (every stride that shows the level lies "
+                  "below one entry's reach, so the reach is the same footprint at each)" +
+                  (L.onset_agree ? "" : "; the rises disagree inside that range (a footprint at the reach itself misses "
+                                        "only in part)") +
+                  "; the miss penalty there is only a bound (at least " + std::to_string(std::lround(L.penalty)) +
+                  " cycles, heights still doubling with the stride)");
+    c["size_bracket_bytes"] = {L.onset_lo, L.onset_hi};
+    return 0;
+  }
   if (!E || !L.reach_hi) {
     const std::string why = E ? "no rise at the entry stride yet (requested)" : "needs the reach of one entry";
     for (auto k : {"entries", "size_bytes"}) set_null(c, k, why, ev);
@@ -268,6 +281,11 @@ nlohmann::json level_json(const TlbLevel& L, const std::string& name) {
   }
   j["reach_per_entry_bytes"] = L.entry_bytes ? nlohmann::json(L.entry_bytes) : nlohmann::json();
   j["reach_bracket_bytes"] = L.reach_hi ? nlohmann::json{L.reach_lo, L.reach_hi} : nlohmann::json();
+  if (L.onset_hi) {  // penalty a bound: the total reach from where the step begins
+    j["total_reach_bytes"] = L.onset_lo;
+    j["total_reach_bracket_bytes"] = {L.onset_lo, L.onset_hi};
+    j["total_reach_rises_agree"] = L.onset_agree;
+  }
   nlohmann::json rs = nlohmann::json::array();
   for (const auto& r : L.rises) rs.push_back(rise_json(r));
   j["rises"] = rs;

@@ -193,6 +193,8 @@ void saturate_at(TlbLevel& L, const std::vector<const TlbRise*>& own, std::size_
   L.penalty_ci95 = 1.96 / std::sqrt(w) * std::max(1.0, birge);
   L.s_sat = own[k]->stride;
   L.saturated = true;
+  L.onset_lo = L.onset_hi = 0;
+  L.onset_agree = false;
   L.entry_bytes = L.reach_lo = L.reach_hi = 0;
   if (k == 0) {
     L.entry_note = "full height at every stride where the level is seen (from " + std::to_string(L.s_sat) +
@@ -326,6 +328,25 @@ void derive_tlb_level(TlbLevel& L) {
   L.s_sat = own[km]->stride;
   L.entry_note = "no two strides show the same height (largest own stride " + std::to_string(L.s_sat) +
                  " bytes): the miss penalty is at least " + std::to_string(L.penalty) + " cycles";
+  tlb_onset(L);
+}
+
+void tlb_onset(TlbLevel& L) {
+  L.onset_lo = L.onset_hi = 0;
+  L.onset_agree = false;
+  if (L.saturated || L.mixed_unresolved || !L.mixed.empty()) return;
+  std::vector<const TlbRise*> own;  // up to the highest rise: past it the heights fall (a stride beyond one entry)
+  for (const auto* r : own_rises(L))
+    if (r->stride <= L.s_sat) own.push_back(r);
+  if (own.empty()) return;
+  std::uint64_t hi = own.front()->hi, lo = 0;
+  for (const auto* r : own) hi = std::min(hi, r->hi);
+  for (const auto* r : own)
+    if (r->lo < hi) lo = std::max(lo, r->lo);
+  if (lo == 0 || lo >= hi) return;
+  L.onset_lo = lo;
+  L.onset_hi = hi;
+  L.onset_agree = std::all_of(own.begin(), own.end(), [&](const TlbRise* r) { return r->lo <= lo && r->hi >= hi; });
 }
 
 void resolve_shared_rises(std::vector<TlbLevel>& levels) {

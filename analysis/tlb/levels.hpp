@@ -24,6 +24,11 @@ struct TlbLevel {
   double entry_estimate = 0;      // stride * penalty / height at the largest stride below s_sat
   std::string entry_note;         // how, or why not
   std::uint64_t reach_lo = 0, reach_hi = 0;  // total reach in [lo, hi) bytes, at the entry stride
+  // An unsaturated level (penalty a bound): every stride that shows it lies below the entry reach,
+  // so its reach is one footprint in bytes at all of them: [onset_lo, onset_hi) from its own rises
+  // (hi: the first footprint where any shows misses; lo: the largest plateau footprint below it).
+  std::uint64_t onset_lo = 0, onset_hi = 0;
+  bool onset_agree = false;       // every own rise's bracket holds [onset_lo, onset_hi)
   // Why the heights are not this level's alone (empty: they are). A height that neither stays nor
   // doubles with the stride, or that grows past the level's own plateau, holds another level's
   // misses at the same footprint: those rises are `combined`, the penalty comes from the rises
@@ -40,6 +45,8 @@ struct TlbLevel {
 std::vector<TlbLevel> link_tlb_levels(const TlbSteps& st, const std::string& alloc, std::vector<TlbRise>* single);
 // Penalty, saturation, reach per entry and total reach of a chain, from its own (unshared) rises.
 void derive_tlb_level(TlbLevel& L);
+// The onset bracket of an unsaturated level (no-op for a saturated or mixed one).
+void tlb_onset(TlbLevel& L);
 // Two levels whose reaches coincide at a stride show one rise of both heights there: when exactly
 // one combination (each level saturated or still doubling) explains it, the levels saturate where
 // that says (e.g. 87 + 155 = 242 cycles: both full at the stride below).
