@@ -83,6 +83,7 @@ class CudaBackend final : public Backend {
   std::map<std::string, std::string> context() const override {
     auto c = desc_.context();
     for (const auto& [k, v] : levels::link_context(desc_)) c[k] = v;
+    for (const auto& [k, v] : levels::persist_context(desc_)) c[k] = v;
     c["sm_clock_measured_mhz_start"] = std::to_string(clock_start_mhz_);
     return c;
   }
@@ -105,6 +106,7 @@ class CudaBackend final : public Backend {
       LevelOffer o;
       levels::offer_sm(desc_, &o);
       levels::offer_links(desc_, &o);
+      levels::offer_persist(desc_, &o);
       offer_ = o;
     }
     return *offer_;
@@ -115,6 +117,7 @@ class CudaBackend final : public Backend {
     if (r.family == "async_copy") return levels::run_async_copy(desc_, r);
     if (r.family == "host") return levels::run_host(desc_, r);
     if (r.family == "peer") return levels::run_peer(desc_, r);
+    if (r.family == "l2_persist") return levels::run_l2_persist(desc_, r);
     return Backend::run_level(r);
   }
 

@@ -187,6 +187,10 @@ class SimBackend final : public Backend {
   LevelOffer level_offer() const override {
     const sim::LevelsModel& m = dev_.config().beyond_sm;
     LevelOffer o;
+    if (m.persist.present) {  // the config's l2_persisting (the l2_persist family)
+      o.persisting_l2_max_bytes = m.persist.max_bytes;
+      o.access_policy_max_window_bytes = m.persist.max_window_bytes;
+    }
     if (!m.present) return o;
     o.max_cluster = m.dsmem.max_cluster;
     const auto& methods = m.async_copy.methods;

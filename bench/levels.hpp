@@ -42,6 +42,10 @@ struct LevelOffer {
   bool managed = false;       // managed memory with concurrent access (page faults on first touch)
   std::uint64_t host_bytes = 0;  // largest host buffer the families may pin (0: host family absent)
   std::vector<int> peers;     // device indices this device can access as peers (ordinal order)
+  // l2_persist (docs/methodology.md, section l2_persist): the largest persisting L2 set-aside
+  // (persistingL2CacheMaxSize; 0: the family is absent) and the largest access policy window.
+  std::uint64_t persisting_l2_max_bytes = 0;
+  std::uint64_t access_policy_max_window_bytes = 0;
 };
 
 }  // namespace memhier

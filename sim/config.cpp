@@ -368,6 +368,34 @@ int parse_cc(const std::string& s, int* minor) {
   }
 }
 
+// The device figures the level answers take from the config (beyond_sm, l2_persisting).
+void levels_device_figures(Config& c) {
+  LevelsModel& m = c.beyond_sm;
+  m.sm_clock_hz = static_cast<double>(c.device.sm_clock_khz) * 1e3;
+  m.sm_count = c.device.sm_count;
+  m.l2_bytes = c.device.l2_bytes;
+  m.clock_fine_cycles = c.clock_fine_cycles;
+  m.dram_latency_cycles = c.dram_latency_cycles;
+  for (const auto& l : c.levels)
+    if (l.name == "l2") m.l2_hit_latency_cycles = l.hit_latency_cycles;
+  auto it = c.context.find("theoretical_dram_bytes_per_second");
+  if (it != c.context.end()) m.dram_bytes_per_second = std::strtod(it->second.c_str(), nullptr);
+}
+
+// The persisting L2 set-aside (sim/levels.hpp PersistModel): the l2_persist family's answers.
+void parse_l2_persisting(const json& j, Config& c) {
+  try {
+    c.beyond_sm.persist = parse_persist_model(j);
+  } catch (const std::runtime_error& e) {
+    fail("", e.what());
+  }
+  levels_device_figures(c);
+  if (c.beyond_sm.l2_hit_latency_cycles <= 0)
+    fail("l2_persisting", "a persisting set-aside needs a cache level named 'l2' (its hit latency)");
+  if (c.beyond_sm.persist.max_bytes > c.device.l2_bytes)
+    fail("l2_persisting", "'max_bytes' exceeds the device's l2_bytes");
+}
+
 // The levels beyond one SM (sim/levels.hpp) and the device figures they take from the config.
 void parse_beyond_sm(const json& j, Config& c) {
   try {
@@ -376,14 +404,7 @@ void parse_beyond_sm(const json& j, Config& c) {
     fail("", e.what());
   }
   LevelsModel& m = c.beyond_sm;
-  m.sm_clock_hz = static_cast<double>(c.device.sm_clock_khz) * 1e3;
-  m.sm_count = c.device.sm_count;
-  m.l2_bytes = c.device.l2_bytes;
-  m.clock_fine_cycles = c.clock_fine_cycles;
-  for (const auto& l : c.levels)
-    if (l.name == "l2") m.l2_hit_latency_cycles = l.hit_latency_cycles;
-  auto it = c.context.find("theoretical_dram_bytes_per_second");
-  if (it != c.context.end()) m.dram_bytes_per_second = std::strtod(it->second.c_str(), nullptr);
+  levels_device_figures(c);
   if ((m.host.l2_caches_host_lines || std::any_of(m.peers.begin(), m.peers.end(), [](const PeerModel& p) {
          return p.cached_in == "reader_l2";
        })) && m.l2_hit_latency_cycles <= 0)
@@ -394,7 +415,7 @@ Config parse(const json& root) {
   Config c;
   check_keys(root, "", {"format", "name", "description", "device", "context", "clock_overhead",
                         "dram_latency_cycles", "array_base", "latency_noise", "levels", "tlbs", "paths", "noise",
-                        "sequence_start", "beyond_sm"});
+                        "sequence_start", "beyond_sm", "l2_persisting"});
   if (!root.contains("format")) fail("", std::string("missing 'format' (expected \"") + kConfigFormat + "\")");
   const std::string fmt = get_str(root, "format", "", true);
   if (fmt != kConfigFormat) fail("", "unsupported format '" + fmt + "' (this build reads " + kConfigFormat + ")");
@@ -515,6 +536,7 @@ Config parse(const json& root) {
     c.paths[it.key()] = p;
   }
   if (root.contains("beyond_sm")) parse_beyond_sm(root["beyond_sm"], c);
+  if (root.contains("l2_persisting")) parse_l2_persisting(root["l2_persisting"], c);
   return c;
 }
 

@@ -172,6 +172,34 @@ PeerModel parse_peer(const json& j, const std::string& w) {
 
 }  // namespace
 
+PersistModel parse_persist_model(const json& j) {
+  auto pfail = [](const std::string& what) -> void { throw std::runtime_error("l2_persisting: " + what); };
+  if (!j.is_object()) pfail("must be a JSON object");
+  static const std::set<std::string> allowed = {"max_bytes", "max_window_bytes", "set_aside_granularity_bytes",
+                                                "kept_efficiency", "note"};
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (!allowed.count(it.key())) pfail("unknown key '" + it.key() + "'");
+  auto number = [&](const std::string& k, bool required, double dflt) {
+    if (!j.contains(k)) {
+      if (required) pfail("missing '" + k + "'");
+      return dflt;
+    }
+    if (!j[k].is_number() || !std::isfinite(j[k].get<double>()) || j[k].get<double>() < 0)
+      pfail("'" + k + "' must be a non-negative number");
+    return j[k].get<double>();
+  };
+  PersistModel p;
+  p.present = true;
+  p.max_bytes = static_cast<std::uint64_t>(number("max_bytes", true, 0));
+  if (p.max_bytes == 0) pfail("'max_bytes' must be positive (a device without a set-aside has no l2_persisting)");
+  p.max_window_bytes = static_cast<std::uint64_t>(number("max_window_bytes", false, 2.0 * static_cast<double>(p.max_bytes)));
+  if (p.max_window_bytes < 128) pfail("'max_window_bytes' must be at least one line (128 bytes)");
+  p.granularity_bytes = static_cast<std::uint64_t>(number("set_aside_granularity_bytes", false, 0));
+  p.kept_efficiency = number("kept_efficiency", false, 1);
+  if (p.kept_efficiency > 1) pfail("'kept_efficiency' must be in [0, 1]");
+  return p;
+}
+
 LevelsModel parse_levels_model(const json& j) {
   keys(j, "", {"dsmem", "async_copy", "host", "peers", "noise"});
   LevelsModel m;

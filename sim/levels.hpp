@@ -73,6 +73,17 @@ struct PeerModel {
   double copy_setup_us = 0;
 };
 
+// The persisting L2 set-aside (sim config key `l2_persisting`; docs/methodology.md, section
+// l2_persist): the l2_persist family's answer is the hardware's promise, kept = efficiency x
+// min(granted set-aside, hitRatio x window), granted = request rounded down to the granularity.
+struct PersistModel {
+  bool present = false;
+  std::uint64_t max_bytes = 0;          // persistingL2CacheMaxSize
+  std::uint64_t max_window_bytes = 0;   // accessPolicyMaxWindowSize
+  std::uint64_t granularity_bytes = 0;  // the set-aside is granted in these steps (0: exactly)
+  double kept_efficiency = 1;           // share of the persisting lines that survive the co-runner
+};
+
 struct LevelsNoise {
   double latency_jitter_cycles = 0;  // per access, uniform in [0, J]: a mean of N accesses moves by ~J/sqrt(N)
   double rate_jitter = 0;            // a rate is lowered by up to this fraction
@@ -86,6 +97,7 @@ struct LevelsModel {
   HostModel host;
   std::vector<PeerModel> peers;
   LevelsNoise noise;
+  PersistModel persist;  // the config's top-level `l2_persisting` (absent: present = false)
   // The device beside it (filled by the config): clock, SMs, the L2's size and hit latency, DRAM peak.
   double sm_clock_hz = 1e9;
   int sm_count = 1;
@@ -93,7 +105,11 @@ struct LevelsModel {
   double l2_hit_latency_cycles = 0;
   double dram_bytes_per_second = 0;
   double clock_fine_cycles = 0;
+  double dram_latency_cycles = 0;
 };
+
+// Parses the `l2_persisting` object; throws std::runtime_error("l2_persisting: <what>").
+PersistModel parse_persist_model(const nlohmann::json& j);
 
 // Parses the `beyond_sm` object; throws std::runtime_error("beyond_sm.<part>: <what>") on a problem.
 LevelsModel parse_levels_model(const nlohmann::json& j);

@@ -290,6 +290,55 @@ LevelAnswer peer(const LevelsModel& m, const LevelQuery& q, std::uint64_t call) 
   return {"unknown peer op '" + op + "'", {}, 0};
 }
 
+// l2_persist/request:S/window:W/ratio:R: the set-aside granted (S rounded down to the granularity,
+// at most max_bytes) keeps efficiency x min(granted, R/100 x W) bytes of the window; the probe's
+// samples (as the CUDA backend: up to 65 536 lines) hit at the L2's latency, miss at DRAM's.
+LevelAnswer l2_persist(const LevelsModel& m, const LevelQuery& q, std::uint64_t call) {
+  const PersistModel& p = m.persist;
+  const long long S = param(q, "request"), W = param(q, "window"), R = param(q, "ratio", 100);
+  if (S < 0 || static_cast<std::uint64_t>(S) > p.max_bytes)
+    return {"request must lie in [0, " + std::to_string(p.max_bytes) + "] bytes (persistingL2CacheMaxSize)", {}, 0};
+  if (W < 128 || static_cast<std::uint64_t>(W) > p.max_window_bytes || W % 16 != 0)
+    return {"window must be a multiple of 16 bytes in [128, " + std::to_string(p.max_window_bytes) + "]", {}, 0};
+  if (R < 0 || R > 100) return {"ratio must be a percentage in [0, 100]", {}, 0};
+  std::uint64_t granted = static_cast<std::uint64_t>(S);
+  if (p.granularity_bytes) granted = granted / p.granularity_bytes * p.granularity_bytes;
+  const double window = static_cast<double>(W), lines = std::floor(window / 128);
+  const double samples = std::min(lines, 65536.0);
+  const double kept_bytes = p.kept_efficiency * std::min(static_cast<double>(granted), static_cast<double>(R) / 100 * window);
+  const double kept = std::round(samples * std::min(1.0, kept_bytes / window));
+  const double hit = m.l2_hit_latency_cycles + latency_jitter(m, q, call, 11, std::max(kept, 1.0));
+  const double miss = std::max(m.dram_latency_cycles, m.l2_hit_latency_cycles * 2) + latency_jitter(m, q, call, 12, 1);
+  LevelAnswer a;
+  auto& c = a.counters;
+  c["requested_bytes"] = static_cast<double>(S);
+  c["set_aside_bytes"] = static_cast<double>(granted);
+  c["window_bytes"] = window;
+  c["hit_ratio"] = static_cast<double>(R) / 100;
+  c["max_persisting_bytes"] = static_cast<double>(p.max_bytes);
+  c["accesses"] = samples;
+  c["misses"] = samples - kept;
+  c["miss_rate"] = 1 - kept / samples;
+  c["kept_fraction"] = kept / samples;
+  c["kept_bytes"] = kept / samples * window;
+  c["kept_bytes_min"] = c["kept_bytes"];
+  c["kept_bytes_max"] = c["kept_bytes"];
+  if (kept > 0) c["hit_latency_cycles"] = hit;
+  if (kept < samples) c["miss_latency_cycles"] = miss;
+  c["ref_hit_latency_cycles"] = m.l2_hit_latency_cycles;
+  c["ref_miss_latency_cycles"] = miss;
+  c["threshold_cycles"] = (m.l2_hit_latency_cycles + miss) / 2;
+  c["separated"] = 1;
+  c["corunner_bytes"] = 8.0 * static_cast<double>(m.l2_bytes);
+  c["trials"] = 3;
+  // flush, warm, co-runner at the DRAM rate (1 TB/s without one), the probe's serial accesses
+  const double rate = m.dram_bytes_per_second > 0 ? m.dram_bytes_per_second : 1e12;
+  const double per_sm = std::ceil(samples / std::max(1, m.sm_count));
+  a.seconds = 3 * ((16.0 * static_cast<double>(m.l2_bytes) + window) / rate +
+                   per_sm * (kept / samples * hit + (1 - kept / samples) * miss) / m.sm_clock_hz);
+  return a;
+}
+
 std::string number(double v) {
   std::ostringstream s;
   s.precision(15);
@@ -301,6 +350,10 @@ std::string number(double v) {
 
 std::map<std::string, std::string> levels_context(const LevelsModel& m) {
   std::map<std::string, std::string> c;
+  if (m.persist.present) {
+    c["l2_persisting_max_bytes"] = std::to_string(m.persist.max_bytes);
+    c["access_policy_max_window_bytes"] = std::to_string(m.persist.max_window_bytes);
+  }
   if (!m.present) return c;
   c["max_cluster_size"] = std::to_string(m.dsmem.max_cluster);
   if (m.host.present) {
@@ -320,6 +373,10 @@ std::map<std::string, std::string> levels_context(const LevelsModel& m) {
 }
 
 LevelAnswer answer_level(const LevelsModel& m, const LevelQuery& q, std::uint64_t call) {
+  if (q.family == "l2_persist") {
+    if (!m.persist.present) return {"the simulated device has no persisting L2 set-aside (no l2_persisting in its config)", {}, 0};
+    return l2_persist(m, q, call);
+  }
   if (!m.present) return {"the simulated device models no levels beyond one SM (no beyond_sm in its config)", {}, 0};
   if (q.family == "dsmem") return dsmem(m, q, call);
   if (q.family == "async_copy") return async_copy(m, q, call);

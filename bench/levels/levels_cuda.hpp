@@ -24,4 +24,10 @@ LevelResult run_peer(const DeviceDescription& d, const LevelRequest& r);
 // theoretical figure per direction), peer_devices, peer_link, peer_link_bytes_per_second, ...
 std::map<std::string, std::string> link_context(const DeviceDescription& d);
 
+// l2_persist (bench/levels/l2_persist_cuda.cu): persistingL2CacheMaxSize and accessPolicyMaxWindowSize
+// into the offer and the context (l2_persisting_max_bytes, access_policy_max_window_bytes).
+void offer_persist(const DeviceDescription& d, LevelOffer* o);
+std::map<std::string, std::string> persist_context(const DeviceDescription& d);
+LevelResult run_l2_persist(const DeviceDescription& d, const LevelRequest& r);
+
 }  // namespace memhier::levels
