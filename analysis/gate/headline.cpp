@@ -48,7 +48,10 @@ bool level_headline_kind(const std::string& id, Figure::Kind* kind) {
       "distributed_shared_memory.bandwidth.read.remote_bytes_per_second", "async_copies.methods.cp_async.l2_bytes_per_second",
       "async_copies.methods.bulk.l2_bytes_per_second", "async_copies.methods.tensor.l2_bytes_per_second",
       "host_memory.read.bytes_per_second", "host_memory.copy.h2d.bytes_per_second", "host_memory.copy.d2h.bytes_per_second",
-      "peers.read.bytes_per_second", "peers.copy.uni.bytes_per_second", "peers.copy.bidir.bytes_per_second"};
+      "peers.read.bytes_per_second", "peers.copy.uni.bytes_per_second", "peers.copy.bidir.bytes_per_second",
+      // bytes a persisting L2 set-aside keeps against a streaming co-runner: more is better, judged
+      // against a relative threshold as a bandwidth is (docs/methodology.md, section l2_persist)
+      "l2_persisting.largest_kept_bytes"};
   std::string plain;  // peers[0].read.bytes_per_second -> peers.read.bytes_per_second
   for (const auto& p : path_parts(id)) plain += (plain.empty() ? "" : ".") + p;
   if (latency.count(plain)) *kind = Figure::Kind::latency;
@@ -211,6 +214,18 @@ void add_level_spread(const BenchRun& bench, const nlohmann::json& caches, const
   fig.spread_source = "family samples";
 }
 
+// The bytes a persisting set-aside kept: their spread is the range over the benchmark's trials and
+// repetitions (l2_persisting.largest_kept_bytes_range).
+void add_kept_spread(const FlatTopology& f, Figure& fig) {
+  auto it = f.find("l2_persisting.largest_kept_bytes_range");
+  if (it == f.end() || !it->second.is_array() || it->second.size() != 2 || !it->second[0].is_number() ||
+      !it->second[1].is_number())
+    return;
+  fig.spread = it->second[1].get<double>() - it->second[0].get<double>();
+  fig.spread_samples = 2;
+  fig.spread_source = "range over trials";
+}
+
 // Width of the ~95 % interval of a sample's median (the order statistics n/2 ± 0.98·√n, no
 // assumption on the distribution): what a spectrum figure, a median of its pattern's accesses, may
 // move by from run to run. Twice the MAD is the accesses' own spread and says nothing of that: the
@@ -308,6 +323,7 @@ Headline extract_headline(const nlohmann::json& topology, const BenchRun& bench)
         h.flat.count(id.substr(0, id.size() - std::string("peak_bytes_per_clock_per_sm").size()) + "peak_bytes_per_second"))
       continue;
     if (fig.kind == Figure::Kind::bandwidth) add_repetition_spread(bench, h.flat, fig);
+    if (id == "l2_persisting.largest_kept_bytes") add_kept_spread(h.flat, fig);
     const auto parts = path_parts(id);
     if (parts.size() == 3 && parts[0] == "caches" && (parts[2] == "hit_latency_cycles" || parts[2] == "miss_penalty_cycles"))
       add_level_spread(bench, topology.at("caches"), parts[1], fig, histos);
@@ -356,7 +372,8 @@ std::string figure_label(const std::string& id) {
       {"host_memory.cached_in_l2", "host lines cached in L2"},
       {"host_memory.read.bytes_per_second", "host read bandwidth"},
       {"host_memory.copy.h2d.bytes_per_second", "host-to-device copy"},
-      {"host_memory.copy.d2h.bytes_per_second", "device-to-host copy"}};
+      {"host_memory.copy.d2h.bytes_per_second", "device-to-host copy"},
+      {"l2_persisting.largest_kept_bytes", "persisting L2 bytes kept"}};
   for (const auto& [k, v] : names)
     if (id == k) return v;
   if (starts_with(id, "peers[")) {  // peers[0].read.bytes_per_second -> "peer 0 read bandwidth"
@@ -397,7 +414,8 @@ std::string figure_order(const std::string& id, Figure::Kind kind) {
                                                     "caches.l1_tlb.", "caches.l2_tlb.", "caches.",
                                                     "global_memory.", "l1_bandwidth.", "l2_bandwidth.",
                                                     "shared_memory.", "warp_access.", "spectrum.",
-                                                    "distributed_shared_memory.", "async_copies.", "host_memory.", "peers"};
+                                                    "distributed_shared_memory.", "async_copies.", "host_memory.", "peers",
+                                                    "l2_persisting."};
   std::size_t rank = sections.size();
   for (std::size_t i = 0; i < sections.size(); ++i)
     if (starts_with(id, sections[i])) {

@@ -15,6 +15,7 @@
 
 #include "analysis/memory/throughput.hpp"
 #include "analysis/report/levels.hpp"
+#include "analysis/report/persisting.hpp"
 #include "analysis/report/cache_rows.hpp"
 #include "analysis/report/format.hpp"
 #include "analysis/report/sm_resources.hpp"
@@ -357,6 +358,7 @@ std::string render_report(const json& t, const std::string& plot_dir) {
   o << render_translation_markdown(t);  // analysis/report/tlb.cpp
   o << render_throughput_markdown(t);
   o << render_sm_resources_markdown(t);
+  o << render_persisting_markdown(t);  // analysis/report/persisting.cpp: only where l2_persist was measured
   o << render_levels_markdown(t);  // analysis/report/levels.cpp: only where the families were measured
   render_plots_section(o, plot_files, embedded);
   const json pend = t.value("refinement_pending", json::object());

@@ -9,6 +9,7 @@
 #include "analysis/memory/l2_partitions.hpp"
 #include "analysis/memory/levels.hpp"
 #include "analysis/memory/outstanding.hpp"
+#include "analysis/memory/persisting_l2.hpp"
 #include "analysis/memory/outstanding_littles.hpp"
 #include "analysis/cache/sharing.hpp"
 #include "analysis/report/sm_resources.hpp"
@@ -87,6 +88,7 @@ nlohmann::json build_topology(const Dataset& data, Requests& requests, const Ref
     t["outstanding_requests_reason"] = "no outstanding_requests series in the input";
   }
   add_level_sections(data.runs(), t);  // dsmem, async copies, host, peers: only where measured
+  if (auto p = persisting_l2_section(data.runs()); !p.is_null()) t["l2_persisting"] = p;  // only where measured
   t["l2_partitions"] = l2_partitions_section(data);
   if (t["l2_partitions"].is_null()) t["l2_partitions_reason"] = "no l2_partitions entries in the input";
   nlohmann::json pending = nlohmann::json::object();

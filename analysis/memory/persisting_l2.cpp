@@ -1,0 +1,153 @@
+// l2_persisting: per benchmark of the l2_persist family (l2_persist/request:S/window:W/ratio:R) the
+// bytes of the window that still hit after the co-runner (median over repetitions), against the
+// set-aside granted and the window; the control (S = 0) says whether survival means persistence.
+#include "analysis/memory/persisting_l2.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <tuple>
+
+#include "analysis/core/field.hpp"
+#include "analysis/memory/levels_common.hpp"
+
+namespace memhier::analysis {
+
+using json = nlohmann::json;
+using namespace levels;
+
+namespace {
+
+std::string mib(double b) { return significant(b / (1024.0 * 1024.0), 4) + " MiB"; }
+
+// One benchmark's row of by_request; *kept the kept bytes (NaN when not decided).
+json request_row(const Point& p, double* kept) {
+  const double S = p.med("requested_bytes"), G = p.med("set_aside_bytes"), W = p.med("window_bytes");
+  const double R = std::isfinite(p.med("hit_ratio")) ? p.med("hit_ratio") : p.num("ratio") / 100.0;
+  json r = {{"benchmark", p.name},
+            {"requested_bytes", number_or_null(std::isfinite(S) ? S : static_cast<double>(p.num("request")), 0)},
+            {"set_aside_bytes", number_or_null(G, 0)},
+            {"window_bytes", number_or_null(std::isfinite(W) ? W : static_cast<double>(p.num("window")), 0)},
+            {"hit_ratio", number_or_null(R, 3)},
+            {"hit_latency_cycles", number_or_null(p.med("hit_latency_cycles"))},
+            {"miss_latency_cycles", number_or_null(p.med("miss_latency_cycles"))},
+            {"threshold_cycles", number_or_null(p.med("threshold_cycles"))}};
+  *kept = NAN;
+  const double sep = p.lo("separated"), k = p.med("kept_bytes");
+  if (!std::isfinite(k) || !std::isfinite(W) || W <= 0) {
+    r["kept_bytes"] = nullptr;
+    r["kept_reason"] = "the benchmark wrote no kept_bytes / window_bytes counters";
+  } else if (!(sep >= 1)) {
+    r["kept_bytes"] = nullptr;
+    r["kept_reason"] = "the probe's hit references (median " + significant(p.med("ref_hit_latency_cycles"), 4) +
+                       " cycles) reached its miss references (median " + significant(p.med("ref_miss_latency_cycles"), 4) +
+                       " cycles): the hit 95th percentile was not below the miss 5th percentile, hits are not told from misses";
+  } else {
+    *kept = k;
+    r["kept_bytes"] = round_to(k, 0);
+    r["kept_fraction"] = round_to(k / W, 4);
+    if (std::isfinite(p.lo("kept_bytes_min")) && std::isfinite(p.hi("kept_bytes_max")))
+      r["kept_bytes_range"] = {round_to(p.lo("kept_bytes_min"), 0), round_to(p.hi("kept_bytes_max"), 0)};
+    const double expected = std::min(std::isfinite(G) ? G : S, R * W);  // the hardware's promise
+    r["kept_of_expected"] = expected > 0 ? json(round_to(k / expected, 3)) : json();
+  }
+  return r;
+}
+
+// The control: request 0 at the largest window with hitRatio 1 (NaN: none measured or undecided).
+const Point* control_point(const std::vector<Point>& ps) {
+  const Point* c = nullptr;
+  for (const auto& p : ps)
+    if (p.num("request") == 0 && (!c || p.num("window") > c->num("window") ||
+                                  (p.num("window") == c->num("window") && p.num("ratio") > c->num("ratio"))))
+      c = &p;
+  return c;
+}
+
+void add_max(const std::vector<BenchRun>& runs, json& s) {
+  const double M = context_number(runs, "l2_persisting_max_bytes"), MW = context_number(runs, "access_policy_max_window_bytes");
+  if (std::isfinite(M)) set_value(s, "max_bytes", M, 1.0, {}, "persistingL2CacheMaxSize reported by the device (context l2_persisting_max_bytes)");
+  else set_null(s, "max_bytes", "the run's context has no l2_persisting_max_bytes");
+  s["max_window_bytes"] = number_or_null(MW, 0);
+}
+
+}  // namespace
+
+json persisting_l2_section(const std::vector<BenchRun>& runs) {
+  std::vector<Point> ps = points(runs, "l2_persist");
+  if (ps.empty()) return json();
+  std::stable_sort(ps.begin(), ps.end(), [](const Point& a, const Point& b) {
+    return std::make_tuple(a.num("window"), -a.num("ratio"), a.num("request")) <
+           std::make_tuple(b.num("window"), -b.num("ratio"), b.num("request"));
+  });
+  json s = json::object();
+  add_max(runs, s);
+  json rows = json::array();
+  const Point* best = nullptr;
+  double best_kept = -1, widest_spread = 0;
+  std::vector<double> hit, miss;
+  std::vector<const Point*> all;
+  for (const auto& p : ps) {
+    double k = NAN;
+    rows.push_back(request_row(p, &k));
+    all.push_back(&p);
+    if (std::isfinite(p.med("hit_latency_cycles"))) hit.push_back(p.med("hit_latency_cycles"));
+    if (std::isfinite(p.med("miss_latency_cycles"))) miss.push_back(p.med("miss_latency_cycles"));
+    if (!std::isfinite(k)) continue;
+    if (k > best_kept) best_kept = k, best = &p;
+    if (p.med("window_bytes") > 0 && std::isfinite(p.hi("kept_bytes_max")))
+      widest_spread = std::max(widest_spread, (p.hi("kept_bytes_max") - p.lo("kept_bytes_min")) / p.med("window_bytes"));
+  }
+  s["by_request"] = rows;
+  s["probe_hit_latency_cycles"] = number_or_null(median_or_nan(hit));
+  s["probe_miss_latency_cycles"] = number_or_null(median_or_nan(miss));
+  const Point* ctl = control_point(ps);
+  double ctl_fraction = NAN;
+  if (!ctl) {
+    set_null(s, "control_kept_bytes", "no benchmark with request 0 (the control) measured");
+  } else if (!(ctl->lo("separated") >= 1)) {
+    set_null(s, "control_kept_bytes", "the control's hit and miss references overlapped", evidence_of({ctl}));
+  } else {
+    ctl_fraction = ctl->med("kept_bytes") / ctl->med("window_bytes");
+    set_value(s, "control_kept_bytes", round_to(ctl->med("kept_bytes"), 0), 0.8, evidence_of({ctl}),
+              "window bytes that survived the co-runner without a set-aside (request 0)");
+    s["control_kept_fraction"] = round_to(ctl_fraction, 4);
+  }
+  if (!best) {
+    set_null(s, "largest_kept_bytes", "no benchmark told hits from misses (the probe's references overlapped in every one)",
+             evidence_of(all));
+  } else if (!std::isfinite(ctl_fraction)) {
+    set_null(s, "largest_kept_bytes",
+             "without a decided control (request 0) survival cannot be told from persistence", evidence_of(all));
+  } else if (ctl_fraction > kPersistControlLimit) {
+    set_null(s, "largest_kept_bytes",
+             significant(100 * ctl_fraction, 3) + " % of the window survived the co-runner without a set-aside (above " +
+                 significant(100 * kPersistControlLimit, 2) + " %): kept bytes measure survival, not persistence",
+             evidence_of(all));
+  } else {
+    std::ostringstream why;
+    why << "most window bytes still hitting after a co-runner of " << mib(best->med("corunner_bytes"))
+        << " (median of " << best->samples.at("kept_bytes").size() << " run(s), each the median of its trials), at request "
+        << mib(best->med("requested_bytes")) << ", window " << mib(best->med("window_bytes")) << ", hitRatio "
+        << significant(best->med("hit_ratio"), 3) << "; the control kept " << significant(100 * ctl_fraction, 3) << " %";
+    set_value(s, "largest_kept_bytes", round_to(best_kept, 0), widest_spread > 0.1 ? 0.6 : 0.8, evidence_of({best, ctl}),
+              why.str());
+    s["largest_kept_request_bytes"] = round_to(best->med("requested_bytes"), 0);
+    s["largest_kept_window_bytes"] = round_to(best->med("window_bytes"), 0);
+    if (std::isfinite(best->lo("kept_bytes_min")) && std::isfinite(best->hi("kept_bytes_max")))
+      s["largest_kept_bytes_range"] = {round_to(best->lo("kept_bytes_min"), 0), round_to(best->hi("kept_bytes_max"), 0)};
+  }
+  // kept over granted where the whole set-aside was asked for with a window of its size
+  const double M = s["max_bytes"].is_number() ? s["max_bytes"].get<double>() : NAN;
+  s["kept_of_max"] = nullptr;
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    const json& r = rows[i];
+    if (!std::isfinite(M) || !s["largest_kept_bytes"].is_number() || !r["kept_bytes"].is_number() || ps[i].num("ratio") != 100)
+      continue;
+    const double S = r["requested_bytes"].get<double>(), W = r["window_bytes"].get<double>();
+    if (std::fabs(S - M) <= 4096 && std::fabs(W - M) <= 4096) s["kept_of_max"] = round_to(r["kept_bytes"].get<double>() / M, 3);
+  }
+  return s;
+}
+
+}  // namespace memhier::analysis

@@ -1,0 +1,60 @@
+// report.md: "L2 persisting" — every figure from topology.json's l2_persisting section.
+#include "analysis/report/persisting.hpp"
+
+#include <sstream>
+
+#include "analysis/report/format.hpp"
+
+namespace memhier::analysis {
+
+using json = nlohmann::json;
+namespace rf = report_format;
+
+namespace {
+
+std::string why_not(const json& s, const std::string& key) {
+  if (s.contains("provenance") && s["provenance"].contains(key)) return s["provenance"][key].value("reason", std::string("not determined"));
+  return "not determined";
+}
+
+std::string bytes_or(const json& s, const std::string& key) {
+  return s.contains(key) && s[key].is_number() ? rf::bytes_long(s[key].get<double>()) : "not determined — " + why_not(s, key);
+}
+
+std::string cell_bytes(const json& r, const std::string& key) {
+  return r.contains(key) && r[key].is_number() ? rf::bytes_short(r[key].get<double>()) : "—";
+}
+
+std::string cell_number(const json& r, const std::string& key, double scale, int digits) {
+  return r.contains(key) && r[key].is_number() ? rf::number(r[key].get<double>() * scale, digits) : "—";
+}
+
+}  // namespace
+
+std::string render_persisting_markdown(const json& t) {
+  if (!t.contains("l2_persisting") || !t["l2_persisting"].is_object()) return "";
+  const json& s = t["l2_persisting"];
+  std::ostringstream o;
+  o << "\n## L2 persisting\n\n";
+  o << "Set-aside at most (persistingL2CacheMaxSize): " << bytes_or(s, "max_bytes") << ". Largest kept against the "
+    << "streaming co-runner: " << bytes_or(s, "largest_kept_bytes") << ". Without a set-aside (control): "
+    << bytes_or(s, "control_kept_bytes") << ".";
+  if (s.contains("kept_of_max") && s["kept_of_max"].is_number())
+    o << " The whole set-aside over a window of its size kept " << rf::number(100 * s["kept_of_max"].get<double>(), 1) << " % of it.";
+  o << "\n\n| requested | granted | window | hitRatio | kept | of the window | of min(granted, hitRatio × window) | hit / miss (cycles) |\n"
+       "|---:|---:|---:|---:|---:|---:|---:|---|\n";
+  if (s.contains("by_request") && s["by_request"].is_array())
+    for (const auto& r : s["by_request"]) {
+      o << "| " << cell_bytes(r, "requested_bytes") << " | " << cell_bytes(r, "set_aside_bytes") << " | "
+        << cell_bytes(r, "window_bytes") << " | " << cell_number(r, "hit_ratio", 1, 2) << " | ";
+      if (r.contains("kept_bytes") && r["kept_bytes"].is_number())
+        o << cell_bytes(r, "kept_bytes") << " | " << cell_number(r, "kept_fraction", 100, 1) << " % | "
+          << cell_number(r, "kept_of_expected", 100, 1) << (r.contains("kept_of_expected") && r["kept_of_expected"].is_number() ? " %" : "");
+      else
+        o << "not determined: " << r.value("kept_reason", std::string("—")) << " | — | —";
+      o << " | " << cell_number(r, "hit_latency_cycles", 1, 0) << " / " << cell_number(r, "miss_latency_cycles", 1, 0) << " |\n";
+    }
+  return o.str();
+}
+
+}  // namespace memhier::analysis

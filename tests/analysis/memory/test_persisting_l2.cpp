@@ -1,0 +1,158 @@
+// The persisting L2 set-aside (analysis/memory/persisting_l2.hpp; issue 20 item 4) from built
+// l2_persist entries: kept bytes per request against the device's maximum, the control, what the
+// data cannot decide (null with the reason), the report's table and the gate's headline figure.
+#include <gtest/gtest.h>
+
+#include "analysis/gate/headline.hpp"
+#include "analysis/memory/persisting_l2.hpp"
+#include "analysis/report/persisting.hpp"
+#include "tests/analysis/bench_entries.hpp"
+
+using namespace memhier;
+using namespace memhier::analysis;
+using memhier::test_support::bench_entry;
+using json = nlohmann::json;
+
+namespace {
+
+constexpr double MiB = 1024.0 * 1024.0;
+constexpr double M = 30 * MiB;  // persistingL2CacheMaxSize of the synthetic device
+
+// One benchmark: S requested, W window, R percent; `kept` bytes (median), +-spread over trials.
+BenchEntry point(double S, double W, int R, double kept, double spread = 0, double separated = 1) {
+  const double samples = 65536;
+  return bench_entry("l2_persist/request:" + std::to_string(static_cast<long long>(S)) +
+                         "/window:" + std::to_string(static_cast<long long>(W)) + "/ratio:" + std::to_string(R),
+                     {{"requested_bytes", S}, {"set_aside_bytes", S}, {"window_bytes", W}, {"hit_ratio", R / 100.0},
+                      {"max_persisting_bytes", M}, {"accesses", samples}, {"kept_bytes", kept},
+                      {"kept_fraction", kept / W}, {"kept_bytes_min", kept - spread}, {"kept_bytes_max", kept + spread},
+                      {"hit_latency_cycles", 300}, {"miss_latency_cycles", 640}, {"ref_hit_latency_cycles", 290},
+                      {"ref_miss_latency_cycles", 650}, {"threshold_cycles", 510}, {"separated", separated},
+                      {"corunner_bytes", 8 * 40 * MiB}, {"trials", 3}});
+}
+
+BenchRun run_with(std::vector<BenchEntry> e) {
+  return test_support::bench_run(std::move(e), {{"l2_cache_bytes", "41943040"},
+                                                {"l2_persisting_max_bytes", std::to_string(static_cast<long long>(M))},
+                                                {"access_policy_max_window_bytes", "134213632"}});
+}
+
+// The sweep of the plan on a device that keeps what it promises; the larger window at hitRatio 1
+// keeps 70 % of the set-aside (thrash), at hitRatio 0.5 all of it.
+std::vector<BenchEntry> promised() {
+  return {point(0, M, 100, 0.002 * M), point(M / 8, M, 100, M / 8, 0.01 * M), point(M / 4, M, 100, M / 4),
+          point(M / 2, M, 100, M / 2), point(M, M, 100, 0.98 * M, 0.01 * M), point(M, 2 * M, 100, 0.7 * M),
+          point(M, 2 * M, 50, 0.99 * M)};
+}
+
+const json* row_of(const json& s, double S, double W, double R) {
+  for (const auto& r : s["by_request"])
+    if (r["requested_bytes"] == S && r["window_bytes"] == W && std::fabs(r["hit_ratio"].get<double>() - R) < 1e-9) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(PersistingL2, AbsentWithoutTheFamily) {
+  EXPECT_TRUE(persisting_l2_section({run_with({})}).is_null());
+}
+
+TEST(PersistingL2, KeptPerRequestAgainstTheMaximum) {
+  const json s = persisting_l2_section({run_with(promised())});
+  ASSERT_TRUE(s.is_object());
+  EXPECT_EQ(s["max_bytes"], M);
+  EXPECT_EQ(s["max_window_bytes"], 134213632);
+  ASSERT_EQ(s["by_request"].size(), 7u);
+  // sorted by window, then hitRatio (high first), then request
+  EXPECT_EQ(s["by_request"][0]["requested_bytes"], 0);
+  EXPECT_EQ(s["by_request"][4]["requested_bytes"], M);
+  EXPECT_EQ(s["by_request"][5]["hit_ratio"], 1.0);
+  const json* eighth = row_of(s, M / 8, M, 1);
+  ASSERT_TRUE(eighth);
+  EXPECT_EQ((*eighth)["kept_bytes"], M / 8);
+  EXPECT_DOUBLE_EQ((*eighth)["kept_fraction"].get<double>(), 0.125);
+  EXPECT_DOUBLE_EQ((*eighth)["kept_of_expected"].get<double>(), 1.0);
+  EXPECT_EQ((*eighth)["kept_bytes_range"], json({std::round(M / 8 - 0.01 * M), std::round(M / 8 + 0.01 * M)}));
+  const json* thrash = row_of(s, M, 2 * M, 1);
+  ASSERT_TRUE(thrash);
+  EXPECT_DOUBLE_EQ((*thrash)["kept_of_expected"].get<double>(), 0.7);  // min(M, 1 x 2M) = M promised
+  EXPECT_DOUBLE_EQ((*row_of(s, M, 2 * M, 0.5))["kept_of_expected"].get<double>(), 0.99);
+  EXPECT_TRUE((*row_of(s, 0, M, 1))["kept_of_expected"].is_null());  // nothing promised
+  EXPECT_EQ(s["control_kept_bytes"], std::round(0.002 * M));
+  EXPECT_DOUBLE_EQ(s["control_kept_fraction"].get<double>(), 0.002);
+  EXPECT_EQ(s["largest_kept_bytes"], std::round(0.99 * M));
+  EXPECT_EQ(s["largest_kept_window_bytes"], 2 * M);
+  EXPECT_DOUBLE_EQ(s["kept_of_max"].get<double>(), 0.98);
+  EXPECT_GT(s["provenance"]["largest_kept_bytes"]["confidence"].get<double>(), 0.5);
+  EXPECT_EQ(s["probe_hit_latency_cycles"], 300);
+}
+
+TEST(PersistingL2, ControlThatKeepsTheWindowDecidesNothing) {
+  std::vector<BenchEntry> e = promised();
+  e[0] = point(0, M, 100, 0.4 * M);  // a scan-resistant L2 kept 40 % without any set-aside
+  const json s = persisting_l2_section({run_with(e)});
+  EXPECT_TRUE(s["largest_kept_bytes"].is_null());
+  EXPECT_NE(s["provenance"]["largest_kept_bytes"]["reason"].get<std::string>().find("survived the co-runner without a set-aside"),
+            std::string::npos);
+  EXPECT_TRUE(s["kept_of_max"].is_null());
+  EXPECT_EQ(s["control_kept_bytes"], std::round(0.4 * M));  // the points stay listed
+  EXPECT_EQ((*row_of(s, M / 2, M, 1))["kept_bytes"], M / 2);
+}
+
+TEST(PersistingL2, OverlappingReferencesLeaveThePointNull) {
+  std::vector<BenchEntry> e = promised();
+  e[3] = point(M / 2, M, 100, M / 2, 0, 0);
+  const json s = persisting_l2_section({run_with(e)});
+  const json* half = row_of(s, M / 2, M, 1);
+  ASSERT_TRUE(half);
+  EXPECT_TRUE((*half)["kept_bytes"].is_null());
+  EXPECT_NE((*half)["kept_reason"].get<std::string>().find("hits are not told from misses"), std::string::npos);
+  EXPECT_TRUE(s["largest_kept_bytes"].is_number());  // the other points decide
+
+  std::vector<BenchEntry> none;
+  for (const auto& p : promised()) {
+    BenchEntry q = p;
+    q.counters["separated"] = 0;
+    none.push_back(q);
+  }
+  const json n = persisting_l2_section({run_with(none)});
+  EXPECT_TRUE(n["largest_kept_bytes"].is_null());
+  EXPECT_TRUE(n["control_kept_bytes"].is_null());
+  EXPECT_NE(n["provenance"]["largest_kept_bytes"]["reason"].get<std::string>().find("no benchmark told hits from misses"),
+            std::string::npos);
+}
+
+TEST(PersistingL2, WithoutAControlSurvivalIsNotPersistence) {
+  std::vector<BenchEntry> e = promised();
+  e.erase(e.begin());
+  const json s = persisting_l2_section({run_with(e)});
+  EXPECT_TRUE(s["control_kept_bytes"].is_null());
+  EXPECT_TRUE(s["largest_kept_bytes"].is_null());
+}
+
+TEST(PersistingL2, RepetitionsTakeTheMedian) {
+  std::vector<BenchEntry> e = promised();
+  e.push_back(point(M / 4, M, 100, 0.2 * M));
+  e.push_back(point(M / 4, M, 100, 0.26 * M));
+  const json s = persisting_l2_section({run_with(e)});
+  EXPECT_EQ(s["by_request"].size(), 7u);
+  EXPECT_EQ((*row_of(s, M / 4, M, 1))["kept_bytes"], M / 4);
+}
+
+TEST(PersistingL2, ReportTableAndHeadlineFigure) {
+  json t;
+  t["l2_persisting"] = persisting_l2_section({run_with(promised())});
+  const std::string md = render_persisting_markdown(t);
+  EXPECT_NE(md.find("## L2 persisting"), std::string::npos);
+  EXPECT_NE(md.find("| requested | granted | window |"), std::string::npos);
+  EXPECT_NE(md.find("12.5 %"), std::string::npos);  // M/8 of a window of M
+  EXPECT_EQ(render_persisting_markdown(json::object()), "");
+
+  const Headline h = extract_headline(t, run_with(promised()));
+  auto it = h.figures.find("l2_persisting.largest_kept_bytes");
+  ASSERT_NE(it, h.figures.end());
+  EXPECT_EQ(it->second.kind, Figure::Kind::bandwidth);  // more is better, a relative threshold
+  EXPECT_EQ(it->second.value, std::round(0.99 * M));
+  EXPECT_EQ(figure_label(it->first), "persisting L2 bytes kept");
+  EXPECT_EQ(h.figures.count("l2_persisting.control_kept_bytes"), 0u);
+}
