@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 
+#include "common/persist_sample.hpp"
 #include "kernels/clock.cuh"
 
 namespace memhier::kern {
@@ -41,22 +42,13 @@ __global__ void persist_stream(const uint4* p, std::uint64_t n, std::uint32_t* s
 
 struct PersistProbeArgs {
   const std::uint32_t* window;  // the window (zeroed: every loaded value is 0)
-  std::uint64_t block_lines;    // window lines per sample line
+  std::uint64_t window_lines;   // lines of the window; the samples are drawn from all of them
   std::uint32_t samples;        // sample lines of the window
   const std::uint32_t* hot;     // kPersistRefLines lines per CTA (gridDim.x CTAs): hit references
   const std::uint32_t* cold;    // kPersistRefLines lines per CTA: miss references (untouched since the co-runner)
   std::uint32_t* hist;          // 3 x kPersistBins counts, added into
   std::uint32_t* sink;          // [0]: overhead of CTA 0 (cycles); [1]: never written in practice
 };
-
-// Window line of sample k: block k at a hashed position inside it (no stride aliases with a hash).
-__device__ __forceinline__ std::uint64_t persist_sample_line(std::uint32_t k, std::uint64_t block_lines) {
-  std::uint32_t h = k * 0x9E3779B1u;
-  h ^= h >> 15;
-  h *= 0x85EBCA77u;
-  h ^= h >> 13;
-  return static_cast<std::uint64_t>(k) * block_lines + (block_lines > 1 ? h % block_lines : 0);
-}
 
 // The hit references of CTA b are read (word 0 of each line) by CTA (b + grid/2) mod grid: in L2
 // for the probe, and put there by another SM (far-partition hits among them).
@@ -118,7 +110,7 @@ __global__ void persist_probe(PersistProbeArgs a) {
                   persist_time(a.hot + (ref0 + k) * kPersistLineWords + v, &s_sink, &v), ovh);
     for (std::uint32_t k = blockIdx.x; k < a.samples; k += gridDim.x)
       persist_bin(s_hist + kPersistWindow * kPersistBins,
-                  persist_time(a.window + persist_sample_line(k, a.block_lines) * kPersistLineWords + v, &s_sink, &v), ovh);
+                  persist_time(a.window + memhier::persist_sample_line(k, a.window_lines, a.samples) * kPersistLineWords + v, &s_sink, &v), ovh);
     for (std::uint32_t k = 0; k < kPersistRefLines; ++k)
       persist_bin(s_hist + kPersistMissRef * kPersistBins,
                   persist_time(a.cold + (ref0 + k) * kPersistLineWords + v, &s_sink, &v), ovh);

@@ -183,7 +183,7 @@ void classify(Trial& t) {
 struct Plan {
   std::uint64_t window_bytes = 0, stream_bytes = 0;
   std::uint32_t samples = 0;
-  std::uint64_t block_lines = 1;
+  std::uint64_t lines = 0;  // the window's lines, every one of them in some sample's block
   int trials = 3;
   float hit_ratio = 1;
 };
@@ -192,7 +192,7 @@ Trial run_trial(const DeviceDescription& d, PersistBuffers& b, const Plan& p, co
   const unsigned stream_grid = static_cast<unsigned>(d.sm_count * kStreamCtasPerSm);
   kern::PersistProbeArgs a{};
   a.window = reinterpret_cast<const std::uint32_t*>(b.window.get());
-  a.block_lines = p.block_lines;
+  a.window_lines = p.lines;
   a.samples = p.samples;
   a.hot = b.hot.get();
   a.cold = b.cold.get();
@@ -258,6 +258,7 @@ void add_counters(const Plan& p, const PersistAttrs& at, std::uint64_t request, 
   c["hit_ratio"] = p.hit_ratio;
   c["max_persisting_bytes"] = static_cast<double>(at.max_persisting);
   c["accesses"] = probed;
+  c["probe_span_bytes"] = static_cast<double>(p.lines * kLineBytes);  // the window's part the samples came from: all of it
   c["misses"] = probed - k;
   c["miss_rate"] = 1 - line_fraction;
   c["kept_fraction"] = line_fraction;
@@ -303,9 +304,8 @@ LevelResult run_l2_persist(const DeviceDescription& d, const LevelRequest& r) {
   p.window_bytes = static_cast<std::uint64_t>(window);
   const std::uint64_t l2s = min_work() ? 2 : kCorunnerL2s;
   p.stream_bytes = std::max<std::uint64_t>(1, std::min(l2s * d.l2_bytes, d.global_mem_bytes / 4) / (64 << 10)) * (64 << 10);
-  const std::uint64_t lines = p.window_bytes / kLineBytes;
-  p.samples = static_cast<std::uint32_t>(std::min<std::uint64_t>(lines, min_work() ? 4096 : kMaxSamples));
-  p.block_lines = lines / p.samples;
+  p.lines = p.window_bytes / kLineBytes;
+  p.samples = static_cast<std::uint32_t>(std::min<std::uint64_t>(p.lines, min_work() ? 4096 : kMaxSamples));
   p.trials = min_work() ? 1 : 3;
   p.hit_ratio = static_cast<float>(ratio) / 100.0f;
   PersistBuffers& b = buffers(d, p.window_bytes, p.stream_bytes);
