@@ -54,6 +54,11 @@ def PCT(v):
     return "%.1f %%" % v
 
 
+def FRAC(v):
+    """a fraction (0.966) as a percentage"""
+    return "%.1f %%" % (100 * v)
+
+
 def NUM(v):
     return ("%d" % v) if float(v) == int(v) else ("%.3g" % v)
 
@@ -112,6 +117,11 @@ OTHER = (
                                                       ("merge_capacity", "merge capacity", NUM),
                                                       ("max_outstanding_requests_per_sm", "outstanding per SM", NUM),
                                                       ("warp_load_limit", "independent loads per warp", NUM))),
+    ("L2 persisting", "l2_persisting", (("max_bytes", "set-aside at most (persistingL2CacheMaxSize)", B),
+                                        ("grant_step_bytes", "set-aside granted in steps of", B),
+                                        ("largest_kept_bytes", "largest kept against a streaming co-runner", B),
+                                        ("kept_of_max", "kept of the maximum (whole set-aside, window of its size)", FRAC),
+                                        ("control_kept_bytes", "kept without a set-aside (control)", B))),
     ("address translation", "address_translation", (("page_bytes", "page", B), ("page_bytes_at_most", "page at most", B),
                                                     ("resolution_cycles", "smallest step resolved", CY))),
     ("timing", "measurement", (("clock_overhead_pair_cycles", "clock read pair", CY),

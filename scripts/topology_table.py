@@ -5,7 +5,8 @@ memory, warp access, and the measurement itself. scripts/characterize.sh prints 
 A value that was not determined prints as '-' (the reason is in topology.json and report.md); a
 capacity that is not exact says what it is ("50 % pt": the 50 % point of the miss-rate curve; "fit";
 ">=": a lower bound), equal ways print once, a TLB shows entries, reach per entry, total reach.
-The levels beyond one SM (distributed_shared_memory, async_copies, host_memory, peers) print only
+The levels beyond one SM (distributed_shared_memory, async_copies, host_memory, peers) and the
+persisting L2 set-aside (l2_persisting: maximum, grant step, largest kept, per request) print only
 where topology.json has them, a missing value as "not determined" with its reason."""
 import json
 import os
@@ -303,11 +304,39 @@ def peers_table(peers):
     table("Peer GPUs", ["peer", "what", "value", "of link"], rows)
 
 
+def persisting_table(s):
+    """The persisting L2 set-aside (l2_persisting): the maximum, the grant's step, the largest kept, the
+    control, then kept per request (of the window; of what was granted)."""
+    frac = lambda v: fmt(100.0 * v) + " %"
+    rows = [["set-aside at most", val(s, "max_bytes", fmt_bytes), ""],
+            ["granted in steps of", val(s, "grant_step_bytes", fmt_bytes),
+             ("rounded %s; %s %% of the L2" % (s.get("grant_rounding"), fmt(100.0 * s["grant_step_of_l2"], 2))
+              if s.get("grant_step_of_l2") is not None else ("rounded %s" % s["grant_rounding"] if s.get("grant_rounding") else ""))],
+            ["largest kept", val(s, "largest_kept_bytes", fmt_bytes),
+             "of the maximum " + frac(s["kept_of_max"]) if s.get("kept_of_max") is not None else ""],
+            ["kept without a set-aside", val(s, "control_kept_bytes", fmt_bytes), ""]]
+    for r in s.get("by_request") or []:
+        if not isinstance(r, dict):
+            continue
+        what = "request %s, window %s, hitRatio %s" % (val(r, "requested_bytes", fmt_bytes), val(r, "window_bytes", fmt_bytes),
+                                                       fmt(r.get("hit_ratio"), 2))
+        note = []
+        if r.get("set_aside_bytes") is not None:
+            note.append("granted " + fmt_bytes(r["set_aside_bytes"]))
+        if r.get("kept_of_granted") is not None:
+            note.append("kept " + frac(r["kept_of_granted"]) + " of it")
+        if r.get("probe_span_reason"):
+            note.append("probe saw the first " + frac(r["probe_span_bytes"] / r["window_bytes"]) + " only")
+        rows.append([clip(what, 60), val(r, "kept_bytes", fmt_bytes, 40), "; ".join(note)])
+    table("L2 persisting", ["what", "value", "note"], rows)
+
+
 def level_tables(t):
     for key, title, fn, kind in (("distributed_shared_memory", "Distributed shared memory", dsmem_tables, dict),
                                  ("async_copies", "Async copies", async_tables, dict),
                                  ("host_memory", "Host memory", host_table, dict),
-                                 ("peers", "Peer GPUs", peers_table, list)):
+                                 ("peers", "Peer GPUs", peers_table, list),
+                                 ("l2_persisting", "L2 persisting", persisting_table, dict)):
         if key not in t:
             continue
         if isinstance(t[key], kind):

@@ -75,7 +75,8 @@ struct PeerModel {
 
 // The persisting L2 set-aside (sim config key `l2_persisting`; docs/methodology.md, section
 // l2_persist): the l2_persist family's answer is the hardware's promise, kept = efficiency x
-// min(granted set-aside, hitRatio x window), granted = request rounded down to the granularity.
+// min(granted set-aside, hitRatio x window), granted = request rounded up to the granularity
+// (at most max_bytes), as the H100 grants it.
 struct PersistModel {
   bool present = false;
   std::uint64_t max_bytes = 0;          // persistingL2CacheMaxSize

@@ -290,8 +290,8 @@ LevelAnswer peer(const LevelsModel& m, const LevelQuery& q, std::uint64_t call) 
   return {"unknown peer op '" + op + "'", {}, 0};
 }
 
-// l2_persist/request:S/window:W/ratio:R: the set-aside granted (S rounded down to the granularity,
-// at most max_bytes) keeps efficiency x min(granted, R/100 x W) bytes of the window; the probe's
+// l2_persist/request:S/window:W/ratio:R: the set-aside granted (S rounded up to the granularity, as
+// the H100's driver grants it, at most max_bytes) keeps efficiency x min(granted, R/100 x W) bytes of the window; the probe's
 // samples (as the CUDA backend: up to 65 536 lines) hit at the L2's latency, miss at DRAM's.
 LevelAnswer l2_persist(const LevelsModel& m, const LevelQuery& q, std::uint64_t call) {
   const PersistModel& p = m.persist;
@@ -302,7 +302,8 @@ LevelAnswer l2_persist(const LevelsModel& m, const LevelQuery& q, std::uint64_t 
     return {"window must be a multiple of 16 bytes in [128, " + std::to_string(p.max_window_bytes) + "]", {}, 0};
   if (R < 0 || R > 100) return {"ratio must be a percentage in [0, 100]", {}, 0};
   std::uint64_t granted = static_cast<std::uint64_t>(S);
-  if (p.granularity_bytes) granted = granted / p.granularity_bytes * p.granularity_bytes;
+  if (p.granularity_bytes)
+    granted = std::min(p.max_bytes, (granted + p.granularity_bytes - 1) / p.granularity_bytes * p.granularity_bytes);
   const double window = static_cast<double>(W), lines = std::floor(window / 128);
   const double samples = std::min(lines, 65536.0);
   const double kept_bytes = p.kept_efficiency * std::min(static_cast<double>(granted), static_cast<double>(R) / 100 * window);
@@ -317,6 +318,7 @@ LevelAnswer l2_persist(const LevelsModel& m, const LevelQuery& q, std::uint64_t 
   c["hit_ratio"] = static_cast<double>(R) / 100;
   c["max_persisting_bytes"] = static_cast<double>(p.max_bytes);
   c["accesses"] = samples;
+  c["probe_span_bytes"] = lines * 128;  // the samples are drawn from the whole window, as on the device
   c["misses"] = samples - kept;
   c["miss_rate"] = 1 - kept / samples;
   c["kept_fraction"] = kept / samples;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <numeric>
 #include <sstream>
 #include <tuple>
 
@@ -20,6 +22,23 @@ namespace {
 
 std::string mib(double b) { return significant(b / (1024.0 * 1024.0), 4) + " MiB"; }
 
+constexpr double kLine = 128;
+
+// The part of the window the probe's samples came from (bytes from its start). The counter
+// probe_span_bytes says it; runs without it (before the samples spanned the whole window) drew
+// sample k from block k of floor(lines / samples) lines, so only the first samples x floor(lines /
+// samples) lines — the rest of the window was never probed (NaN when accesses/window are absent).
+double probe_span(const Point& p, bool* legacy) {
+  *legacy = false;
+  const double span = p.med("probe_span_bytes");
+  if (std::isfinite(span)) return span;
+  const double W = p.med("window_bytes"), samples = p.med("accesses");
+  if (!std::isfinite(W) || !std::isfinite(samples) || samples <= 0) return NAN;
+  *legacy = true;
+  const double lines = std::floor(W / kLine);
+  return samples * std::floor(lines / samples) * kLine;
+}
+
 // One benchmark's row of by_request; *kept the kept bytes (NaN when not decided).
 json request_row(const Point& p, double* kept) {
   const double S = p.med("requested_bytes"), G = p.med("set_aside_bytes"), W = p.med("window_bytes");
@@ -33,6 +52,16 @@ json request_row(const Point& p, double* kept) {
             {"miss_latency_cycles", number_or_null(p.med("miss_latency_cycles"))},
             {"threshold_cycles", number_or_null(p.med("threshold_cycles"))}};
   *kept = NAN;
+  bool legacy = false;
+  const double span = probe_span(p, &legacy);
+  if (std::isfinite(span) && std::isfinite(W) && W > 0) {
+    r["probe_span_bytes"] = round_to(span, 0);
+    if (span < W - kLine)
+      r["probe_span_reason"] = "the probe's samples came from the window's first " + significant(100 * span / W, 3) +
+                               " % only" + (legacy ? " (a run before the samples spanned the whole window)" : "") +
+                               ": kept_bytes extrapolates their hit fraction over the window, and the lines the warm "
+                               "pass touched last — those a set-aside smaller than the window keeps — were not probed";
+  }
   const double sep = p.lo("separated"), k = p.med("kept_bytes");
   if (!std::isfinite(k) || !std::isfinite(W) || W <= 0) {
     r["kept_bytes"] = nullptr;
@@ -50,6 +79,7 @@ json request_row(const Point& p, double* kept) {
       r["kept_bytes_range"] = {round_to(p.lo("kept_bytes_min"), 0), round_to(p.hi("kept_bytes_max"), 0)};
     const double expected = std::min(std::isfinite(G) ? G : S, R * W);  // the hardware's promise
     r["kept_of_expected"] = expected > 0 ? json(round_to(k / expected, 3)) : json();
+    r["kept_of_granted"] = std::isfinite(G) && G > 0 ? json(round_to(k / G, 3)) : json();
   }
   return r;
 }
@@ -69,6 +99,76 @@ void add_max(const std::vector<BenchRun>& runs, json& s) {
   if (std::isfinite(M)) set_value(s, "max_bytes", M, 1.0, {}, "persistingL2CacheMaxSize reported by the device (context l2_persisting_max_bytes)");
   else set_null(s, "max_bytes", "the run's context has no l2_persisting_max_bytes");
   s["max_window_bytes"] = number_or_null(MW, 0);
+}
+
+// How the driver grants a request: rounding (up, down, exact, mixed) and the step of the grants —
+// the largest g dividing every non-zero grant such that rounding each request to a multiple of g
+// (in the direction seen) gives its grant, decided only where no finer step g / k (k = 2 ... 64)
+// gives them too (a step the data cannot tell from a finer one stays null).
+void add_grant(const std::vector<Point>& ps, const std::vector<BenchRun>& runs, json& s) {
+  std::vector<std::pair<double, double>> rg;  // (requested, granted) over requests > 0
+  std::vector<const Point*> ev;
+  for (const auto& p : ps) {
+    const double S = p.med("requested_bytes"), G = p.med("set_aside_bytes");
+    if (!std::isfinite(S) || !std::isfinite(G) || S <= 0) continue;
+    bool seen = false;
+    for (const auto& [a, b] : rg) seen = seen || (a == S && b == G);
+    if (!seen) rg.emplace_back(S, G);
+    ev.push_back(&p);
+  }
+  if (rg.empty()) {
+    set_null(s, "grant_step_bytes", "no benchmark requested a set-aside (request > 0) and read back what was granted");
+    return;
+  }
+  int up = 0, down = 0, exact = 0;
+  std::uint64_t g = 0;
+  for (const auto& [S, G] : rg) {
+    (G > S ? up : G < S ? down : exact) += 1;
+    if (G > 0) g = std::gcd(g, static_cast<std::uint64_t>(G));
+  }
+  const std::string rounding = up && down ? "mixed" : up ? "up" : down ? "down" : "exact";
+  s["grant_rounding"] = rounding;
+  std::ostringstream pairs;
+  for (const auto& [S, G] : rg) pairs << (pairs.tellp() > 0 ? ", " : "") << mib(S) << " -> " << mib(G);
+  s["grants"] = json::array();
+  for (const auto& [S, G] : rg) s["grants"].push_back({{"requested_bytes", round_to(S, 0)}, {"set_aside_bytes", round_to(G, 0)}});
+  if (rounding == "exact" || rounding == "mixed" || g == 0) {
+    set_null(s, "grant_step_bytes",
+             rounding == "exact" ? "every request was granted as asked (" + pairs.str() + "): no step shows"
+                                 : "the grants (" + pairs.str() + ") follow no single rounding direction",
+             evidence_of(ev));
+    return;
+  }
+  const bool rounds_up = rounding == "up";
+  auto reproduces = [&](double step) {
+    for (const auto& [S, G] : rg) {
+      const double q = S / step, m = (rounds_up ? std::ceil(q - 1e-9) : std::floor(q + 1e-9)) * step;
+      const double M = s["max_bytes"].is_number() ? s["max_bytes"].get<double>() : INFINITY;
+      if (std::fabs(std::min(m, M) - G) > 0.5) return false;
+    }
+    return true;
+  };
+  const double step = static_cast<double>(g);
+  if (!reproduces(step)) {
+    set_null(s, "grant_step_bytes",
+             "the grants (" + pairs.str() + ") are multiples of " + mib(step) + " but rounding the requests " +
+                 rounding + " to it does not give them", evidence_of(ev));
+    return;
+  }
+  for (int k = 2; k <= 64; ++k)
+    if (reproduces(step / k)) {
+      set_null(s, "grant_step_bytes",
+               "rounding " + rounding + " to " + mib(step) + " and to " + mib(step / k) + " both give the grants (" +
+                   pairs.str() + "): more requests between the steps would tell",
+               evidence_of(ev));
+      return;
+    }
+  set_value(s, "grant_step_bytes", step, up + down >= 2 ? 0.8 : 0.6, evidence_of(ev),
+            "every request was granted rounded " + rounding + " to a multiple of " + mib(step) + " (" + pairs.str() +
+                "), and no finer step (1/2 ... 1/64 of it) gives these grants");
+  const double L2 = context_number(runs, "l2_cache_bytes");
+  if (std::isfinite(L2) && L2 > 0) s["grant_step_of_l2"] = round_to(step / L2, 5);
+  if (s["max_bytes"].is_number()) s["grant_steps_in_max"] = round_to(s["max_bytes"].get<double>() / step, 3);
 }
 
 }  // namespace
@@ -99,6 +199,7 @@ json persisting_l2_section(const std::vector<BenchRun>& runs) {
       widest_spread = std::max(widest_spread, (p.hi("kept_bytes_max") - p.lo("kept_bytes_min")) / p.med("window_bytes"));
   }
   s["by_request"] = rows;
+  add_grant(ps, runs, s);
   s["probe_hit_latency_cycles"] = number_or_null(median_or_nan(hit));
   s["probe_miss_latency_cycles"] = number_or_null(median_or_nan(miss));
   const Point* ctl = control_point(ps);
@@ -130,8 +231,14 @@ json persisting_l2_section(const std::vector<BenchRun>& runs) {
         << " (median of " << best->samples.at("kept_bytes").size() << " run(s), each the median of its trials), at request "
         << mib(best->med("requested_bytes")) << ", window " << mib(best->med("window_bytes")) << ", hitRatio "
         << significant(best->med("hit_ratio"), 3) << "; the control kept " << significant(100 * ctl_fraction, 3) << " %";
-    set_value(s, "largest_kept_bytes", round_to(best_kept, 0), widest_spread > 0.1 ? 0.6 : 0.8, evidence_of({best, ctl}),
-              why.str());
+    bool legacy = false;
+    const double span = probe_span(*best, &legacy), W = best->med("window_bytes");
+    const bool partial = std::isfinite(span) && span < W - kLine;
+    if (partial)
+      why << "; the probe sampled the window's first " << significant(100 * span / W, 3)
+          << " % only (kept extrapolated over the rest; where the set-aside is smaller than the window, low)";
+    set_value(s, "largest_kept_bytes", round_to(best_kept, 0), partial ? 0.5 : widest_spread > 0.1 ? 0.6 : 0.8,
+              evidence_of({best, ctl}), why.str());
     s["largest_kept_request_bytes"] = round_to(best->med("requested_bytes"), 0);
     s["largest_kept_window_bytes"] = round_to(best->med("window_bytes"), 0);
     if (std::isfinite(best->lo("kept_bytes_min")) && std::isfinite(best->hi("kept_bytes_max")))

@@ -41,6 +41,21 @@ std::string render_persisting_markdown(const json& t) {
     << bytes_or(s, "control_kept_bytes") << ".";
   if (s.contains("kept_of_max") && s["kept_of_max"].is_number())
     o << " The whole set-aside over a window of its size kept " << rf::number(100 * s["kept_of_max"].get<double>(), 1) << " % of it.";
+  if (s.contains("grant_step_bytes") && s["grant_step_bytes"].is_number()) {
+    o << " The driver granted each request rounded " << s.value("grant_rounding", std::string("?")) << " to a multiple of "
+      << rf::bytes_long(s["grant_step_bytes"].get<double>());
+    if (s.contains("grant_step_of_l2") && s["grant_step_of_l2"].is_number())
+      o << " (" << rf::number(100 * s["grant_step_of_l2"].get<double>(), 2) << " % of the L2";
+    if (s.contains("grant_steps_in_max") && s["grant_steps_in_max"].is_number())
+      o << (s.contains("grant_step_of_l2") ? "; " : " (") << rf::number(s["grant_steps_in_max"].get<double>(), 2)
+        << " steps make the maximum";
+    o << (s.contains("grant_step_of_l2") || s.contains("grant_steps_in_max") ? ")." : ".");
+  } else if (s.contains("grant_rounding")) {
+    o << " Grants rounded " << s["grant_rounding"].get<std::string>() << "; their step not determined — " << why_not(s, "grant_step_bytes") << ".";
+  }
+  bool partial = false;
+  if (s.contains("by_request") && s["by_request"].is_array())
+    for (const auto& r : s["by_request"]) partial = partial || r.contains("probe_span_reason");
   o << "\n\n| requested | granted | window | hitRatio | kept | of the window | of min(granted, hitRatio × window) | hit / miss (cycles) |\n"
        "|---:|---:|---:|---:|---:|---:|---:|---|\n";
   if (s.contains("by_request") && s["by_request"].is_array())
@@ -49,11 +64,16 @@ std::string render_persisting_markdown(const json& t) {
         << cell_bytes(r, "window_bytes") << " | " << cell_number(r, "hit_ratio", 1, 2) << " | ";
       if (r.contains("kept_bytes") && r["kept_bytes"].is_number())
         o << cell_bytes(r, "kept_bytes") << " | " << cell_number(r, "kept_fraction", 100, 1) << " % | "
-          << cell_number(r, "kept_of_expected", 100, 1) << (r.contains("kept_of_expected") && r["kept_of_expected"].is_number() ? " %" : "");
+          << cell_number(r, "kept_of_expected", 100, 1) << (r.contains("kept_of_expected") && r["kept_of_expected"].is_number() ? " %" : "")
+          << (r.contains("probe_span_reason") ? " ¹" : "");
       else
         o << "not determined: " << r.value("kept_reason", std::string("—")) << " | — | —";
       o << " | " << cell_number(r, "hit_latency_cycles", 1, 0) << " / " << cell_number(r, "miss_latency_cycles", 1, 0) << " |\n";
     }
+  if (partial)
+    o << "\n¹ The probe sampled only the first part of the window (its row's probe_span_reason in topology.json): "
+         "kept extrapolates the sampled part's hit fraction over the window and reads low where the set-aside is "
+         "smaller than the window.\n";
   return o.str();
 }
 

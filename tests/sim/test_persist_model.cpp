@@ -58,8 +58,11 @@ TEST(SimPersist, GranularityAndEfficiency) {
   const Config c = with_block(R"({"max_bytes": 4194304, "set_aside_granularity_bytes": 1048576, "kept_efficiency": 0.5})");
   const auto a = ask(c.beyond_sm, 3000000, 4194304, 100);
   ASSERT_TRUE(a.error.empty()) << a.error;
-  EXPECT_EQ(a.counters.at("set_aside_bytes"), 2097152);              // 2.86 MB rounded down to 1 MiB steps
-  EXPECT_NEAR(a.counters.at("kept_bytes"), 1048576, 128);            // half of what was granted
+  EXPECT_EQ(a.counters.at("set_aside_bytes"), 3145728);              // 2.86 MB rounded up to 1 MiB steps
+  EXPECT_NEAR(a.counters.at("kept_bytes"), 1572864, 128);            // half of what was granted
+  EXPECT_EQ(a.counters.at("probe_span_bytes"), 4194304);             // the samples come from the whole window
+  EXPECT_EQ(ask(c.beyond_sm, 4000000, 4194304, 100).counters.at("set_aside_bytes"), 4194304);  // rounded up, at most max_bytes
+  EXPECT_EQ(ask(c.beyond_sm, 0, 4194304, 100).counters.at("set_aside_bytes"), 0);
   EXPECT_EQ(a.counters.at("hit_latency_cycles"), 260);
   EXPECT_EQ(a.counters.at("miss_latency_cycles"), 600);
   EXPECT_EQ(c.beyond_sm.persist.max_window_bytes, 2u * 4194304);   // default: twice the set-aside

@@ -18,13 +18,14 @@ namespace {
 constexpr double MiB = 1024.0 * 1024.0;
 constexpr double M = 30 * MiB;  // persistingL2CacheMaxSize of the synthetic device
 
-// One benchmark: S requested, W window, R percent; `kept` bytes (median), +-spread over trials.
-BenchEntry point(double S, double W, int R, double kept, double spread = 0, double separated = 1) {
+// One benchmark: S requested, W window, R percent; `kept` bytes (median), +-spread over trials;
+// G granted (S where negative); the samples drawn from the whole window.
+BenchEntry point(double S, double W, int R, double kept, double spread = 0, double separated = 1, double G = -1) {
   const double samples = 65536;
   return bench_entry("l2_persist/request:" + std::to_string(static_cast<long long>(S)) +
                          "/window:" + std::to_string(static_cast<long long>(W)) + "/ratio:" + std::to_string(R),
-                     {{"requested_bytes", S}, {"set_aside_bytes", S}, {"window_bytes", W}, {"hit_ratio", R / 100.0},
-                      {"max_persisting_bytes", M}, {"accesses", samples}, {"kept_bytes", kept},
+                     {{"requested_bytes", S}, {"set_aside_bytes", G < 0 ? S : G}, {"window_bytes", W}, {"hit_ratio", R / 100.0},
+                      {"max_persisting_bytes", M}, {"accesses", samples}, {"probe_span_bytes", W}, {"kept_bytes", kept},
                       {"kept_fraction", kept / W}, {"kept_bytes_min", kept - spread}, {"kept_bytes_max", kept + spread},
                       {"hit_latency_cycles", 300}, {"miss_latency_cycles", 640}, {"ref_hit_latency_cycles", 290},
                       {"ref_miss_latency_cycles", 650}, {"threshold_cycles", 510}, {"separated", separated},
@@ -155,4 +156,63 @@ TEST(PersistingL2, ReportTableAndHeadlineFigure) {
   EXPECT_EQ(it->second.value, std::round(0.99 * M));
   EXPECT_EQ(figure_label(it->first), "persisting L2 bytes kept");
   EXPECT_EQ(h.figures.count("l2_persisting.control_kept_bytes"), 0u);
+}
+
+TEST(PersistingL2, GrantStepFromRequestsRoundedUp) {
+  // the H100's pattern: steps of M / 10 (a sixteenth of an L2 of 16 M / 10), requests rounded up
+  const double L2 = 48 * MiB, g = L2 / 16, Mx = 10 * g;
+  auto run = [&](std::vector<BenchEntry> e) {
+    return test_support::bench_run(std::move(e), {{"l2_cache_bytes", std::to_string(static_cast<long long>(L2))},
+                                                  {"l2_persisting_max_bytes", std::to_string(static_cast<long long>(Mx))},
+                                                  {"access_policy_max_window_bytes", "134213632"}});
+  };
+  std::vector<BenchEntry> e = {point(0, Mx, 100, 0.01 * Mx, 0, 1, 0), point(Mx / 8, Mx, 100, 2 * g, 0, 1, 2 * g),
+                               point(Mx / 4, Mx, 100, 3 * g, 0, 1, 3 * g), point(Mx / 2, Mx, 100, 5 * g, 0, 1, 5 * g),
+                               point(Mx, Mx, 100, Mx, 0, 1, Mx)};
+  const json s = persisting_l2_section({run(e)});
+  EXPECT_EQ(s["grant_rounding"], "up");
+  EXPECT_EQ(s["grant_step_bytes"], g);
+  EXPECT_DOUBLE_EQ(s["grant_step_of_l2"].get<double>(), 0.0625);
+  EXPECT_DOUBLE_EQ(s["grant_steps_in_max"].get<double>(), 10);
+  EXPECT_EQ(s["grants"].size(), 4u);
+  EXPECT_DOUBLE_EQ((*row_of(s, Mx / 8, Mx, 1))["kept_of_granted"].get<double>(), 1.0);
+  EXPECT_NE(render_persisting_markdown(json{{"l2_persisting", s}}).find("rounded up to a multiple of"), std::string::npos);
+
+  // only requests that are multiples of the step: granted as asked, no step shows
+  const json x = persisting_l2_section({run_with(promised())});
+  EXPECT_EQ(x["grant_rounding"], "exact");
+  EXPECT_TRUE(x["grant_step_bytes"].is_null());
+  EXPECT_NE(x["provenance"]["grant_step_bytes"]["reason"].get<std::string>().find("granted as asked"), std::string::npos);
+
+  // one request rounded up by a step that a finer step explains as well: not decided
+  // (5 g + 4 KiB -> 6 g and 10 g -> 10 g: steps of 2 g and of g both give them)
+  std::vector<BenchEntry> one = {point(0, Mx, 100, 0.01 * Mx, 0, 1, 0), point(Mx, Mx, 100, Mx, 0, 1, Mx),
+                                 point(5 * g + 4096, Mx, 100, 5 * g, 0, 1, 6 * g)};
+  const json y = persisting_l2_section({run(one)});
+  EXPECT_EQ(y["grant_rounding"], "up");
+  EXPECT_TRUE(y["grant_step_bytes"].is_null());
+  EXPECT_NE(y["provenance"]["grant_step_bytes"]["reason"].get<std::string>().find("both give the grants"), std::string::npos);
+}
+
+TEST(PersistingL2, AProbeThatSampledTheWindowsHeadOnlyIsSaidAndLowersTheConfidence) {
+  // a run before the samples spanned the window (no probe_span_bytes): 65 536 samples from blocks of
+  // floor(lines / samples) = 3 lines of a window of 256 000 lines: its first 76.8 %
+  const double W = 256000 * 128.0;
+  std::vector<BenchEntry> e;
+  for (BenchEntry p : {point(0, W, 100, 0.01 * W), point(W / 5, W, 100, 0.046 * W), point(W, W, 100, 0.966 * W)}) {
+    p.counters.erase("probe_span_bytes");
+    e.push_back(p);
+  }
+  const json s = persisting_l2_section({run_with(e)});
+  const json* r = row_of(s, W / 5, W, 1);
+  ASSERT_TRUE(r);
+  EXPECT_EQ((*r)["probe_span_bytes"], 65536 * 3 * 128);
+  EXPECT_NE((*r)["probe_span_reason"].get<std::string>().find("first 76.8 %"), std::string::npos);
+  EXPECT_EQ(s["largest_kept_bytes"], std::round(0.966 * W));
+  EXPECT_DOUBLE_EQ(s["provenance"]["largest_kept_bytes"]["confidence"].get<double>(), 0.5);
+  EXPECT_NE(render_persisting_markdown(json{{"l2_persisting", s}}).find("sampled only the first part"), std::string::npos);
+  // with the span counter (the whole window): no reason, the usual confidence
+  const json full = persisting_l2_section({run_with(promised())});
+  EXPECT_FALSE((*row_of(full, M / 2, M, 1)).contains("probe_span_reason"));
+  EXPECT_DOUBLE_EQ(full["provenance"]["largest_kept_bytes"]["confidence"].get<double>(), 0.8);
 }

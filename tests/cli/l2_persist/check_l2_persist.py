@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """What run_l2_persist_test.sh's archives must show (the configs' l2_persisting blocks):
-like: a 6 MiB set-aside granted in 64 KiB steps, every persisting line kept; weaker: 1 MiB steps,
-half of what is granted kept; quick: 3 benchmarks."""
+like: a 6 MiB set-aside granted in 64 KiB steps, every persisting line kept; weaker: 1 MiB steps
+(requests rounded up, as the H100 grants them), half of what is granted kept; quick: 3 benchmarks."""
 import json
+import os
+import subprocess
 import sys
 
 work = sys.argv[1]
@@ -39,6 +41,9 @@ for eighths in (1, 2, 4, 8):
     assert abs(row["kept_fraction"] - eighths / 8) < 1e-3, row
 assert abs(r[(M, 2 * M, 1.0)]["kept_fraction"] - 0.5) < 1e-3, r[(M, 2 * M, 1.0)]
 assert "## L2 persisting" in report and "| requested | granted |" in report, report[-800:]
+# the sweep's requests are multiples of 64 KiB: granted as asked, no step to see
+assert s["grant_rounding"] == "exact" and s["grant_step_bytes"] is None, (s["grant_rounding"], s["grant_step_bytes"])
+assert all(row["probe_span_bytes"] == row["window_bytes"] and "probe_span_reason" not in row for row in r.values()), r
 
 bench, topo, report = load("weaker")
 s = topo["l2_persisting"]
@@ -47,11 +52,31 @@ half = r[(M // 2, M, 1.0)]
 assert half["set_aside_bytes"] == 3 * MiB, half
 assert abs(half["kept_bytes"] - 1.5 * MiB) <= 128, half
 eighth = r[(M // 8, M, 1.0)]
-assert eighth["set_aside_bytes"] == 0 and eighth["kept_bytes"] == 0, eighth  # 768 KiB rounds down to nothing
+assert eighth["set_aside_bytes"] == MiB and abs(eighth["kept_bytes"] - MiB / 2) <= 128, eighth  # 768 KiB rounds up to 1 MiB
+assert eighth["kept_of_granted"] == 0.5, eighth
+assert s["grant_rounding"] == "up" and s["grant_step_bytes"] == MiB, (s["grant_rounding"], s["grant_step_bytes"])
 assert abs(s["largest_kept_bytes"] - 3 * MiB) <= 256, s["largest_kept_bytes"]
 assert abs(s["kept_of_max"] - 0.5) < 1e-3, s["kept_of_max"]
 
 bench, topo, report = load("quick")
 assert len(bench["benchmarks"]) == 3, [b["name"] for b in bench["benchmarks"]]
+
+# the tables of scripts/: results_table.py's rows and topology_table.py's "L2 persisting" section
+scripts = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts")
+sys.path.insert(0, scripts)
+import results_table  # noqa: E402
+
+_, topo, _ = load("weaker")
+got = {what: (fmt(v) if v is not None else None) for group, what, v, fmt, _c, _r in results_table.rows_of(topo)
+       if group == "L2 persisting"}
+assert got.get("set-aside at most (persistingL2CacheMaxSize)") == "6 MiB", got
+assert got.get("set-aside granted in steps of") == "1 MiB", got
+assert got.get("largest kept against a streaming co-runner") == "3 MiB", got
+assert got.get("kept of the maximum (whole set-aside, window of its size)") == "50.0 %", got
+out = subprocess.run([sys.executable, os.path.join(scripts, "topology_table.py"), f"{work}/weaker/topology.json"],
+                     capture_output=True, text=True, check=True).stdout
+sec = out[out.index("\nL2 persisting"):]
+assert "granted in steps of" in sec and "1 MiB" in sec and "rounded up" in sec, sec
+assert "kept 50.0 % of it" in sec, sec
 
 print("check_l2_persist: ok")
