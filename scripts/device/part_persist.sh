@@ -33,19 +33,20 @@ err = [x for x in b["benchmarks"] if x.get("error_occurred")]
 print("  %d benchmark entries, %d failed" % (len(b["benchmarks"]), len(err)))
 for x in err:
     print("  FAILED %s: %s" % (x["name"], x.get("error_message", "")[:200]))
-print("  %-46s %9s %9s %9s %5s %9s %7s %19s %11s %13s %6s %3s %7s" % (
-    "benchmark", "req MiB", "grant MiB", "win MiB", "ratio", "kept MiB", "kept %", "trials MiB", "hit/miss", "refs hit/miss", "thresh", "sep", "ms"))
+print("  %-46s %9s %9s %9s %5s %9s %7s %19s %11s %13s %6s %3s %7s %9s" % (
+    "benchmark", "req MiB", "grant MiB", "win MiB", "ratio", "kept MiB", "kept %", "trials MiB", "hit/miss", "refs hit/miss", "thresh", "sep", "ms", "span MiB"))
 for x in b["benchmarks"]:
     if x.get("error_occurred") or x.get("run_type") == "aggregate":
         continue
     g = lambda k: x.get(k, float("nan"))
-    print("  %-46s %9.3f %9.3f %9.3f %5.2f %9.3f %6.1f%% %9.3f-%-9.3f %5.0f/%-5.0f %6.0f/%-6.0f %6.0f %3d %7.2f" % (
+    print("  %-46s %9.3f %9.3f %9.3f %5.2f %9.3f %6.1f%% %9.3f-%-9.3f %5.0f/%-5.0f %6.0f/%-6.0f %6.0f %3d %7.3f %9.3f" % (
         x["name"].replace("/iterations:1/manual_time", "").replace("/repeats:3", ""), g("requested_bytes") / MiB,
         g("set_aside_bytes") / MiB, g("window_bytes") / MiB, g("hit_ratio"), g("kept_bytes") / MiB,
         100 * g("kept_fraction"), g("kept_bytes_min") / MiB, g("kept_bytes_max") / MiB, g("hit_latency_cycles"),
         g("miss_latency_cycles"), g("ref_hit_latency_cycles"), g("ref_miss_latency_cycles"), g("threshold_cycles"),
-        int(g("separated")) if g("separated") == g("separated") else -1, 1e3 * x.get("real_time", 0) /
-        (1e3 if x.get("time_unit") == "us" else 1e6 if x.get("time_unit") == "ns" else 1)))
+        int(g("separated")) if g("separated") == g("separated") else -1,
+        x.get("real_time", 0) * {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}.get(x.get("time_unit", "ns"), float("nan")),
+        g("probe_span_bytes") / MiB))
 try:
     t = json.load(open(sys.argv[2]))
 except Exception as e:
@@ -64,7 +65,11 @@ def fig(k):
 print("  topology l2_persisting: max %s; largest kept %s (request %s, window %s); control kept %s; kept_of_max %s" % (
     fig("max_bytes"), fig("largest_kept_bytes"), fig("largest_kept_request_bytes"), fig("largest_kept_window_bytes"),
     fig("control_kept_bytes"), s.get("kept_of_max")))
+print("  grants: rounded %s, step %s (of the L2 %s, steps in the max %s)" % (
+    s.get("grant_rounding"), fig("grant_step_bytes"), s.get("grant_step_of_l2"), s.get("grant_steps_in_max")))
 for r in s.get("by_request", []):
+    if r.get("probe_span_reason"):
+        print("  partial probe %s: %s" % (r.get("benchmark"), r.get("probe_span_reason")))
     if r.get("kept_bytes") is None:
         print("  undecided %s: %s" % (r.get("benchmark"), r.get("kept_reason")))
 PY
