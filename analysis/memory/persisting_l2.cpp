@@ -171,6 +171,37 @@ void add_grant(const std::vector<Point>& ps, const std::vector<BenchRun>& runs, 
   if (s["max_bytes"].is_number()) s["grant_steps_in_max"] = round_to(s["max_bytes"].get<double>() / step, 3);
 }
 
+// The control (request 0): the window bytes that survived the co-runner without a set-aside; its
+// fraction of the window (NaN when not decided).
+double add_control(const Point* ctl, json& s) {
+  if (!ctl) {
+    set_null(s, "control_kept_bytes", "no benchmark with request 0 (the control) measured");
+    return NAN;
+  }
+  if (!(ctl->lo("separated") >= 1)) {
+    set_null(s, "control_kept_bytes", "the control's hit and miss references overlapped", evidence_of({ctl}));
+    return NAN;
+  }
+  const double f = ctl->med("kept_bytes") / ctl->med("window_bytes");
+  set_value(s, "control_kept_bytes", round_to(ctl->med("kept_bytes"), 0), 0.8, evidence_of({ctl}),
+            "window bytes that survived the co-runner without a set-aside (request 0)");
+  s["control_kept_fraction"] = round_to(f, 4);
+  return f;
+}
+
+// Kept over the maximum where the whole set-aside was asked for with a window of its size.
+void add_kept_of_max(const std::vector<Point>& ps, const json& rows, json& s) {
+  const double M = s["max_bytes"].is_number() ? s["max_bytes"].get<double>() : NAN;
+  s["kept_of_max"] = nullptr;
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    const json& r = rows[i];
+    if (!std::isfinite(M) || !s["largest_kept_bytes"].is_number() || !r["kept_bytes"].is_number() || ps[i].num("ratio") != 100)
+      continue;
+    const double S = r["requested_bytes"].get<double>(), W = r["window_bytes"].get<double>();
+    if (std::fabs(S - M) <= 4096 && std::fabs(W - M) <= 4096) s["kept_of_max"] = round_to(r["kept_bytes"].get<double>() / M, 3);
+  }
+}
+
 }  // namespace
 
 json persisting_l2_section(const std::vector<BenchRun>& runs) {
@@ -203,17 +234,7 @@ json persisting_l2_section(const std::vector<BenchRun>& runs) {
   s["probe_hit_latency_cycles"] = number_or_null(median_or_nan(hit));
   s["probe_miss_latency_cycles"] = number_or_null(median_or_nan(miss));
   const Point* ctl = control_point(ps);
-  double ctl_fraction = NAN;
-  if (!ctl) {
-    set_null(s, "control_kept_bytes", "no benchmark with request 0 (the control) measured");
-  } else if (!(ctl->lo("separated") >= 1)) {
-    set_null(s, "control_kept_bytes", "the control's hit and miss references overlapped", evidence_of({ctl}));
-  } else {
-    ctl_fraction = ctl->med("kept_bytes") / ctl->med("window_bytes");
-    set_value(s, "control_kept_bytes", round_to(ctl->med("kept_bytes"), 0), 0.8, evidence_of({ctl}),
-              "window bytes that survived the co-runner without a set-aside (request 0)");
-    s["control_kept_fraction"] = round_to(ctl_fraction, 4);
-  }
+  const double ctl_fraction = add_control(ctl, s);
   if (!best) {
     set_null(s, "largest_kept_bytes", "no benchmark told hits from misses (the probe's references overlapped in every one)",
              evidence_of(all));
@@ -244,16 +265,7 @@ json persisting_l2_section(const std::vector<BenchRun>& runs) {
     if (std::isfinite(best->lo("kept_bytes_min")) && std::isfinite(best->hi("kept_bytes_max")))
       s["largest_kept_bytes_range"] = {round_to(best->lo("kept_bytes_min"), 0), round_to(best->hi("kept_bytes_max"), 0)};
   }
-  // kept over granted where the whole set-aside was asked for with a window of its size
-  const double M = s["max_bytes"].is_number() ? s["max_bytes"].get<double>() : NAN;
-  s["kept_of_max"] = nullptr;
-  for (std::size_t i = 0; i < ps.size(); ++i) {
-    const json& r = rows[i];
-    if (!std::isfinite(M) || !s["largest_kept_bytes"].is_number() || !r["kept_bytes"].is_number() || ps[i].num("ratio") != 100)
-      continue;
-    const double S = r["requested_bytes"].get<double>(), W = r["window_bytes"].get<double>();
-    if (std::fabs(S - M) <= 4096 && std::fabs(W - M) <= 4096) s["kept_of_max"] = round_to(r["kept_bytes"].get<double>() / M, 3);
-  }
+  add_kept_of_max(ps, rows, s);
   return s;
 }
 
