@@ -106,6 +106,7 @@ class CudaBackend final : public Backend {
       LevelOffer o;
       levels::offer_sm(desc_, &o);
       levels::offer_links(desc_, &o);
+      o.l2_slices = desc_.l2_bytes > 0;
       levels::offer_persist(desc_, &o);
       offer_ = o;
     }
@@ -117,6 +118,7 @@ class CudaBackend final : public Backend {
     if (r.family == "async_copy") return levels::run_async_copy(desc_, r);
     if (r.family == "host") return levels::run_host(desc_, r);
     if (r.family == "peer") return levels::run_peer(desc_, r);
+    if (r.family == "l2_slices") return levels::run_l2_slices(desc_, r);
     if (r.family == "l2_persist") return levels::run_l2_persist(desc_, r);
     return Backend::run_level(r);
   }

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "bench/l2_slices_plan.hpp"
 #include "bench/wide_sim.hpp"
+#include "common/l2_slice_lines.hpp"
 #include "sim/config.hpp"
 #include "sim/device.hpp"
 #include "sim/levels.hpp"
@@ -191,6 +193,7 @@ class SimBackend final : public Backend {
       o.persisting_l2_max_bytes = m.persist.max_bytes;
       o.access_policy_max_window_bytes = m.persist.max_window_bytes;
     }
+    o.l2_slices = dev_.config().l2_slices.present;  // the config's l2_slices (sim/l2_slices.hpp)
     if (!m.present) return o;
     o.max_cluster = m.dsmem.max_cluster;
     const auto& methods = m.async_copy.methods;
@@ -211,6 +214,7 @@ class SimBackend final : public Backend {
     sim::LevelQuery q{r.family, r.params};
     std::string key = r.family;
     for (const auto& [k, v] : r.params) key += "/" + k + ":" + v;
+    if (r.family == "l2_slices") return run_slices(r, level_calls_[key]++);
     sim::LevelAnswer a = sim::answer_level(dev_.config().beyond_sm, q, level_calls_[key]++);
     LevelResult out;
     out.error = std::move(a.error);
@@ -220,6 +224,79 @@ class SimBackend final : public Backend {
   }
 
  private:
+  // l2_slices from the config's sliced L2: the trace and counters of bench/levels/l2_slices_cuda.cu.
+  LevelResult run_slices(const LevelRequest& r, std::uint64_t call) {
+    const sim::L2SlicesModel& m = dev_.config().l2_slices;
+    if (!m.present) return {"the simulated device models no sliced L2 (no l2_slices in its config)", {}, 0, {}};
+    if (r.text("op") == "contention") return run_slice_contention(m, r, call);
+    if (r.text("op") != "fingerprint") return {"unknown l2_slices op '" + r.text("op") + "'", {}, 0, {}};
+    const int pages = static_cast<int>(r.num("pages", 2)), bases = static_cast<int>(r.num("bases", 8));
+    const int repeats = static_cast<int>(r.num("hits", 24)), passes = static_cast<int>(r.num("passes", 2));
+    if (pages < 1 || bases < 1 || repeats < 1 || passes < 1 || passes > 4)
+      return {"l2_slices: pages, bases and repeats must be >= 1, passes 1 ... 4", {}, 0, {}};
+    const std::vector<std::uint64_t> offsets = slice_test_offsets(pages, bases);
+    const sim::SliceFingerprint f = sim::slice_fingerprint(m, offsets, repeats, passes, call);
+    const std::size_t n = offsets.size(), sms = f.sm_ids.size();
+    Trace tr;
+    tr.kind = Trace::Kind::fine;
+    std::vector<double> per_hit;
+    for (int p = 0; p < passes; ++p)
+      for (std::size_t s = 0; s < sms; ++s)
+        for (std::size_t k = 0; k < n; ++k) {
+          const std::uint32_t c = f.cycles[(static_cast<std::size_t>(p) * sms + s) * n + k];
+          tr.index.push_back(static_cast<std::uint32_t>(s * n + k));
+          tr.latency.push_back(c);
+          tr.label.push_back(static_cast<std::uint8_t>(p));
+          per_hit.push_back(static_cast<double>(c) / repeats);
+        }
+    std::string ids, offs;
+    for (std::size_t s = 0; s < sms; ++s) ids += (s ? "," : "") + std::to_string(f.sm_ids[s]);
+    for (std::size_t k = 0; k < n; ++k) offs += (k ? "," : "") + std::to_string(offsets[k]);
+    tr.meta = {{"content", "l2_slice_fingerprint"}, {"lines", std::to_string(n)}, {"sm_ids", ids},
+               {"line_offsets", offs}, {"page_bytes", std::to_string(kSlicePageBytes)},
+               {"repeats", std::to_string(repeats)}, {"passes", std::to_string(passes)},
+               {"labels", "pass; latency = cycles of `repeats` dependent hits"}};
+    LevelResult out;
+    std::sort(per_hit.begin(), per_hit.end());
+    out.counters = {{"sms", static_cast<double>(sms)}, {"sms_failed", 0}, {"lines", static_cast<double>(n)},
+                    {"repeats", static_cast<double>(repeats)}, {"passes", static_cast<double>(passes)},
+                    {"clock_overhead_cycles", 0}, {"latency_cycles", per_hit[per_hit.size() / 2]},
+                    {"latency_min_cycles", per_hit.front()}, {"latency_max_cycles", per_hit.back()}};
+    out.seconds = f.seconds;
+    out.trace = std::move(tr);
+    return out;
+  }
+
+  // The contention run (bench/l2_slices_plan.hpp) against the model: each probe's records quiet and
+  // with the reference hammered.
+  static LevelResult run_slice_contention(const sim::L2SlicesModel& m, const LevelRequest& r, std::uint64_t call) {
+    const int pages = static_cast<int>(r.num("pages", 2)), bases = static_cast<int>(r.num("bases", 8));
+    const int hits = static_cast<int>(r.num("hits", 6)), copies = static_cast<int>(r.num("copies", 4));
+    if (pages < 1 || bases < 1 || hits < 1 || copies < 1 || m.sm_count < 4)
+      return {"l2_slices contention: needs lines, hits >= 1, copies >= 1 and at least 4 SMs", {}, 0, {}};
+    const std::vector<std::uint64_t> offsets = slice_test_offsets(pages, bases);
+    std::vector<unsigned> ids;
+    for (int s = 0; s < m.sm_count; ++s) ids.push_back(static_cast<unsigned>(s));
+    const ContentionLayout lay = contention_layout(ids, static_cast<std::uint32_t>(offsets.size()), copies);
+    std::uint64_t launch = 0;
+    return run_contention_plan(lay, offsets, hits, [&](std::uint32_t target, std::vector<std::uint32_t>* out, std::uint32_t*) {
+      double longest = 0;
+      ++launch;
+      for (std::size_t k = 0; k < lay.probe_sms.size(); ++k) {
+        double total = 0;
+        for (std::uint32_t i = 0; i < lay.per_probe; ++i) {
+          const std::uint64_t off = offsets[lay.probe_lines[k * lay.per_probe + i]];
+          const std::size_t at = (k * lay.per_probe + i) * 2;
+          (*out)[at] = sim::slice_record(m, lay.probe_sms[k], off, hits, call * 7919 + launch * 2, UINT64_MAX);
+          (*out)[at + 1] = sim::slice_record(m, lay.probe_sms[k], off, hits, call * 7919 + launch * 2 + 1, offsets[target]);
+          total += (*out)[at] + (*out)[at + 1];
+        }
+        longest = std::max(longest, total);
+      }
+      return longest / m.sm_clock_hz;
+    });
+  }
+
   sim::SimDevice dev_;
   std::map<std::string, std::uint64_t> level_calls_;
 };

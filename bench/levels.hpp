@@ -1,15 +1,20 @@
 // Levels a kernel reaches beyond one SM's caches (issue 21; docs/methodology.md, "Levels beyond
 // one SM"): distributed shared memory (dsmem), asynchronous copies into shared memory (async_copy:
 // plain loads, cp.async, the bulk copy engine and TMA tensor copies), host memory (host) and the
-// other GPUs of the node (peer). The four families are registered on every backend from what the
-// device offers (LevelOffer); each benchmark is one LevelRequest that the backend answers: the
-// CUDA backend with kernels (bench/levels/*.cu), the simulated device from its model (sim/levels).
+// other GPUs of the node (peer); and the L2's slices as every SM sees them (l2_slices: per-SM
+// latency of many lines, and which lines slow down while other SMs hammer one; issue 20). The
+// families are registered on every backend from what the device offers (LevelOffer); each
+// benchmark is one LevelRequest that the backend answers: the CUDA backend with kernels
+// (bench/levels/*.cu), the simulated device from its model (sim/levels, sim/l2_slices).
 // Plain C++: the simulated backend needs no CUDA.
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "common/trace.hpp"
 
 namespace memhier {
 
@@ -28,6 +33,7 @@ struct LevelResult {
   std::string error;                       // non-empty: this configuration could not run (and why)
   std::map<std::string, double> counters;  // the family's counters (docs/methodology.md)
   double seconds = 0;                      // device time of the timed work (manual time)
+  std::optional<Trace> trace;              // per-access records, written beside the JSON (l2_slices)
 };
 
 // What the device offers to the level families; a family registers only what is offered, so a
@@ -46,6 +52,7 @@ struct LevelOffer {
   // (persistingL2CacheMaxSize; 0: the family is absent) and the largest access policy window.
   std::uint64_t persisting_l2_max_bytes = 0;
   std::uint64_t access_policy_max_window_bytes = 0;
+  bool l2_slices = false;     // the per-SM latency of L2 lines can be measured (an L2, SM ids)
 };
 
 }  // namespace memhier

@@ -415,7 +415,7 @@ Config parse(const json& root) {
   Config c;
   check_keys(root, "", {"format", "name", "description", "device", "context", "clock_overhead",
                         "dram_latency_cycles", "array_base", "latency_noise", "levels", "tlbs", "paths", "noise",
-                        "sequence_start", "beyond_sm", "l2_persisting"});
+                        "sequence_start", "beyond_sm", "l2_persisting", "l2_slices"});
   if (!root.contains("format")) fail("", std::string("missing 'format' (expected \"") + kConfigFormat + "\")");
   const std::string fmt = get_str(root, "format", "", true);
   if (fmt != kConfigFormat) fail("", "unsupported format '" + fmt + "' (this build reads " + kConfigFormat + ")");
@@ -537,6 +537,13 @@ Config parse(const json& root) {
   }
   if (root.contains("beyond_sm")) parse_beyond_sm(root["beyond_sm"], c);
   if (root.contains("l2_persisting")) parse_l2_persisting(root["l2_persisting"], c);
+  if (root.contains("l2_slices")) {
+    try {
+      c.l2_slices = parse_l2_slices_model(root["l2_slices"], c.device.sm_count, static_cast<double>(c.device.sm_clock_khz) * 1e3);
+    } catch (const std::runtime_error& e) {
+      fail("", e.what());
+    }
+  }
   return c;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/l2_slices.hpp"
 #include "sim/levels.hpp"
 
 namespace memhier::sim {
@@ -119,6 +120,8 @@ struct Config {
   bool sequences_as_left = false;
   // Levels beyond one SM (key "beyond_sm", sim/levels.hpp): absent -> nothing offered.
   LevelsModel beyond_sm;
+  // The sliced L2 of the l2_slices family (key "l2_slices", sim/l2_slices.hpp): absent -> not offered.
+  L2SlicesModel l2_slices;
 };
 
 // The load paths a config may map.

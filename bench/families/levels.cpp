@@ -15,6 +15,10 @@
 //   peer/dst:D/op:latency/bytes:B/state:{cold,warm,owner}
 //   peer/dst:D/op:{read,write}/ctas_per_sm:K
 //   peer/dst:D/op:copy/dir:{uni,bidir}/bytes:B
+//   l2_slices/op:fingerprint/pages:P/bases:B/hits:R/passes:K   (a trace: per SM and test line
+//       the cycles of R dependent L2 hits, one record per pass; common/l2_slice_lines.hpp)
+//   l2_slices/op:contention/pages:P/bases:B/hits:R/copies:C    (a trace: per reference line that
+//       half the SMs hammer, each test line's cycles on C probe SMs, and the quiet cycles)
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -31,7 +35,8 @@ void register_level(const BenchName& n) {
   LevelRequest req;
   req.family = n.family();
   for (const auto& [k, v] : n.params()) req.params[k] = v;
-  register_guarded(n.str(), [req](benchmark::State& state) {
+  const std::string name = n.str();
+  register_guarded(name, [req, name](benchmark::State& state) {
     LevelResult res;
     for (auto _ : state) {
       res = backend().run_level(req);
@@ -40,6 +45,10 @@ void register_level(const BenchName& n) {
         return;
       }
       state.SetIterationTime(std::max(res.seconds, 1e-9));
+    }
+    if (res.trace) {
+      res.trace->benchmark = name;
+      write_bench_trace(name, *res.trace);
     }
     for (const auto& [k, v] : res.counters)
       if (std::isfinite(v)) state.counters[k] = v;
@@ -160,10 +169,25 @@ void register_peer(Backend& be) {
   }
 }
 
+// The fingerprint: 1 page x 8 bases x 15 lines (120 lines), 24 dependent hits per record, 2 passes
+// (132 SMs: 32 k records); the contention run: 2 pages x 10 bases (300 lines), each line timed on
+// 4 probe SMs per reference (references until every line slowed down with one; 40 per partition on
+// the H100: 49 k records). Together ~0.4 MB of an archive's 2 MB. The quick plan 1 page x 4 bases.
+// (`hits`, not `repeats`: Google Benchmark's names end in repeats:N for repetitions.)
+void register_l2_slices(Backend& be) {
+  if (plan() == Plan::none || !be.level_offer().l2_slices) return;
+  const bool quick = plan() == Plan::quick;
+  register_level(BenchName("l2_slices").add("op", "fingerprint").add("pages", 1).add("bases", quick ? 4 : 8).add("hits", 24)
+                     .add("passes", 2));
+  register_level(BenchName("l2_slices").add("op", "contention").add("pages", quick ? 1 : 2).add("bases", quick ? 4 : 10)
+                     .add("hits", 6).add("copies", 4));
+}
+
 FamilyRegistrar reg_dsmem("dsmem", false, register_dsmem);
 FamilyRegistrar reg_async("async_copy", false, register_async_copy);
 FamilyRegistrar reg_host("host", false, register_host);
 FamilyRegistrar reg_peer("peer", false, register_peer);
+FamilyRegistrar reg_slices("l2_slices", false, register_l2_slices);
 
 }  // namespace
 }  // namespace memhier

@@ -20,6 +20,9 @@ LevelResult run_async_copy(const DeviceDescription& d, const LevelRequest& r);
 void offer_links(const DeviceDescription& d, LevelOffer* o);
 LevelResult run_host(const DeviceDescription& d, const LevelRequest& r);
 LevelResult run_peer(const DeviceDescription& d, const LevelRequest& r);
+// l2_slices (bench/levels/l2_slices_cuda.cu): per SM and test line, R dependent L2 hits (a trace)
+LevelResult run_l2_slices(const DeviceDescription& d, const LevelRequest& r);
+
 // Context keys of the links (docs/formats.md): host_link, host_link_bytes_per_second (the
 // theoretical figure per direction), peer_devices, peer_link, peer_link_bytes_per_second, ...
 std::map<std::string, std::string> link_context(const DeviceDescription& d);

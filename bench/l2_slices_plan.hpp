@@ -1,0 +1,34 @@
+// The contention run of l2_slices (docs/methodology.md, "l2_slices"), shared by the CUDA backend
+// and the simulated device: who hammers and who probes, which references are hammered (one after
+// another until every test line slowed down with one of them), and the trace it leaves. Plain C++.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "bench/levels.hpp"
+
+namespace memhier {
+
+struct ContentionLayout {
+  std::vector<unsigned> hammer_sms, probe_sms;
+  std::uint32_t lines = 0, copies = 0, per_probe = 0;
+  std::vector<std::uint32_t> probe_lines;  // probes x per_probe line ids (padded with the probe's first)
+  std::vector<std::uint32_t> where;        // (line x copies + copy) -> probe x per_probe + slot
+};
+// Even slots of `sm_ids` hammer, odd ones probe; line l's copy c goes to probe (l x copies + c) mod
+// probes.
+ContentionLayout contention_layout(const std::vector<unsigned>& sm_ids, std::uint32_t lines, std::uint32_t copies);
+
+// One launch: hammer line `target`, fill `out` (probes x per_probe x 2: quiet, loaded cycles of
+// `hits` hits) and return its device seconds; `short_hammers` counts probes that began their loaded
+// pass before every hammer had started.
+using ContentionLaunch = std::function<double(std::uint32_t target, std::vector<std::uint32_t>* out, std::uint32_t* short_hammers)>;
+
+// References until every line is covered (each copy slowed by half the reference's own slowdown)
+// or 96 references, or 3 without a signal (the reference slowed by < 20 cycles a hit); the trace
+// (content l2_slice_contention, docs/formats.md) and the counters.
+LevelResult run_contention_plan(const ContentionLayout& layout, const std::vector<std::uint64_t>& offsets, std::uint32_t hits,
+                                const ContentionLaunch& launch);
+
+}  // namespace memhier
