@@ -97,7 +97,9 @@ const std::set<std::string>& known_families() {
   static const std::set<std::string> k = {
       "pchase",          "tlb",           "latency_spectrum", "cache_sequences",  "cache_sharing",
       "caches_per_sm",   "clock_overhead", "gmem_throughput", "l1_throughput",    "l2_throughput",
-      "l2_partitions",   "smem_throughput", "smem_bank_conflict", "outstanding_requests", "warp_access"};
+      "l2_partitions",   "smem_throughput", "smem_bank_conflict", "outstanding_requests", "warp_access",
+      "dsmem",           "async_copy",    "host",             "peer",             "l2_slices",
+      "l2_persist"};
   return k;
 }
 

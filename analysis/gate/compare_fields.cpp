@@ -71,7 +71,9 @@ const std::set<std::string> kStructuralLeaves = {
     // 20.5-22.5 MiB, intervals that do not overlap), while the capacity (size_bytes) is gated.
     "ways_one_set", "index_matrix",
     // levels beyond one SM (issue 21): which L2 keeps host and peer lines
-    "cached_in", "cached_in_l2"};
+    "cached_in", "cached_in_l2",
+    // the L2's slices (issue 20): their count and whether the slice is an XOR of address bits
+    "slices_per_partition", "slices", "xor_of_offset_bits"};
 // Path components under which everything is bookkeeping.
 const std::set<std::string> kBookkeepingParts = {
     "provenance", "evidence",  "inputs",   "refinement_pending", "measurement", "skipped", "skipped_benchmarks",

@@ -184,6 +184,37 @@ void partitions(const json& p, std::ostringstream& out) {
   }
 }
 
+// The slices (l2_slices): what the fingerprint told apart, per partition, and the hash's bits.
+void slices(const json& s, std::ostringstream& out) {
+  out << "\n## L2 slices\n\n| quantity | value |\n|---|---|\n";
+  auto row = [&](const char* label, const char* key) {
+    out << "| " << label << " | "
+        << (has_value(s, key) && !s[key].is_null() ? rf::plain(s[key]) : "not determined — " + why_not(s, key)) << " |\n";
+  };
+  if (s.contains("hit_latency_cycles") && s["hit_latency_cycles"].is_object())
+    out << "| L2 hit from an SM, median (5–95 %) | " << rf::plain(s["hit_latency_cycles"].value("median", json())) << " ("
+        << rf::plain(s["hit_latency_cycles"].value("p05", json())) << "–" << rf::plain(s["hit_latency_cycles"].value("p95", json()))
+        << ") cycles |\n";
+  row("line classes by latency over every SM (fingerprint)", "line_classes");
+  if (s.contains("contention") && s["contention"].is_object() && s["contention"].contains("every_probe")) {
+    const json& c = s["contention"];
+    out << "| references hammered (contention) | " << rf::plain(c.value("references", json())) << " |\n"
+        << "| a hammered slice's lines, per hit slower by | " << rf::plain(c["every_probe"].value("slow_class_median_cycles", json()))
+        << " cycles (other slices' lines: " << rf::plain(c["every_probe"].value("fast_class_median_cycles", json())) << ") |\n";
+  }
+  row("slices per partition", "slices_per_partition");
+  row("slices", "slices");
+  if (s.contains("slices_from")) out << "| slices decided by | " << rf::plain(s["slices_from"]) << " |\n";
+  if (s.contains("sm_groups_by_correlation") && s["sm_groups_by_correlation"].is_array())
+    out << "| SM groups that see the lines alike | " << s["sm_groups_by_correlation"].size() << " |\n";
+  if (s.contains("hash") && s["hash"].is_object()) {
+    const json& h = s["hash"];
+    out << "| offset bits that move a line to another slice | " << rf::plain(h.value("bits_that_change_the_slice", json()))
+        << " |\n| slice is an XOR of offset bits | " << rf::plain(h.value("xor_of_offset_bits", json()))
+        << (h.contains("reason") ? " (" + h["reason"].get<std::string>() + ")" : std::string()) << " |\n";
+  }
+}
+
 }  // namespace
 
 std::string render_sm_resources_markdown(const json& t) {
@@ -191,6 +222,7 @@ std::string render_sm_resources_markdown(const json& t) {
   if (t.contains("outstanding_requests") && t["outstanding_requests"].is_object()) outstanding(t["outstanding_requests"], out);
   if (t.contains("caches") && t["caches"].is_object()) sharing(t["caches"], out);
   if (t.contains("l2_partitions") && t["l2_partitions"].is_object()) partitions(t["l2_partitions"], out);
+  if (t.contains("l2_slices") && t["l2_slices"].is_object()) slices(t["l2_slices"], out);
   return out.str();
 }
 

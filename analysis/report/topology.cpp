@@ -7,6 +7,7 @@
 #include "analysis/cache/infer_caches.hpp"
 #include "analysis/memory/infer_memory.hpp"
 #include "analysis/memory/l2_partitions.hpp"
+#include "analysis/memory/l2_slices.hpp"
 #include "analysis/memory/levels.hpp"
 #include "analysis/memory/outstanding.hpp"
 #include "analysis/memory/persisting_l2.hpp"
@@ -91,6 +92,15 @@ nlohmann::json build_topology(const Dataset& data, Requests& requests, const Ref
   if (auto p = persisting_l2_section(data.runs()); !p.is_null()) t["l2_persisting"] = p;  // only where measured
   t["l2_partitions"] = l2_partitions_section(data);
   if (t["l2_partitions"].is_null()) t["l2_partitions_reason"] = "no l2_partitions entries in the input";
+  {  // the slices, per partition where the map grouped the SMs (only where measured)
+    std::vector<std::vector<unsigned>> parts;
+    const auto& lp = t["l2_partitions"];
+    if (lp.is_object() && lp.contains("map") && lp["map"].value("partitions", nlohmann::json()).is_number() &&
+        lp["map"].contains("sms_per_partition"))
+      for (const auto& g : lp["map"]["sms_per_partition"])
+        if (!g.empty()) parts.push_back(g.get<std::vector<unsigned>>());
+    if (auto s = l2_slices_section(data, parts); !s.is_null()) t["l2_slices"] = s;
+  }
   nlohmann::json pending = nlohmann::json::object();
   const RefinementRound round = plan_round(data, requests, budget);
   requests.selected = round.requests;
