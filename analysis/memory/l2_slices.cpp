@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <numeric>
 #include <set>
@@ -623,6 +624,49 @@ bool groups_agree(const std::vector<ContentionClasses>& per) {
   return true;
 }
 
+// The count from the contention classes `use`: its lines per slice, the slices the lines may have
+// missed (lines differing only in bits that never move a line are one draw), and whether the L2's
+// lines (in units of the test lines' spacing) divide among the slices; a count they do not divide
+// is a lower bound, not a value.
+void decide_count(const ContentionData& c, const ContentionClasses& use, const std::string& how, std::size_t partitions,
+                  const std::map<std::string, std::string>& context, const Evidence& ev, json& cj) {
+  const int k = use.classes;
+  std::vector<int> sizes(k, 0);
+  for (int x : use.line_class)
+    if (x >= 0) ++sizes[x];
+  cj["lines_per_slice"] = {{"min", *std::min_element(sizes.begin(), sizes.end())}, {"max", *std::max_element(sizes.begin(), sizes.end())}};
+  cj["hash"] = hash_json(offsets_only(c), use.line_class, k);
+  std::uint64_t still = 0, unit = 0;  // offset bits that never move a line; the offsets' common unit
+  for (auto it = cj["hash"]["bits"].begin(); it != cj["hash"]["bits"].end(); ++it)
+    if (it.value()["class_changes"].get<double>() == 0) still |= 1ull << std::stoi(it.key());
+  std::set<std::uint64_t> draws;
+  for (std::size_t l = 0; l < c.offsets.size(); ++l) {
+    unit = std::gcd(unit, c.offsets[l] % c.page_bytes);
+    if (use.line_class[l] >= 0) draws.insert(c.offsets[l] & ~still);
+  }
+  const double unseen = k * std::pow(1 - 1.0 / k, static_cast<double>(draws.size()));
+  cj["independent_lines"] = draws.size();
+  cj["expected_unseen_slices"] = unseen;
+  const std::string note = "lines that slow down while other SMs hammer one reference line share its slice, every line in "
+                           "exactly one reference's slow class; " + how;
+  const auto l2 = context.find("l2_cache_bytes");
+  const double total = static_cast<double>(k) * static_cast<double>(std::max<std::size_t>(partitions, 1));
+  if (l2 != context.end() && unit > 0) {
+    const double lines = std::strtod(l2->second.c_str(), nullptr) / static_cast<double>(unit);
+    cj["l2_units_per_slice"] = lines / total;
+    if (std::fabs(lines / total - std::round(lines / total)) > 1e-9) {
+      std::ostringstream why;
+      why << "the L2's " << l2->second << " bytes (" << lines << " units of " << unit << " bytes) do not divide among "
+          << total << " slices: slices of unequal size, or a slice none of the " << draws.size()
+          << " independent test lines reached (" << unseen << " expected if they spread evenly)";
+      set_null(cj, "slices_per_partition", why.str(), ev);
+      cj["slices_per_partition_at_least"] = k;
+      return;
+    }
+  }
+  set_value(cj, "slices_per_partition", k, unseen < 0.5 ? 0.8 : 0.5, ev, note);
+}
+
 void contention_section(const Dataset& data, const std::vector<std::vector<unsigned>>& partitions, json& j) {
   ContentionData c;
   std::string bench;
@@ -658,17 +702,7 @@ void contention_section(const Dataset& data, const std::vector<std::vector<unsig
   if (!use) {
     set_null(cj, "slices_per_partition", bad, ev);
   } else {
-    const int k = use->classes;
-    std::vector<int> sizes(k, 0);
-    for (int x : use->line_class)
-      if (x >= 0) ++sizes[x];
-    const double unseen = k * std::pow(1 - 1.0 / k, static_cast<double>(c.offsets.size()));
-    cj["expected_unseen_slices"] = unseen;
-    cj["lines_per_slice"] = {{"min", *std::min_element(sizes.begin(), sizes.end())}, {"max", *std::max_element(sizes.begin(), sizes.end())}};
-    set_value(cj, "slices_per_partition", k, unseen < 0.5 ? 0.8 : 0.5, ev,
-              "lines that slow down while other SMs hammer one reference line share its slice, every line in exactly one "
-              "reference's slow class; " + how);
-    cj["hash"] = hash_json(offsets_only(c), use->line_class, k);
+    decide_count(c, *use, how, partitions.size(), data.context(), ev, cj);
   }
   j["contention"] = cj;
   // The decision: contention where it decided, else what the fingerprint gave.
@@ -680,6 +714,16 @@ void contention_section(const Dataset& data, const std::vector<std::vector<unsig
     set_value(j, "slices", k * static_cast<int>(partitions.size()), cj["provenance"]["slices_per_partition"]["confidence"].get<double>(),
               ev, "slices per partition x the partitions of the map");
     j["slices_from"] = "contention";
+    j["hash"] = cj["hash"];
+  } else if (cj.contains("slices_per_partition_at_least")) {
+    const int k = cj["slices_per_partition_at_least"].get<int>();
+    if (j.contains("slices_per_partition") && !j["slices_per_partition"].is_null())
+      j["fingerprint_slices_per_partition"] = j["slices_per_partition"];
+    set_null(j, "slices_per_partition", cj["provenance"]["slices_per_partition"]["reason"].get<std::string>(), ev);
+    set_null(j, "slices", "needs the slices per partition", ev);
+    j["slices_per_partition_at_least"] = k;
+    j["slices_at_least"] = k * static_cast<int>(std::max<std::size_t>(partitions.size(), 1));
+    j["slices_from"] = "contention (a lower bound)";
     j["hash"] = cj["hash"];
   }
 }

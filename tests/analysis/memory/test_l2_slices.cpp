@@ -115,7 +115,8 @@ namespace {
 
 // The contention trace for `m`: one reference per slice (the first line of each, as the family's
 // plan would pick them), each line timed on `copies` probe SMs (odd ids), quiet and loaded.
-Dataset contention_data(const sim::L2SlicesModel& m, int pages, int bases, int copies = 4, int hits = 6) {
+Dataset contention_data(const sim::L2SlicesModel& m, int pages, int bases, std::map<std::string, std::string> context = {},
+                        int copies = 4, int hits = 6) {
   const auto offsets = slice_test_offsets(pages, bases);
   const std::size_t n = offsets.size();
   std::vector<std::uint32_t> refs;
@@ -126,8 +127,8 @@ Dataset contention_data(const sim::L2SlicesModel& m, int pages, int bases, int c
   for (std::size_t lc = 0; lc < n * copies; ++lc) probe.push_back(static_cast<unsigned>(2 * (lc % (m.sm_count / 2)) + 1));
   const std::string name = "l2_slices/op:contention/pages:" + std::to_string(pages) + "/bases:" + std::to_string(bases) +
                            "/hits:" + std::to_string(hits) + "/copies:" + std::to_string(copies);
-  BenchRun run = test_support::bench_run({test_support::bench_entry(name, {{"refs", static_cast<double>(refs.size())}})},
-                                         {{"memhier_version", "test"}});
+  context["memhier_version"] = "test";
+  BenchRun run = test_support::bench_run({test_support::bench_entry(name, {{"refs", static_cast<double>(refs.size())}})}, context);
   Trace t;
   t.benchmark = name;
   auto join = [](const auto& v) {
@@ -185,4 +186,18 @@ TEST(L2Slices, ContentionWithoutSignalStaysNull) {
   const auto j = l2_slices_section(contention_data(m, 2, 8), partitions_of(m));
   EXPECT_TRUE(j["contention"]["slices_per_partition"].is_null()) << j["contention"].dump(1);
   EXPECT_TRUE(j["slices_per_partition"].is_null() || j.value("slices_from", "") != "contention");
+}
+
+TEST(L2Slices, ACountTheL2DoesNotDivideIsALowerBound) {
+  const auto m = model(R"({"partitions": 2, "slices_per_partition": 40, "gpcs": 8, "hash": "modulo", "jitter_cycles": 3,
+                           "contention_cycles": 250, "seed": 5})", 132);
+  // 80 slices of 640 KiB: 50 MiB divides among them; 50 MiB + one line does not
+  const auto fits = l2_slices_section(contention_data(m, 2, 8, {{"l2_cache_bytes", "52428800"}}), partitions_of(m));
+  EXPECT_EQ(fits["slices"], 80) << fits["contention"].dump(1);
+  EXPECT_EQ(fits["contention"]["l2_units_per_slice"], 5120);
+  const auto odd = l2_slices_section(contention_data(m, 2, 8, {{"l2_cache_bytes", "52428928"}}), partitions_of(m));
+  EXPECT_TRUE(odd["slices_per_partition"].is_null()) << odd.dump(1);
+  EXPECT_EQ(odd["slices_per_partition_at_least"], 40);
+  EXPECT_EQ(odd["slices_at_least"], 80);
+  EXPECT_NE(odd["provenance"]["slices_per_partition"]["reason"].get<std::string>().find("do not divide"), std::string::npos);
 }
