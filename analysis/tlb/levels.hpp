@@ -29,6 +29,10 @@ struct TlbLevel {
   // (hi: the first footprint where any shows misses; lo: the largest plateau footprint below it).
   std::uint64_t onset_lo = 0, onset_hi = 0;
   bool onset_agree = false;       // every own rise's bracket holds [onset_lo, onset_hi)
+  // The first footprint with misses when they are few there (infer_tlbs.cpp, hold_partial_onset):
+  // the level still holds it; onset_hi is then the next footprint with misses. 0: none such.
+  std::uint64_t onset_held = 0;
+  double onset_held_share = 0;    // its misses as a share of the full height, pooled over the own strides
   // Why the heights are not this level's alone (empty: they are). A height that neither stays nor
   // doubles with the stride, or that grows past the level's own plateau, holds another level's
   // misses at the same footprint: those rises are `combined`, the penalty comes from the rises
