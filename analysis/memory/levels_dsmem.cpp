@@ -47,6 +47,15 @@ void dsmem_latency(const std::vector<Point>& ps, json& s) {
   else set_value(s, "local_latency_cycles", round_to(median_or_nan(lv), 1), 0.9, evidence_of(local), "rank 0, median over cluster sizes");
   s["by_cluster"] = by_cluster;
   // The rank effect: within the cluster size with most remote ranks, over every size the largest.
+  // Its noise is the largest spread over clusters of any remote latency, every cluster size: a
+  // rank's median over a few clusters (7 of 16 SMs on an H100) moves with where they land (rank 1
+  // of clusters of 16: 206-223 cycles in one H100 run, 216-223 in the next), and the spread of so
+  // few clusters understates that scatter; one size's own spread flipped the decision between runs.
+  double placement = kResolutionCycles;
+  for (auto& [c, v] : ranks_of)
+    for (const auto& x : v) placement = std::max(placement, x.spread);
+  for (auto& [c, v] : ranks_of)
+    for (auto& x : v) x.spread = placement;
   std::vector<Labelled> most;  // the cluster size with most remote ranks says what was measured
   for (const auto& [c, v] : ranks_of)
     if (v.size() > most.size()) most = v;
@@ -57,6 +66,8 @@ void dsmem_latency(const std::vector<Point>& ps, json& s) {
     const bool e_dep = e["decided"] != "none", r_dep = rank["decided"].is_string() && rank["decided"] != "none";
     if (!rank["cycles"].is_number() || (e_dep && !r_dep) || (e_dep == r_dep && e["cycles"] > rank["cycles"])) rank = e;
   }
+  if (rank["decided"].is_string())
+    rank["reason"] = rank["reason"].get<std::string>() + "; the noise pools every cluster size's remote ranks";
   s["rank_effect"] = rank;
   s["cluster_effect"] = decide_effect(rank1, "depends on cluster size", "rank 1 over cluster sizes");
 }

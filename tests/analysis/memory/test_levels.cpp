@@ -124,3 +124,15 @@ TEST(LevelsSections, AbsentFamiliesAddNothing) {
   add_level_sections({run_with({bench_entry("pchase/path:global_cg/bytes:4096/stride:64/mode:classic", {{"latency_cycles", 200}})})}, t);
   EXPECT_EQ(t, json({{"caches", json::object()}}));
 }
+
+TEST(LevelsDsmem, RankEffectNoiseSpansEveryClusterSize) {
+  // The H100 runs of 2026-11-27: clusters of 16 (7 clusters) spread 3.5-7 cycles over their
+  // clusters, rank 1 216 vs rank 15 204.5; clusters of 2 spread 33.5. A rank's median over so few
+  // clusters moves with where they land, so the noise pools every size: no rank effect.
+  std::vector<BenchEntry> e = {lat(2, 1, 205.4, 188.9, 222.4), lat(8, 1, 216, 199.5, 223),
+                               lat(8, 7, 211, 194.5, 217), lat(16, 1, 216, 216, 223),
+                               lat(16, 8, 209.5, 209.5, 213), lat(16, 15, 204.5, 204.5, 208)};
+  const json s = dsmem_section({run_with(e)});
+  EXPECT_EQ(s["rank_effect"]["decided"], "none");
+  EXPECT_GE(s["rank_effect"]["noise_cycles"].get<double>(), 33.0);
+}
