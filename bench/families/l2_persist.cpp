@@ -4,8 +4,12 @@
 // (LevelOffer::persisting_l2_max_bytes; absent where it is 0); each benchmark is one LevelRequest
 // (the CUDA backend: bench/levels/l2_persist_cuda.cu; the simulated device: sim/levels). Names:
 //   l2_persist/request:S/window:W/ratio:R    S set-aside bytes asked for, W window bytes, R hitRatio %
-// Sweep: S = 0 (the control), M/8, M/4, M/2, M at W = M, R = 100; S = M at W = 2M (a window larger
-// than the set-aside) at R = 100 and 50. Quick plan: S = 0, M/2, M at W = M.
+//   l2_persist/request:0/window:W/ratio:0/policy:none   the control: no access policy window at all
+//                                            (the window's lines warmed with normal loads)
+// Sweep: the window-free control at W = M (first: it tells survival from persistence); S = 0 with the
+// window (what a persisting window keeps without a set-aside: a minimum set-aside?), M/8, M/4, M/2, M
+// at W = M, R = 100; S = M at W = 2M (a window larger than the set-aside) at R = 100 and 50. Quick
+// plan: the window-free control, S = 0, M/2, M at W = M.
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -21,11 +25,12 @@ constexpr std::uint64_t kAlign = 4096;  // sizes in whole pages of 4 KiB (whole 
 
 std::uint64_t down(std::uint64_t b) { return b / kAlign * kAlign; }
 
-void register_point(std::uint64_t request, std::uint64_t window, int ratio) {
-  const BenchName n = BenchName("l2_persist")
-                          .add("request", static_cast<std::int64_t>(request))
-                          .add("window", static_cast<std::int64_t>(window))
-                          .add("ratio", ratio);
+void register_point(std::uint64_t request, std::uint64_t window, int ratio, bool no_window = false) {
+  BenchName n = BenchName("l2_persist")
+                    .add("request", static_cast<std::int64_t>(request))
+                    .add("window", static_cast<std::int64_t>(window))
+                    .add("ratio", ratio);
+  if (no_window) n.add("policy", "none");
   LevelRequest req;
   req.family = n.family();
   for (const auto& [k, v] : n.params()) req.params[k] = v;
@@ -56,6 +61,7 @@ void register_l2_persist(Backend& be) {
   auto add = [&](std::uint64_t s, std::uint64_t w, int r) {
     if (w >= kAlign && seen.insert({s, w, r}).second) register_point(s, w, r);
   };
+  if (W >= kAlign) register_point(0, W, 0, true);  // the window-free control
   for (int eighths : {0, 1, 2, 4, 8}) {
     if (quick && eighths != 0 && eighths != 4 && eighths != 8) continue;
     add(down(M * static_cast<std::uint64_t>(eighths) / 8), W, 100);

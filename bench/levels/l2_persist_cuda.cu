@@ -1,8 +1,9 @@
 // The CUDA side of the l2_persist family (docs/methodology.md, section l2_persist; issue 20 item 4):
-//   l2_persist/request:S/window:W/ratio:R
+//   l2_persist/request:S/window:W/ratio:R[/policy:none]
 // The persisting set-aside is set to S bytes (cudaLimitPersistingL2CacheSize, read back), a stream
 // carries an access policy window over W bytes (hitProp Persisting, missProp Streaming, hitRatio
-// R/100). Per trial: reset the persisting lines, flush, warm the window on its stream, stream a
+// R/100); with policy:none (the window-free control, R = 0) that stream carries no access policy
+// window at all, so the window's lines are warmed with normal loads. Per trial: reset the persisting lines, flush, warm the window on its stream, stream a
 // co-runner of 8 x L2 normal accesses on another stream, then probe: per line one timed ld.cg,
 // hit or miss by a threshold between the hit and the miss references of the same launch. The limit
 // and the persisting lines are restored afterwards, also when a step fails (PersistScope).
@@ -115,6 +116,12 @@ class PersistScope {
   PersistScope(const PersistScope&) = delete;
   PersistScope& operator=(const PersistScope&) = delete;
   std::size_t granted() const { return granted_; }
+  std::size_t before() const { return before_; }
+  std::size_t now() const {
+    std::size_t v = 0;
+    MEMHIER_CUDA(cudaDeviceGetLimit(&v, cudaLimitPersistingL2CacheSize));
+    return v;
+  }
 
  private:
   void restore() noexcept {
@@ -186,6 +193,7 @@ struct Plan {
   std::uint64_t lines = 0;  // the window's lines, every one of them in some sample's block
   int trials = 3;
   float hit_ratio = 1;
+  bool policy_window = true;  // false: policy:none, the warm stream carries no access policy window
 };
 
 Trial run_trial(const DeviceDescription& d, PersistBuffers& b, const Plan& p, const Stream& win, const Stream& plain) {
@@ -228,7 +236,13 @@ Trial run_trial(const DeviceDescription& d, PersistBuffers& b, const Plan& p, co
   return t;
 }
 
-void add_counters(const Plan& p, const PersistAttrs& at, std::uint64_t request, std::size_t granted,
+// The persisting limit around a benchmark: before it set its own, granted (read back after the
+// set), after the trials (read back again before it is restored).
+struct Limits {
+  std::size_t before = 0, granted = 0, after = 0;
+};
+
+void add_counters(const Plan& p, const PersistAttrs& at, std::uint64_t request, const Limits& lim,
                   const std::vector<Trial>& trials, LevelResult* res) {
   auto& c = res->counters;
   std::vector<double> kept;
@@ -253,7 +267,10 @@ void add_counters(const Plan& p, const PersistAttrs& at, std::uint64_t request, 
   const double probed = p.samples, k = median_of(kept);
   const double line_fraction = probed > 0 ? k / probed : NAN;
   c["requested_bytes"] = static_cast<double>(request);
-  c["set_aside_bytes"] = static_cast<double>(granted);
+  c["set_aside_bytes"] = static_cast<double>(lim.granted);
+  c["limit_before_bytes"] = static_cast<double>(lim.before);
+  c["set_aside_after_bytes"] = static_cast<double>(lim.after);
+  c["access_policy_window"] = p.policy_window ? 1 : 0;
   c["window_bytes"] = static_cast<double>(p.window_bytes);
   c["hit_ratio"] = p.hit_ratio;
   c["max_persisting_bytes"] = static_cast<double>(at.max_persisting);
@@ -300,7 +317,13 @@ LevelResult run_l2_persist(const DeviceDescription& d, const LevelRequest& r) {
   if (window < static_cast<long long>(kLineBytes) || static_cast<std::uint64_t>(window) > at.max_window || window % 16 != 0)
     return {"window must be a multiple of 16 bytes in [128, " + std::to_string(at.max_window) + "] (accessPolicyMaxWindowSize)", {}, 0};
   if (ratio < 0 || ratio > 100) return {"ratio must be a percentage in [0, 100]", {}, 0};
+  const std::string policy = r.text("policy").empty() ? "persisting" : r.text("policy");
+  if (policy != "persisting" && policy != "none")
+    return {"policy must be persisting (an access policy window, the default) or none (no window: the control)", {}, 0};
+  if (policy == "none" && ratio != 0)
+    return {"policy:none marks no line persisting: its ratio must be 0", {}, 0};
   Plan p;
+  p.policy_window = policy == "persisting";
   p.window_bytes = static_cast<std::uint64_t>(window);
   const std::uint64_t l2s = min_work() ? 2 : kCorunnerL2s;
   p.stream_bytes = std::max<std::uint64_t>(1, std::min(l2s * d.l2_bytes, d.global_mem_bytes / 4) / (64 << 10)) * (64 << 10);
@@ -310,22 +333,26 @@ LevelResult run_l2_persist(const DeviceDescription& d, const LevelRequest& r) {
   p.hit_ratio = static_cast<float>(ratio) / 100.0f;
   PersistBuffers& b = buffers(d, p.window_bytes, p.stream_bytes);
   std::vector<Trial> trials;
-  std::size_t granted = 0;
+  Limits lim;
   {
     PersistScope scope(static_cast<std::size_t>(request));
-    granted = scope.granted();
+    lim.before = scope.before();
+    lim.granted = scope.granted();
     Stream win, plain;
-    cudaStreamAttrValue attr{};
-    attr.accessPolicyWindow.base_ptr = b.window.get();
-    attr.accessPolicyWindow.num_bytes = p.window_bytes;
-    attr.accessPolicyWindow.hitRatio = p.hit_ratio;
-    attr.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
-    attr.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
-    MEMHIER_CUDA(cudaStreamSetAttribute(win.get(), cudaStreamAttributeAccessPolicyWindow, &attr));
+    if (p.policy_window) {
+      cudaStreamAttrValue attr{};
+      attr.accessPolicyWindow.base_ptr = b.window.get();
+      attr.accessPolicyWindow.num_bytes = p.window_bytes;
+      attr.accessPolicyWindow.hitRatio = p.hit_ratio;
+      attr.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+      attr.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+      MEMHIER_CUDA(cudaStreamSetAttribute(win.get(), cudaStreamAttributeAccessPolicyWindow, &attr));
+    }
     for (int i = 0; i < p.trials; ++i) trials.push_back(run_trial(d, b, p, win, plain));
+    lim.after = scope.now();
   }
   LevelResult res;
-  add_counters(p, at, static_cast<std::uint64_t>(request), granted, trials, &res);
+  add_counters(p, at, static_cast<std::uint64_t>(request), lim, trials, &res);
   return res;
 }
 
