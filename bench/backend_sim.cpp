@@ -249,11 +249,8 @@ class SimBackend final : public Backend {
           tr.label.push_back(static_cast<std::uint8_t>(p));
           per_hit.push_back(static_cast<double>(c) / repeats);
         }
-    std::string ids, offs;
-    for (std::size_t s = 0; s < sms; ++s) ids += (s ? "," : "") + std::to_string(f.sm_ids[s]);
-    for (std::size_t k = 0; k < n; ++k) offs += (k ? "," : "") + std::to_string(offsets[k]);
-    tr.meta = {{"content", "l2_slice_fingerprint"}, {"lines", std::to_string(n)}, {"sm_ids", ids},
-               {"line_offsets", offs}, {"page_bytes", std::to_string(kSlicePageBytes)},
+    tr.meta = {{"content", "l2_slice_fingerprint"}, {"lines", std::to_string(n)}, {"sm_ids", slice_join(f.sm_ids)},
+               {"line_offsets", slice_join(offsets)}, {"page_bytes", std::to_string(kSlicePageBytes)},
                {"repeats", std::to_string(repeats)}, {"passes", std::to_string(passes)},
                {"labels", "pass; latency = cycles of `repeats` dependent hits"}};
     LevelResult out;

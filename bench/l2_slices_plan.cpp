@@ -13,21 +13,14 @@ namespace {
 constexpr std::size_t kMaxRefs = 96;
 constexpr double kSignalCyclesPerHit = 20;
 
-template <typename T>
-std::string join(const std::vector<T>& v) {
-  std::string s;
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s;
-}
+}  // namespace
 
-double median(std::vector<double> v) {
+double slice_median(std::vector<double> v) {
   if (v.empty()) return NAN;
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
-
-}  // namespace
 
 ContentionLayout contention_layout(const std::vector<unsigned>& sm_ids, std::uint32_t lines, std::uint32_t copies) {
   ContentionLayout l;
@@ -85,7 +78,7 @@ LevelResult run_contention_plan(const ContentionLayout& lay, const std::vector<s
     };
     std::vector<double> own;
     for (std::uint32_t c = 0; c < copies; ++c) own.push_back(slow(target, c));
-    const double ref_slow = median(own);
+    const double ref_slow = slice_median(own);
     own_ratio.push_back(ratio(target, 0));
     covered[target] = true;
     if (!(ref_slow >= kSignalCyclesPerHit * hits)) {  // the hammer hardly slows its own line: no signal
@@ -117,9 +110,9 @@ LevelResult run_contention_plan(const ContentionLayout& lay, const std::vector<s
   std::vector<unsigned> psm;
   for (std::uint32_t lc = 0; lc < block; ++lc) psm.push_back(lay.probe_sms[lay.where[lc] / lay.per_probe]);
   tr.meta = {{"content", "l2_slice_contention"}, {"lines", std::to_string(n)}, {"copies", std::to_string(copies)},
-             {"line_offsets", join(offsets)}, {"page_bytes", std::to_string(kSlicePageBytes)},
-             {"repeats", std::to_string(hits)}, {"refs", join(refs)}, {"probe_sms", join(psm)},
-             {"hammer_sms", join(lay.hammer_sms)},
+             {"line_offsets", slice_join(offsets)}, {"page_bytes", std::to_string(kSlicePageBytes)},
+             {"repeats", std::to_string(hits)}, {"refs", slice_join(refs)}, {"probe_sms", slice_join(psm)},
+             {"hammer_sms", slice_join(lay.hammer_sms)},
              {"labels", "1 loaded (index = ref x lines x copies + line x copies + copy), 0 quiet (the block after the refs)"}};
   auto& c = res.counters;
   c["lines"] = n;
@@ -129,8 +122,8 @@ LevelResult run_contention_plan(const ContentionLayout& lay, const std::vector<s
   c["probes"] = static_cast<double>(lay.probe_sms.size());
   c["probes_short_of_hammers"] = short_hammers;
   // loaded over quiet cycles (ratios: a slowdown of noise may be negative, a counter may not)
-  if (const double x = median(own_ratio); std::isfinite(x)) c["reference_loaded_over_quiet"] = x;
-  if (const double x = median(other_ratio); std::isfinite(x)) c["other_loaded_over_quiet"] = x;
+  if (const double x = slice_median(own_ratio); std::isfinite(x)) c["reference_loaded_over_quiet"] = x;
+  if (const double x = slice_median(other_ratio); std::isfinite(x)) c["other_loaded_over_quiet"] = x;
   c["uncovered_lines"] = static_cast<double>(std::count(covered.begin(), covered.end(), false));
   res.seconds = seconds;
   res.trace = std::move(tr);

@@ -4,11 +4,21 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "bench/levels.hpp"
 
 namespace memhier {
+
+// "a,b,c" (trace header lists) and the median (NaN when empty) of the l2_slices host code.
+template <typename T>
+std::string slice_join(const std::vector<T>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s;
+}
+double slice_median(std::vector<double> v);
 
 struct ContentionLayout {
   std::vector<unsigned> hammer_sms, probe_sms;

@@ -16,6 +16,15 @@ const std::vector<std::string>& device_identity_keys() {
   return k;
 }
 
+std::vector<std::string> trace_list(const Trace& t, const std::string& key) {
+  std::vector<std::string> out;
+  const auto it = t.meta.find(key);
+  if (it == t.meta.end()) return out;
+  std::stringstream in(it->second);
+  for (std::string x; std::getline(in, x, ',');) out.push_back(x);
+  return out;
+}
+
 Dataset Dataset::from_runs(std::vector<BenchRun> runs) {
   if (runs.empty()) throw std::runtime_error("no input files");
   Dataset d;

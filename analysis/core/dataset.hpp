@@ -62,4 +62,7 @@ class Dataset {
 // Context keys that identify a device; files that disagree on one are refused.
 const std::vector<std::string>& device_identity_keys();
 
+// The items of a trace header's comma list (sm_ids, line_offsets, refs, ...); empty when absent.
+std::vector<std::string> trace_list(const Trace& t, const std::string& key);
+
 }  // namespace memhier::analysis

@@ -286,18 +286,6 @@ PartitionMap infer_partition_map(const MapData& d) {
   return m;
 }
 
-namespace {
-
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string x;
-  while (std::getline(in, x, ',')) out.push_back(x);
-  return out;
-}
-
-}  // namespace
-
 bool load_map_data(const Dataset& data, MapData* out, std::string* benchmark) {
   for (std::size_t r = 0; r < data.runs().size(); ++r)
     for (const BenchEntry* e : data.runs()[r].family("l2_partitions")) {
@@ -305,9 +293,9 @@ bool load_map_data(const Dataset& data, MapData* out, std::string* benchmark) {
       const Trace* t = data.trace(*e, r);
       if (!t || t->label.size() != t->index.size()) continue;
       MapData d;
-      for (const auto& s : split_commas(t->meta.count("sm_ids") ? t->meta.at("sm_ids") : ""))
+      for (const auto& s : trace_list(*t, "sm_ids"))
         d.sm_ids.push_back(static_cast<unsigned>(std::stoul(s)));
-      for (const auto& s : split_commas(t->meta.count("line_offsets") ? t->meta.at("line_offsets") : ""))
+      for (const auto& s : trace_list(*t, "line_offsets"))
         d.offsets.push_back(std::stoull(s));
       if (t->meta.count("page_bytes")) d.page_bytes = std::stoull(t->meta.at("page_bytes"));
       const std::size_t n = d.offsets.size();

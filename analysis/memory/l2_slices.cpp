@@ -23,14 +23,6 @@ constexpr double kGroupCorrelation = 0.8;  // SMs whose line vectors correlate t
 constexpr double kLinkNoises = 3;          // lines closer than 3 x the noise distance are one class
 constexpr double kTrim = 0.9;              // the distance keeps the smallest 90 % of per-SM differences
 
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string x;
-  while (std::getline(in, x, ',')) out.push_back(x);
-  return out;
-}
-
 struct UnionFind {
   std::vector<std::size_t> p;
   explicit UnionFind(std::size_t n) : p(n) { std::iota(p.begin(), p.end(), 0); }
@@ -87,9 +79,9 @@ bool load_slice_data(const Dataset& data, SliceData* out, std::string* benchmark
       if (!t || t->label.size() != t->index.size()) continue;
       SliceData d;
       try {
-        for (const auto& s : split_commas(t->meta.count("sm_ids") ? t->meta.at("sm_ids") : ""))
+        for (const auto& s : trace_list(*t, "sm_ids"))
           d.sm_ids.push_back(static_cast<unsigned>(std::stoul(s)));
-        for (const auto& s : split_commas(t->meta.count("line_offsets") ? t->meta.at("line_offsets") : ""))
+        for (const auto& s : trace_list(*t, "line_offsets"))
           d.offsets.push_back(std::stoull(s));
         if (t->meta.count("page_bytes")) d.page_bytes = std::stoull(t->meta.at("page_bytes"));
         if (t->meta.count("repeats")) d.repeats = std::max(1, std::stoi(t->meta.at("repeats")));
@@ -356,7 +348,7 @@ void per_partition(const SliceData& d, const LineClasses& all, bool enough, cons
                   {"within_class_max_cycles", c.within_max_cycles}, {"reason", c.reason}});
     if (!c.ok && bad.empty()) bad = "partition " + std::to_string(p) + ": " + c.reason;
   }
-  j["partitions"] = pj;
+  j["by_partition"] = pj;
   if (bad.empty())
     for (const auto& c : per)
       if (c.classes != per.front().classes)
@@ -420,11 +412,11 @@ bool load_contention_data(const Dataset& data, ContentionData* out, std::string*
       if (!t || t->label.size() != t->index.size()) continue;
       ContentionData c;
       try {
-        for (const auto& x : split_commas(t->meta.count("line_offsets") ? t->meta.at("line_offsets") : ""))
+        for (const auto& x : trace_list(*t, "line_offsets"))
           c.offsets.push_back(std::stoull(x));
-        for (const auto& x : split_commas(t->meta.count("refs") ? t->meta.at("refs") : ""))
+        for (const auto& x : trace_list(*t, "refs"))
           c.refs.push_back(static_cast<std::uint32_t>(std::stoul(x)));
-        for (const auto& x : split_commas(t->meta.count("probe_sms") ? t->meta.at("probe_sms") : ""))
+        for (const auto& x : trace_list(*t, "probe_sms"))
           c.probe_sm.push_back(static_cast<unsigned>(std::stoul(x)));
         if (t->meta.count("page_bytes")) c.page_bytes = std::stoull(t->meta.at("page_bytes"));
         if (t->meta.count("repeats")) c.repeats = std::max(1, std::stoi(t->meta.at("repeats")));
@@ -685,7 +677,7 @@ void contention_section(const Dataset& data, const std::vector<std::vector<unsig
     pj.push_back(contention_group_json(partitions[p].size(), per.back()));
     if (!per.back().ok && bad.empty()) bad = "partition " + std::to_string(p) + ": " + per.back().reason;
   }
-  cj["partitions"] = pj;
+  cj["by_partition"] = pj;
   const ContentionClasses* use = nullptr;
   std::string how;
   if (partitions.empty()) {

@@ -25,19 +25,6 @@ namespace {
 
 constexpr int kAttempts = 4;  // launches until every SM has had a CTA
 
-std::string join(const std::vector<std::uint64_t>& v) {
-  std::string s;
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 }  // namespace
 
 namespace {
@@ -182,9 +169,9 @@ LevelResult run_l2_slices(const DeviceDescription& d, const LevelRequest& r) {
       }
   }
   if (measured.empty()) return {"l2_slices: no SM ran the fingerprint kernel in " + std::to_string(kAttempts) + " launches", {}, 0, {}};
-  tr.clock_overhead_cycles = median(overheads);
-  tr.meta = {{"content", "l2_slice_fingerprint"}, {"lines", std::to_string(n)}, {"sm_ids", join(measured)},
-             {"line_offsets", join(offsets)}, {"page_bytes", std::to_string(kSlicePageBytes)},
+  tr.clock_overhead_cycles = slice_median(overheads);
+  tr.meta = {{"content", "l2_slice_fingerprint"}, {"lines", std::to_string(n)}, {"sm_ids", slice_join(measured)},
+             {"line_offsets", slice_join(offsets)}, {"page_bytes", std::to_string(kSlicePageBytes)},
              {"repeats", std::to_string(repeats)}, {"passes", std::to_string(passes)},
              {"labels", "pass; latency = cycles of `repeats` dependent hits"}};
   auto& c = res.counters;
@@ -194,7 +181,7 @@ LevelResult run_l2_slices(const DeviceDescription& d, const LevelRequest& r) {
   c["repeats"] = repeats;
   c["passes"] = passes;
   c["clock_overhead_cycles"] = tr.clock_overhead_cycles;
-  c["latency_cycles"] = median(per_hit);
+  c["latency_cycles"] = slice_median(per_hit);
   c["latency_min_cycles"] = *std::min_element(per_hit.begin(), per_hit.end());
   c["latency_max_cycles"] = *std::max_element(per_hit.begin(), per_hit.end());
   res.seconds = seconds;

@@ -45,7 +45,7 @@ for k in ("hit_latency_cycles", "noise_cycles", "link_threshold_cycles", "line_c
     why = pv.get(k, {}).get("reason", "") if v is None else ""
     print("  %-28s %s %s" % (k, json.dumps(v), why[:300]))
 print("  sm groups by correlation: %d, sizes %s" % (len(s.get("sm_groups_by_correlation", [])), sorted(len(g) for g in s.get("sm_groups_by_correlation", []))[::-1][:20]))
-for p in s.get("partitions", []):
+for p in s.get("by_partition", []):
     print("  partition: %s" % json.dumps(p)[:300])
 h = s.get("hash", {})
 print("  hash: xor %s, bits %s, masks %s, %s" % (h.get("xor_of_offset_bits"), h.get("bits_that_change_the_slice"), h.get("offset_masks"), h.get("reason", "")))
@@ -55,7 +55,7 @@ if c:
     print("  contention: %d references, slices_per_partition %s %s" % (c.get("references", 0), c.get("slices_per_partition"),
           c.get("provenance", {}).get("slices_per_partition", {}).get("reason", "")[:300]))
     print("    every probe: %s" % json.dumps(c.get("every_probe"))[:400])
-    for p in c.get("partitions", []):
+    for p in c.get("by_partition", []):
         print("    partition: %s" % json.dumps(p)[:400])
     ch = c.get("hash", {})
     print("    hash: xor %s, bits %s, masks %s, %s" % (ch.get("xor_of_offset_bits"), ch.get("bits_that_change_the_slice"), ch.get("offset_masks"), ch.get("reason", "")))
