@@ -314,12 +314,17 @@ def persisting_table(s):
               if s.get("grant_step_of_l2") is not None else ("rounded %s" % s["grant_rounding"] if s.get("grant_rounding") else ""))],
             ["largest kept", val(s, "largest_kept_bytes", fmt_bytes),
              "of the maximum " + frac(s["kept_of_max"]) if s.get("kept_of_max") is not None else ""],
-            ["kept without a set-aside", val(s, "control_kept_bytes", fmt_bytes), ""]]
+            ["kept without a set-aside", val(s, "control_kept_bytes", fmt_bytes),
+             "request 0 with a persisting window (no window-free control)" if s.get("control_access_policy_window")
+             else ("no access policy window" if "control_access_policy_window" in s else "")],
+            ["minimum set-aside under a window", val(s, "minimum_set_aside_bytes", fmt_bytes, 60),
+             ("%s grant steps" % fmt(s["minimum_set_aside_of_step"], 2)) if s.get("minimum_set_aside_of_step") is not None else ""]]
     for r in s.get("by_request") or []:
         if not isinstance(r, dict):
             continue
-        what = "request %s, window %s, hitRatio %s" % (val(r, "requested_bytes", fmt_bytes), val(r, "window_bytes", fmt_bytes),
-                                                       fmt(r.get("hit_ratio"), 2))
+        what = "request %s, window %s, %s" % (val(r, "requested_bytes", fmt_bytes), val(r, "window_bytes", fmt_bytes),
+                                              "hitRatio " + fmt(r.get("hit_ratio"), 2) if r.get("access_policy_window", True)
+                                              else "no access policy (control)")
         note = []
         if r.get("set_aside_bytes") is not None:
             note.append("granted " + fmt_bytes(r["set_aside_bytes"]))

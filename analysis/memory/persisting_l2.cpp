@@ -1,6 +1,8 @@
 // l2_persisting: per benchmark of the l2_persist family (l2_persist/request:S/window:W/ratio:R) the
 // bytes of the window that still hit after the co-runner (median over repetitions), against the
-// set-aside granted and the window; the control (S = 0) says whether survival means persistence.
+// set-aside granted and the window; the window-free control (.../policy:none: no access policy
+// window, the lines warmed with normal loads) says whether survival means persistence, and request 0
+// with a persisting window against it what the device keeps for persisting lines at a limit of 0.
 #include "analysis/memory/persisting_l2.hpp"
 
 #include <algorithm>
@@ -39,6 +41,9 @@ double probe_span(const Point& p, bool* legacy) {
   return samples * std::floor(lines / samples) * kLine;
 }
 
+// The window-free control: no access policy window (policy:none), the window warmed with normal loads.
+bool no_window(const Point& p) { return p.text("policy") == "none"; }
+
 // One benchmark's row of by_request; *kept the kept bytes (NaN when not decided).
 json request_row(const Point& p, double* kept) {
   const double S = p.med("requested_bytes"), G = p.med("set_aside_bytes"), W = p.med("window_bytes");
@@ -48,6 +53,7 @@ json request_row(const Point& p, double* kept) {
             {"set_aside_bytes", number_or_null(G, 0)},
             {"window_bytes", number_or_null(std::isfinite(W) ? W : static_cast<double>(p.num("window")), 0)},
             {"hit_ratio", number_or_null(R, 3)},
+            {"access_policy_window", !no_window(p)},
             {"hit_latency_cycles", number_or_null(p.med("hit_latency_cycles"))},
             {"miss_latency_cycles", number_or_null(p.med("miss_latency_cycles"))},
             {"threshold_cycles", number_or_null(p.med("threshold_cycles"))}};
@@ -84,14 +90,29 @@ json request_row(const Point& p, double* kept) {
   return r;
 }
 
-// The control: request 0 at the largest window with hitRatio 1 (NaN: none measured or undecided).
-const Point* control_point(const std::vector<Point>& ps) {
+// Request 0 at the largest window (hitRatio high first) among the window-free controls (no_window
+// true) or among the points with a persisting window (false); nullptr when there is none.
+const Point* request0_point(const std::vector<Point>& ps, bool without_window) {
   const Point* c = nullptr;
   for (const auto& p : ps)
-    if (p.num("request") == 0 && (!c || p.num("window") > c->num("window") ||
-                                  (p.num("window") == c->num("window") && p.num("ratio") > c->num("ratio"))))
+    if (p.num("request") == 0 && no_window(p) == without_window &&
+        (!c || p.num("window") > c->num("window") || (p.num("window") == c->num("window") && p.num("ratio") > c->num("ratio"))))
       c = &p;
   return c;
+}
+
+// The control of the survival test: the window-free one; in runs without it (before policy:none),
+// request 0 with a persisting window, *legacy true.
+const Point* control_point(const std::vector<Point>& ps, bool* legacy) {
+  const Point* c = request0_point(ps, true);
+  *legacy = !c;
+  return c ? c : request0_point(ps, false);
+}
+
+// Kept bytes over trials and repetitions: their range (0 where the counters are absent).
+double kept_spread(const Point& p) {
+  const double lo = p.lo("kept_bytes_min"), hi = p.hi("kept_bytes_max");
+  return std::isfinite(lo) && std::isfinite(hi) ? hi - lo : 0;
 }
 
 void add_max(const std::vector<BenchRun>& runs, json& s) {
@@ -171,22 +192,84 @@ void add_grant(const std::vector<Point>& ps, const std::vector<BenchRun>& runs, 
   if (s["max_bytes"].is_number()) s["grant_steps_in_max"] = round_to(s["max_bytes"].get<double>() / step, 3);
 }
 
-// The control (request 0): the window bytes that survived the co-runner without a set-aside; its
-// fraction of the window (NaN when not decided).
-double add_control(const Point* ctl, json& s) {
+// The control: the window bytes that survived the co-runner without a set-aside and (unless legacy)
+// without an access policy window; its fraction of the window (NaN when not decided).
+double add_control(const Point* ctl, bool legacy, json& s) {
   if (!ctl) {
     set_null(s, "control_kept_bytes", "no benchmark with request 0 (the control) measured");
     return NAN;
   }
+  s["control_benchmark"] = ctl->name;
+  s["control_access_policy_window"] = legacy;
   if (!(ctl->lo("separated") >= 1)) {
     set_null(s, "control_kept_bytes", "the control's hit and miss references overlapped", evidence_of({ctl}));
     return NAN;
   }
   const double f = ctl->med("kept_bytes") / ctl->med("window_bytes");
-  set_value(s, "control_kept_bytes", round_to(ctl->med("kept_bytes"), 0), 0.8, evidence_of({ctl}),
-            "window bytes that survived the co-runner without a set-aside (request 0)");
+  set_value(s, "control_kept_bytes", round_to(ctl->med("kept_bytes"), 0), legacy ? 0.5 : 0.8, evidence_of({ctl}),
+            legacy ? "window bytes that survived the co-runner at request 0 with a persisting access policy window (a run "
+                     "without the window-free control policy:none: a minimum set-aside under the window counts as survival here)"
+                   : "window bytes that survived the co-runner without a set-aside and without an access policy window "
+                     "(policy:none: the window's lines warmed with normal loads)");
   s["control_kept_fraction"] = round_to(f, 4);
   return f;
+}
+
+// What the limit read around a benchmark where it differs from the grant: before the benchmark set
+// its own (what the process started with or an earlier benchmark left) and after its trials.
+std::string limit_note(const Point& p) {
+  const double G = p.med("set_aside_bytes"), before = p.med("limit_before_bytes"), after = p.med("set_aside_after_bytes");
+  std::string n;
+  if (std::isfinite(before) && before != G) n += "; the limit was " + mib(before) + " before the benchmark set its own";
+  if (std::isfinite(after) && after != G) n += "; the limit read " + mib(after) + " after the trials";
+  return n;
+}
+
+// What request 0 with a persisting window keeps beyond the window-free control at the same window:
+// a set-aside the device keeps for persisting lines although the limit reads 0. Decided where both
+// told hits from misses; the excess counts where it is above the trials' spread of both and
+// kPersistMinimumFloor of the window (else 0: no minimum shows).
+void add_minimum_set_aside(const std::vector<Point>& ps, json& s) {
+  const Point* w0 = request0_point(ps, false);
+  const Point* nw = nullptr;
+  for (const auto& p : ps)
+    if (w0 && no_window(p) && p.num("request") == 0 && p.num("window") == w0->num("window")) nw = &p;
+  if (!w0 || !nw) {
+    set_null(s, "minimum_set_aside_bytes",
+             !w0 ? "no benchmark asked for request 0 with a persisting access policy window"
+                 : "no window-free control (policy:none) at request 0's window of " + mib(w0->med("window_bytes")) +
+                       ": what request 0 keeps under a window cannot be told from survival",
+             w0 ? evidence_of({w0}) : Evidence{});
+    return;
+  }
+  const double W = w0->med("window_bytes"), kw = w0->med("kept_bytes"), kn = nw->med("kept_bytes");
+  s["window_control_kept_bytes"] = w0->lo("separated") >= 1 ? number_or_null(kw, 0) : json();
+  if (!(w0->lo("separated") >= 1) || !(nw->lo("separated") >= 1) || !std::isfinite(kw) || !std::isfinite(kn) || !(W > 0)) {
+    set_null(s, "minimum_set_aside_bytes", "request 0 with the window or the window-free control told no hits from misses",
+             evidence_of({w0, nw}));
+    return;
+  }
+  s["window_control_kept_fraction"] = round_to(kw / W, 4);
+  const double excess = kw - kn, noise = std::max(kPersistMinimumFloor * W, kept_spread(*w0) + kept_spread(*nw));
+  const double G = w0->med("set_aside_bytes");
+  std::ostringstream why;
+  why << "request 0 (the limit read back " << (std::isfinite(G) ? mib(G) : std::string("?")) << ") with a persisting access "
+      << "policy window of " << mib(W) << " kept " << mib(kw) << " (" << significant(100 * kw / W, 3)
+      << " % of it), the window-free control " << mib(kn) << " (" << significant(100 * kn / W, 3) << " %)" << limit_note(*w0);
+  if (excess <= noise) {
+    why << ": no more than the control (the excess " << mib(excess) << " within " << mib(noise)
+        << ", the larger of the trials' spread and " << significant(100 * kPersistMinimumFloor, 2) << " % of the window)";
+    set_value(s, "minimum_set_aside_bytes", 0, 0.7, evidence_of({w0, nw}), why.str());
+    return;
+  }
+  why << ": the device keeps " << mib(excess) << " for persisting lines under a window although the limit reads "
+      << (std::isfinite(G) ? mib(G) : std::string("?")) << " (a minimum set-aside, or a limit of 0 taken as its smallest step)";
+  const double step = s["grant_step_bytes"].is_number() ? s["grant_step_bytes"].get<double>() : NAN;
+  if (std::isfinite(step) && step > 0) {
+    s["minimum_set_aside_of_step"] = round_to(excess / step, 3);
+    why << "; " << significant(excess / step, 3) << " grant step(s) of " << mib(step);
+  }
+  set_value(s, "minimum_set_aside_bytes", round_to(excess, 0), 0.8, evidence_of({w0, nw}), why.str());
 }
 
 // Kept over the maximum where the whole set-aside was asked for with a window of its size.
@@ -224,7 +307,7 @@ json persisting_l2_section(const std::vector<BenchRun>& runs) {
     all.push_back(&p);
     if (std::isfinite(p.med("hit_latency_cycles"))) hit.push_back(p.med("hit_latency_cycles"));
     if (std::isfinite(p.med("miss_latency_cycles"))) miss.push_back(p.med("miss_latency_cycles"));
-    if (!std::isfinite(k)) continue;
+    if (!std::isfinite(k) || no_window(p)) continue;
     if (k > best_kept) best_kept = k, best = &p;
     if (p.med("window_bytes") > 0 && std::isfinite(p.hi("kept_bytes_max")))
       widest_spread = std::max(widest_spread, (p.hi("kept_bytes_max") - p.lo("kept_bytes_min")) / p.med("window_bytes"));
@@ -233,8 +316,10 @@ json persisting_l2_section(const std::vector<BenchRun>& runs) {
   add_grant(ps, runs, s);
   s["probe_hit_latency_cycles"] = number_or_null(median_or_nan(hit));
   s["probe_miss_latency_cycles"] = number_or_null(median_or_nan(miss));
-  const Point* ctl = control_point(ps);
-  const double ctl_fraction = add_control(ctl, s);
+  bool legacy = false;
+  const Point* ctl = control_point(ps, &legacy);
+  const double ctl_fraction = add_control(ctl, legacy, s);
+  add_minimum_set_aside(ps, s);
   if (!best) {
     set_null(s, "largest_kept_bytes", "no benchmark told hits from misses (the probe's references overlapped in every one)",
              evidence_of(all));
@@ -244,14 +329,18 @@ json persisting_l2_section(const std::vector<BenchRun>& runs) {
   } else if (ctl_fraction > kPersistControlLimit) {
     set_null(s, "largest_kept_bytes",
              significant(100 * ctl_fraction, 3) + " % of the window survived the co-runner without a set-aside (above " +
-                 significant(100 * kPersistControlLimit, 2) + " %): kept bytes measure survival, not persistence",
+                 significant(100 * kPersistControlLimit, 2) + " %): kept bytes measure survival, not persistence" +
+                 (legacy ? " (the control was request 0 with a persisting access policy window, a run without the "
+                           "window-free control policy:none: a minimum set-aside under the window reads as survival here)"
+                         : ""),
              evidence_of(all));
   } else {
     std::ostringstream why;
     why << "most window bytes still hitting after a co-runner of " << mib(best->med("corunner_bytes"))
         << " (median of " << best->samples.at("kept_bytes").size() << " run(s), each the median of its trials), at request "
         << mib(best->med("requested_bytes")) << ", window " << mib(best->med("window_bytes")) << ", hitRatio "
-        << significant(best->med("hit_ratio"), 3) << "; the control kept " << significant(100 * ctl_fraction, 3) << " %";
+        << significant(best->med("hit_ratio"), 3) << "; the control (" << (legacy ? "request 0 with the window" : "no window")
+        << ") kept " << significant(100 * ctl_fraction, 3) << " %";
     bool legacy = false;
     const double span = probe_span(*best, &legacy), W = best->med("window_bytes");
     const bool partial = std::isfinite(span) && span < W - kLine;

@@ -10,9 +10,12 @@
 
 namespace memhier::analysis {
 
-// The control (request 0) may keep up to this share of the window before kept bytes stop
+// The control (the window-free one, request 0 without an access policy window) may keep up to this share of the window before kept bytes stop
 // measuring persistence (the co-runner did not evict the window without a set-aside).
 constexpr double kPersistControlLimit = 0.05;
+// Request 0 with a persisting window keeps a minimum set-aside only where it keeps more than the
+// window-free control by more than this share of the window (and more than the trials' spread).
+constexpr double kPersistMinimumFloor = 0.01;
 
 // The section, or null when the input has no l2_persist entries.
 nlohmann::json persisting_l2_section(const std::vector<BenchRun>& runs);

@@ -37,8 +37,15 @@ std::string render_persisting_markdown(const json& t) {
   std::ostringstream o;
   o << "\n## L2 persisting\n\n";
   o << "Set-aside at most (persistingL2CacheMaxSize): " << bytes_or(s, "max_bytes") << ". Largest kept against the "
-    << "streaming co-runner: " << bytes_or(s, "largest_kept_bytes") << ". Without a set-aside (control): "
-    << bytes_or(s, "control_kept_bytes") << ".";
+    << "streaming co-runner: " << bytes_or(s, "largest_kept_bytes") << ". Without a set-aside (control"
+    << (s.value("control_access_policy_window", false) ? ", request 0 with a persisting window" : ", no access policy window")
+    << "): " << bytes_or(s, "control_kept_bytes") << ".";
+  if (s.contains("minimum_set_aside_bytes"))
+    o << " Kept for persisting lines at request 0 under a window (minimum set-aside): " << bytes_or(s, "minimum_set_aside_bytes")
+      << (s.contains("minimum_set_aside_of_step") && s["minimum_set_aside_of_step"].is_number()
+              ? " (" + rf::number(s["minimum_set_aside_of_step"].get<double>(), 2) + " grant step(s))"
+              : std::string())
+      << ".";
   if (s.contains("kept_of_max") && s["kept_of_max"].is_number())
     o << " The whole set-aside over a window of its size kept " << rf::number(100 * s["kept_of_max"].get<double>(), 1) << " % of it.";
   if (s.contains("grant_step_bytes") && s["grant_step_bytes"].is_number()) {
@@ -61,7 +68,8 @@ std::string render_persisting_markdown(const json& t) {
   if (s.contains("by_request") && s["by_request"].is_array())
     for (const auto& r : s["by_request"]) {
       o << "| " << cell_bytes(r, "requested_bytes") << " | " << cell_bytes(r, "set_aside_bytes") << " | "
-        << cell_bytes(r, "window_bytes") << " | " << cell_number(r, "hit_ratio", 1, 2) << " | ";
+        << cell_bytes(r, "window_bytes") << " | "
+        << (r.value("access_policy_window", true) ? cell_number(r, "hit_ratio", 1, 2) : std::string("no window")) << " | ";
       if (r.contains("kept_bytes") && r["kept_bytes"].is_number())
         o << cell_bytes(r, "kept_bytes") << " | " << cell_number(r, "kept_fraction", 100, 1) << " % | "
           << cell_number(r, "kept_of_expected", 100, 1) << (r.contains("kept_of_expected") && r["kept_of_expected"].is_number() ? " %" : "")

@@ -19,11 +19,12 @@ constexpr double MiB = 1024.0 * 1024.0;
 constexpr double M = 30 * MiB;  // persistingL2CacheMaxSize of the synthetic device
 
 // One benchmark: S requested, W window, R percent; `kept` bytes (median), +-spread over trials;
-// G granted (S where negative); the samples drawn from the whole window.
-BenchEntry point(double S, double W, int R, double kept, double spread = 0, double separated = 1, double G = -1) {
+// G granted (S where negative); the samples drawn from the whole window; `extra` appended to the name.
+BenchEntry point(double S, double W, int R, double kept, double spread = 0, double separated = 1, double G = -1,
+                 const std::string& extra = "") {
   const double samples = 65536;
   return bench_entry("l2_persist/request:" + std::to_string(static_cast<long long>(S)) +
-                         "/window:" + std::to_string(static_cast<long long>(W)) + "/ratio:" + std::to_string(R),
+                         "/window:" + std::to_string(static_cast<long long>(W)) + "/ratio:" + std::to_string(R) + extra,
                      {{"requested_bytes", S}, {"set_aside_bytes", G < 0 ? S : G}, {"window_bytes", W}, {"hit_ratio", R / 100.0},
                       {"max_persisting_bytes", M}, {"accesses", samples}, {"probe_span_bytes", W}, {"kept_bytes", kept},
                       {"kept_fraction", kept / W}, {"kept_bytes_min", kept - spread}, {"kept_bytes_max", kept + spread},
@@ -32,16 +33,24 @@ BenchEntry point(double S, double W, int R, double kept, double spread = 0, doub
                       {"corunner_bytes", 8 * 40 * MiB}, {"trials", 3}});
 }
 
+// The window-free control (policy:none, ratio 0): request 0 without an access policy window.
+BenchEntry no_window(double W, double kept, double spread = 0) {
+  BenchEntry e = point(0, W, 0, kept, spread, 1, 0, "/policy:none");
+  e.counters["access_policy_window"] = 0;
+  return e;
+}
+
 BenchRun run_with(std::vector<BenchEntry> e) {
   return test_support::bench_run(std::move(e), {{"l2_cache_bytes", "41943040"},
                                                 {"l2_persisting_max_bytes", std::to_string(static_cast<long long>(M))},
                                                 {"access_policy_max_window_bytes", "134213632"}});
 }
 
-// The sweep of the plan on a device that keeps what it promises; the larger window at hitRatio 1
-// keeps 70 % of the set-aside (thrash), at hitRatio 0.5 all of it.
+// The sweep of the plan on a device that keeps what it promises (request 0 with a window keeps what
+// the window-free control does); the larger window at hitRatio 1 keeps 70 % of the set-aside
+// (thrash), at hitRatio 0.5 all of it.
 std::vector<BenchEntry> promised() {
-  return {point(0, M, 100, 0.002 * M), point(M / 8, M, 100, M / 8, 0.01 * M), point(M / 4, M, 100, M / 4),
+  return {no_window(M, 0.002 * M), point(0, M, 100, 0.002 * M), point(M / 8, M, 100, M / 8, 0.01 * M), point(M / 4, M, 100, M / 4),
           point(M / 2, M, 100, M / 2), point(M, M, 100, 0.98 * M, 0.01 * M), point(M, 2 * M, 100, 0.7 * M),
           point(M, 2 * M, 50, 0.99 * M)};
 }
@@ -63,11 +72,13 @@ TEST(PersistingL2, KeptPerRequestAgainstTheMaximum) {
   ASSERT_TRUE(s.is_object());
   EXPECT_EQ(s["max_bytes"], M);
   EXPECT_EQ(s["max_window_bytes"], 134213632);
-  ASSERT_EQ(s["by_request"].size(), 7u);
+  ASSERT_EQ(s["by_request"].size(), 8u);
   // sorted by window, then hitRatio (high first), then request
   EXPECT_EQ(s["by_request"][0]["requested_bytes"], 0);
+  EXPECT_EQ(s["by_request"][0]["access_policy_window"], true);
   EXPECT_EQ(s["by_request"][4]["requested_bytes"], M);
-  EXPECT_EQ(s["by_request"][5]["hit_ratio"], 1.0);
+  EXPECT_EQ(s["by_request"][5]["access_policy_window"], false);  // the window-free control: ratio 0
+  EXPECT_EQ(s["by_request"][6]["hit_ratio"], 1.0);
   const json* eighth = row_of(s, M / 8, M, 1);
   ASSERT_TRUE(eighth);
   EXPECT_EQ((*eighth)["kept_bytes"], M / 8);
@@ -81,6 +92,11 @@ TEST(PersistingL2, KeptPerRequestAgainstTheMaximum) {
   EXPECT_TRUE((*row_of(s, 0, M, 1))["kept_of_expected"].is_null());  // nothing promised
   EXPECT_EQ(s["control_kept_bytes"], std::round(0.002 * M));
   EXPECT_DOUBLE_EQ(s["control_kept_fraction"].get<double>(), 0.002);
+  EXPECT_EQ(s["control_access_policy_window"], false);
+  EXPECT_NE(s["control_benchmark"].get<std::string>().find("policy:none"), std::string::npos);
+  EXPECT_EQ(s["minimum_set_aside_bytes"], 0);  // request 0 with the window kept what the control did
+  EXPECT_NE(s["provenance"]["minimum_set_aside_bytes"]["note"].get<std::string>().find("no more than the control"),
+            std::string::npos);
   EXPECT_EQ(s["largest_kept_bytes"], std::round(0.99 * M));
   EXPECT_EQ(s["largest_kept_window_bytes"], 2 * M);
   EXPECT_DOUBLE_EQ(s["kept_of_max"].get<double>(), 0.98);
@@ -90,7 +106,7 @@ TEST(PersistingL2, KeptPerRequestAgainstTheMaximum) {
 
 TEST(PersistingL2, ControlThatKeepsTheWindowDecidesNothing) {
   std::vector<BenchEntry> e = promised();
-  e[0] = point(0, M, 100, 0.4 * M);  // a scan-resistant L2 kept 40 % without any set-aside
+  e[0] = no_window(M, 0.4 * M);  // a scan-resistant L2 kept 40 % without any set-aside or window
   const json s = persisting_l2_section({run_with(e)});
   EXPECT_TRUE(s["largest_kept_bytes"].is_null());
   EXPECT_NE(s["provenance"]["largest_kept_bytes"]["reason"].get<std::string>().find("survived the co-runner without a set-aside"),
@@ -102,7 +118,7 @@ TEST(PersistingL2, ControlThatKeepsTheWindowDecidesNothing) {
 
 TEST(PersistingL2, OverlappingReferencesLeaveThePointNull) {
   std::vector<BenchEntry> e = promised();
-  e[3] = point(M / 2, M, 100, M / 2, 0, 0);
+  e[4] = point(M / 2, M, 100, M / 2, 0, 0);
   const json s = persisting_l2_section({run_with(e)});
   const json* half = row_of(s, M / 2, M, 1);
   ASSERT_TRUE(half);
@@ -125,10 +141,55 @@ TEST(PersistingL2, OverlappingReferencesLeaveThePointNull) {
 
 TEST(PersistingL2, WithoutAControlSurvivalIsNotPersistence) {
   std::vector<BenchEntry> e = promised();
-  e.erase(e.begin());
+  e.erase(e.begin(), e.begin() + 2);  // neither control
   const json s = persisting_l2_section({run_with(e)});
   EXPECT_TRUE(s["control_kept_bytes"].is_null());
   EXPECT_TRUE(s["largest_kept_bytes"].is_null());
+  EXPECT_TRUE(s["minimum_set_aside_bytes"].is_null());
+}
+
+TEST(PersistingL2, RunsWithoutTheWindowFreeControlFallBackToRequestZeroWithTheWindow) {
+  std::vector<BenchEntry> e = promised();
+  e.erase(e.begin());  // a run before policy:none
+  const json s = persisting_l2_section({run_with(e)});
+  EXPECT_EQ(s["control_kept_bytes"], std::round(0.002 * M));
+  EXPECT_EQ(s["control_access_policy_window"], true);
+  EXPECT_DOUBLE_EQ(s["provenance"]["control_kept_bytes"]["confidence"].get<double>(), 0.5);
+  EXPECT_TRUE(s["largest_kept_bytes"].is_number());
+  EXPECT_TRUE(s["minimum_set_aside_bytes"].is_null());
+  EXPECT_NE(s["provenance"]["minimum_set_aside_bytes"]["reason"].get<std::string>().find("no window-free control"),
+            std::string::npos);
+  // that control keeping a tenth of the window: null, and the reason says which control it was
+  e[0] = point(0, M, 100, 0.1 * M);
+  const json t = persisting_l2_section({run_with(e)});
+  EXPECT_TRUE(t["largest_kept_bytes"].is_null());
+  EXPECT_NE(t["provenance"]["largest_kept_bytes"]["reason"].get<std::string>().find("without the window-free control"),
+            std::string::npos);
+}
+
+TEST(PersistingL2, RequestZeroUnderAWindowKeepsAStepTheWindowFreeControlDoesNot) {
+  // the H100 (driver 580.159.04): L2 50 MiB, steps of 1/16 of it, M = 10 steps, requests rounded
+  // up; request 0 with the window kept 3.084 MiB (one step, 98.7 %), the window-free control ~0
+  const double L2 = 50 * MiB, g = L2 / 16, Mx = 10 * g;
+  std::vector<BenchEntry> e = {no_window(Mx, 0.01 * MiB, 0.005 * MiB), point(0, Mx, 100, 3.084 * MiB, 0.01 * MiB, 1, 0),
+                               point(Mx / 8, Mx, 100, 6.15 * MiB, 0, 1, 2 * g), point(Mx / 4, Mx, 100, 9.28 * MiB, 0, 1, 3 * g),
+                               point(Mx / 2, Mx, 100, 15.56 * MiB, 0, 1, 5 * g), point(Mx, Mx, 100, 30.47 * MiB, 0, 1, Mx)};
+  const json s = persisting_l2_section({test_support::bench_run(
+      std::move(e), {{"l2_cache_bytes", std::to_string(static_cast<long long>(L2))},
+                     {"l2_persisting_max_bytes", std::to_string(static_cast<long long>(Mx))},
+                     {"access_policy_max_window_bytes", "134217728"}})});
+  EXPECT_EQ(s["control_kept_bytes"], std::round(0.01 * MiB));
+  EXPECT_EQ(s["largest_kept_bytes"], std::round(30.47 * MiB));  // survival is told from persistence now
+  EXPECT_EQ(s["minimum_set_aside_bytes"], std::round(3.074 * MiB));
+  EXPECT_NEAR(s["minimum_set_aside_of_step"].get<double>(), 3.074 / 3.125, 1e-3);
+  EXPECT_EQ(s["window_control_kept_bytes"], std::round(3.084 * MiB));
+  const std::string why = s["provenance"]["minimum_set_aside_bytes"]["note"].get<std::string>();
+  EXPECT_NE(why.find("although the limit reads 0 MiB"), std::string::npos) << why;
+  EXPECT_NE(why.find("grant step(s) of 3.125 MiB"), std::string::npos) << why;
+  const std::string md = render_persisting_markdown(json{{"l2_persisting", s}});
+  EXPECT_NE(md.find("minimum set-aside"), std::string::npos);
+  EXPECT_NE(md.find("no access policy window"), std::string::npos);
+  EXPECT_NE(md.find("| no window |"), std::string::npos);
 }
 
 TEST(PersistingL2, RepetitionsTakeTheMedian) {
@@ -136,7 +197,7 @@ TEST(PersistingL2, RepetitionsTakeTheMedian) {
   e.push_back(point(M / 4, M, 100, 0.2 * M));
   e.push_back(point(M / 4, M, 100, 0.26 * M));
   const json s = persisting_l2_section({run_with(e)});
-  EXPECT_EQ(s["by_request"].size(), 7u);
+  EXPECT_EQ(s["by_request"].size(), 8u);
   EXPECT_EQ((*row_of(s, M / 4, M, 1))["kept_bytes"], M / 4);
 }
 
