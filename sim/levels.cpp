@@ -176,7 +176,7 @@ PersistModel parse_persist_model(const json& j) {
   auto pfail = [](const std::string& what) -> void { throw std::runtime_error("l2_persisting: " + what); };
   if (!j.is_object()) pfail("must be a JSON object");
   static const std::set<std::string> allowed = {"max_bytes", "max_window_bytes", "set_aside_granularity_bytes",
-                                                "kept_efficiency", "note"};
+                                                "minimum_set_aside_bytes", "kept_efficiency", "note"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!allowed.count(it.key())) pfail("unknown key '" + it.key() + "'");
   auto number = [&](const std::string& k, bool required, double dflt) {
@@ -195,6 +195,8 @@ PersistModel parse_persist_model(const json& j) {
   p.max_window_bytes = static_cast<std::uint64_t>(number("max_window_bytes", false, 2.0 * static_cast<double>(p.max_bytes)));
   if (p.max_window_bytes < 128) pfail("'max_window_bytes' must be at least one line (128 bytes)");
   p.granularity_bytes = static_cast<std::uint64_t>(number("set_aside_granularity_bytes", false, 0));
+  p.minimum_bytes = static_cast<std::uint64_t>(number("minimum_set_aside_bytes", false, 0));
+  if (p.minimum_bytes > p.max_bytes) pfail("'minimum_set_aside_bytes' exceeds 'max_bytes'");
   p.kept_efficiency = number("kept_efficiency", false, 1);
   if (p.kept_efficiency > 1) pfail("'kept_efficiency' must be in [0, 1]");
   return p;

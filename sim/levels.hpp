@@ -75,13 +75,16 @@ struct PeerModel {
 
 // The persisting L2 set-aside (sim config key `l2_persisting`; docs/methodology.md, section
 // l2_persist): the l2_persist family's answer is the hardware's promise, kept = efficiency x
-// min(granted set-aside, hitRatio x window), granted = request rounded up to the granularity
-// (at most max_bytes), as the H100 grants it.
+// min(max(granted set-aside, minimum), hitRatio x window), granted = request rounded up to the
+// granularity (at most max_bytes), as the H100 grants it; the minimum set-aside holds wherever a
+// persisting window is active (the H100 kept one grant step at a limit of 0). Without an access
+// policy window (policy:none) nothing persists: kept 0.
 struct PersistModel {
   bool present = false;
   std::uint64_t max_bytes = 0;          // persistingL2CacheMaxSize
   std::uint64_t max_window_bytes = 0;   // accessPolicyMaxWindowSize
   std::uint64_t granularity_bytes = 0;  // the set-aside is granted in these steps (0: exactly)
+  std::uint64_t minimum_bytes = 0;      // kept for persisting lines under a window even at a limit of 0
   double kept_efficiency = 1;           // share of the persisting lines that survive the co-runner
 };
 

@@ -290,12 +290,19 @@ LevelAnswer peer(const LevelsModel& m, const LevelQuery& q, std::uint64_t call) 
   return {"unknown peer op '" + op + "'", {}, 0};
 }
 
-// l2_persist/request:S/window:W/ratio:R: the set-aside granted (S rounded up to the granularity, as
-// the H100's driver grants it, at most max_bytes) keeps efficiency x min(granted, R/100 x W) bytes of the window; the probe's
-// samples (as the CUDA backend: up to 65 536 lines) hit at the L2's latency, miss at DRAM's.
+// l2_persist/request:S/window:W/ratio:R[/policy:none]: the set-aside granted (S rounded up to the
+// granularity, as the H100's driver grants it, at most max_bytes; under a persisting window at
+// least the minimum) keeps efficiency x min(set-aside, R/100 x W) bytes of the window; without a
+// window (policy:none) nothing persists and the co-runner evicts every line. The probe's samples
+// (as the CUDA backend: up to 65 536 lines) hit at the L2's latency, miss at DRAM's.
 LevelAnswer l2_persist(const LevelsModel& m, const LevelQuery& q, std::uint64_t call) {
   const PersistModel& p = m.persist;
   const long long S = param(q, "request"), W = param(q, "window"), R = param(q, "ratio", 100);
+  const std::string policy = param_text(q, "policy").empty() ? "persisting" : param_text(q, "policy");
+  if (policy != "persisting" && policy != "none")
+    return {"policy must be persisting (an access policy window, the default) or none (no window: the control)", {}, 0};
+  if (policy == "none" && R != 0) return {"policy:none marks no line persisting: its ratio must be 0", {}, 0};
+  const bool window_on = policy == "persisting";
   if (S < 0 || static_cast<std::uint64_t>(S) > p.max_bytes)
     return {"request must lie in [0, " + std::to_string(p.max_bytes) + "] bytes (persistingL2CacheMaxSize)", {}, 0};
   if (W < 128 || static_cast<std::uint64_t>(W) > p.max_window_bytes || W % 16 != 0)
@@ -306,7 +313,8 @@ LevelAnswer l2_persist(const LevelsModel& m, const LevelQuery& q, std::uint64_t 
     granted = std::min(p.max_bytes, (granted + p.granularity_bytes - 1) / p.granularity_bytes * p.granularity_bytes);
   const double window = static_cast<double>(W), lines = std::floor(window / 128);
   const double samples = std::min(lines, 65536.0);
-  const double kept_bytes = p.kept_efficiency * std::min(static_cast<double>(granted), static_cast<double>(R) / 100 * window);
+  const double set_aside = static_cast<double>(window_on && R > 0 ? std::max(granted, p.minimum_bytes) : granted);
+  const double kept_bytes = window_on ? p.kept_efficiency * std::min(set_aside, static_cast<double>(R) / 100 * window) : 0;
   const double kept = std::round(samples * std::min(1.0, kept_bytes / window));
   const double hit = m.l2_hit_latency_cycles + latency_jitter(m, q, call, 11, std::max(kept, 1.0));
   const double miss = std::max(m.dram_latency_cycles, m.l2_hit_latency_cycles * 2) + latency_jitter(m, q, call, 12, 1);
@@ -314,6 +322,9 @@ LevelAnswer l2_persist(const LevelsModel& m, const LevelQuery& q, std::uint64_t 
   auto& c = a.counters;
   c["requested_bytes"] = static_cast<double>(S);
   c["set_aside_bytes"] = static_cast<double>(granted);
+  c["limit_before_bytes"] = 0;
+  c["set_aside_after_bytes"] = static_cast<double>(granted);
+  c["access_policy_window"] = window_on ? 1 : 0;
   c["window_bytes"] = window;
   c["hit_ratio"] = static_cast<double>(R) / 100;
   c["max_persisting_bytes"] = static_cast<double>(p.max_bytes);

@@ -1,5 +1,6 @@
 // The simulated persisting L2 set-aside (sim config key l2_persisting, sim/levels.hpp PersistModel):
-// the l2_persist family's answers keep efficiency x min(granted, hitRatio x window); the offer and
+// the l2_persist family's answers keep efficiency x min(granted, hitRatio x window), at least the
+// minimum set-aside under a persisting window and nothing without one (policy:none); the offer and
 // the context keys; errors of a bad block and of requests outside the device's limits.
 #include <gtest/gtest.h>
 
@@ -11,10 +12,10 @@ namespace {
 
 using testing::config_path;
 
-LevelAnswer ask(const LevelsModel& m, long long S, long long W, int R) {
-  return answer_level(m, LevelQuery{"l2_persist", {{"request", std::to_string(S)}, {"window", std::to_string(W)},
-                                                    {"ratio", std::to_string(R)}}},
-                      0);
+LevelAnswer ask(const LevelsModel& m, long long S, long long W, int R, const std::string& policy = "") {
+  LevelQuery q{"l2_persist", {{"request", std::to_string(S)}, {"window", std::to_string(W)}, {"ratio", std::to_string(R)}}};
+  if (!policy.empty()) q.params["policy"] = policy;
+  return answer_level(m, q, 0);
 }
 
 // A small device whose config carries `block` (JSON text) as its l2_persisting.
@@ -67,6 +68,32 @@ TEST(SimPersist, GranularityAndEfficiency) {
   EXPECT_EQ(a.counters.at("miss_latency_cycles"), 600);
   EXPECT_EQ(c.beyond_sm.persist.max_window_bytes, 2u * 4194304);   // default: twice the set-aside
   EXPECT_FALSE(c.beyond_sm.present);                                // no beyond_sm: only the set-aside
+}
+
+TEST(SimPersist, MinimumSetAsideUnderAWindowNoneWithout) {
+  // the H100's pattern: a limit of 0 under a persisting window keeps one step; no window keeps nothing
+  const Config c = with_block(R"({"max_bytes": 4194304, "set_aside_granularity_bytes": 1048576,
+                                  "minimum_set_aside_bytes": 1048576})");
+  const LevelsModel& m = c.beyond_sm;
+  EXPECT_EQ(m.persist.minimum_bytes, 1048576u);
+  const auto w0 = ask(m, 0, 4194304, 100);
+  ASSERT_TRUE(w0.error.empty()) << w0.error;
+  EXPECT_EQ(w0.counters.at("set_aside_bytes"), 0);  // the limit reads 0 ...
+  EXPECT_NEAR(w0.counters.at("kept_bytes"), 1048576, 128);  // ... and one step is kept
+  EXPECT_EQ(w0.counters.at("access_policy_window"), 1);
+  const auto nw = ask(m, 0, 4194304, 0, "none");
+  ASSERT_TRUE(nw.error.empty()) << nw.error;
+  EXPECT_EQ(nw.counters.at("kept_bytes"), 0);
+  EXPECT_EQ(nw.counters.at("access_policy_window"), 0);
+  EXPECT_EQ(nw.counters.at("hit_ratio"), 0);
+  EXPECT_NEAR(ask(m, 2500000, 4194304, 100).counters.at("kept_bytes"), 3145728, 128);  // above the minimum: the grant
+  EXPECT_EQ(ask(m, 0, 4194304, 0).counters.at("kept_bytes"), 0);  // a window with hitRatio 0 marks nothing persisting
+  EXPECT_NE(ask(m, 0, 4194304, 100, "none").error.find("ratio must be 0"), std::string::npos);
+  EXPECT_NE(ask(m, 0, 4194304, 0, "sometimes").error.find("policy must be"), std::string::npos);
+  // hopper_like keeps no minimum: request 0 with its window keeps nothing
+  const Config h = load_config(config_path("hopper_like"));
+  EXPECT_EQ(ask(h.beyond_sm, 0, 6291456, 100).counters.at("kept_bytes"), 0);
+  EXPECT_THROW(with_block(R"({"max_bytes": 4194304, "minimum_set_aside_bytes": 8388608})"), std::runtime_error);
 }
 
 TEST(SimPersist, BadBlocksSayWhy) {

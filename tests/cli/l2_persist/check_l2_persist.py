@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """What run_l2_persist_test.sh's archives must show (the configs' l2_persisting blocks):
-like: a 6 MiB set-aside granted in 64 KiB steps, every persisting line kept; weaker: 1 MiB steps
-(requests rounded up, as the H100 grants them), half of what is granted kept; quick: 3 benchmarks."""
+like: a 6 MiB set-aside granted in 64 KiB steps, every persisting line kept, nothing without a
+window; weaker: 1 MiB steps (requests rounded up, as the H100 grants them), half of what is granted
+kept; minstep: 1 MiB steps and one step kept for a persisting window at a limit of 0 (the H100's
+control), the window-free control none; quick: 4 benchmarks."""
 import json
 import os
 import subprocess
@@ -23,7 +25,8 @@ def rows(topo):
 
 bench, topo, report = load("like")
 names = [b["name"] for b in bench["benchmarks"]]
-assert len(names) == 7, names
+assert len(names) == 8, names
+assert names[0].startswith("l2_persist/request:0/window:%d/ratio:0/policy:none" % M), names  # the window-free control first
 assert all(not b.get("error_occurred") for b in bench["benchmarks"]), names
 assert bench["context"]["l2_persisting_max_bytes"] == str(M), bench["context"]
 for b in bench["benchmarks"]:
@@ -32,6 +35,8 @@ for b in bench["benchmarks"]:
 s = topo["l2_persisting"]
 assert s["max_bytes"] == M, s["max_bytes"]
 assert s["control_kept_bytes"] == 0, s["control_kept_bytes"]
+assert s["control_access_policy_window"] is False and "policy:none" in s["control_benchmark"], s["control_benchmark"]
+assert s["minimum_set_aside_bytes"] == 0, s["minimum_set_aside_bytes"]  # request 0 with the window keeps nothing either
 assert s["largest_kept_bytes"] == M, s["largest_kept_bytes"]
 assert s["kept_of_max"] == 1.0, s["kept_of_max"]
 r = rows(topo)
@@ -58,8 +63,22 @@ assert s["grant_rounding"] == "up" and s["grant_step_bytes"] == MiB, (s["grant_r
 assert abs(s["largest_kept_bytes"] - 3 * MiB) <= 256, s["largest_kept_bytes"]
 assert abs(s["kept_of_max"] - 0.5) < 1e-3, s["kept_of_max"]
 
+bench, topo, report = load("minstep")
+s = topo["l2_persisting"]
+r = rows(topo)
+nowin = [b for b in bench["benchmarks"] if b["name"].startswith("l2_persist/request:0/") and "policy:none" in b["name"]]
+assert len(nowin) == 1 and nowin[0]["access_policy_window"] == 0 and nowin[0]["kept_bytes"] == 0, nowin
+assert r[(0, M, 1.0)]["set_aside_bytes"] == 0 and abs(r[(0, M, 1.0)]["kept_bytes"] - MiB) <= 128, r[(0, M, 1.0)]
+assert s["control_kept_bytes"] == 0, s["control_kept_bytes"]
+assert s["grant_step_bytes"] == MiB, s["grant_step_bytes"]
+assert abs(s["minimum_set_aside_bytes"] - MiB) <= 128, s["minimum_set_aside_bytes"]
+assert abs(s["minimum_set_aside_of_step"] - 1) < 1e-3, s["minimum_set_aside_of_step"]
+assert abs(s["window_control_kept_bytes"] - MiB) <= 128, s["window_control_kept_bytes"]
+assert s["largest_kept_bytes"] == M, s["largest_kept_bytes"]  # the survival test uses the window-free control
+assert "minimum set-aside" in report and "| no window |" in report, report[-1500:]
+
 bench, topo, report = load("quick")
-assert len(bench["benchmarks"]) == 3, [b["name"] for b in bench["benchmarks"]]
+assert len(bench["benchmarks"]) == 4, [b["name"] for b in bench["benchmarks"]]
 
 # the tables of scripts/: results_table.py's rows and topology_table.py's "L2 persisting" section
 scripts = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts")
@@ -78,5 +97,13 @@ out = subprocess.run([sys.executable, os.path.join(scripts, "topology_table.py")
 sec = out[out.index("\nL2 persisting"):]
 assert "granted in steps of" in sec and "1 MiB" in sec and "rounded up" in sec, sec
 assert "kept 50.0 % of it" in sec, sec
+out = subprocess.run([sys.executable, os.path.join(scripts, "topology_table.py"), f"{work}/minstep/topology.json"],
+                     capture_output=True, text=True, check=True).stdout
+sec = out[out.index("\nL2 persisting"):]
+assert "minimum set-aside under a window" in sec and "1.00 grant steps" in sec and "no access policy (control)" in sec, sec
+_, topo, _ = load("minstep")
+got = {what: (fmt(v) if v is not None else None) for group, what, v, fmt, _c, _r in results_table.rows_of(topo)
+       if group == "L2 persisting"}
+assert got.get("kept at request 0 under a window (minimum set-aside)") == "1 MiB", got
 
 print("check_l2_persist: ok")

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The l2_persist family end to end on simulated devices (issue 20 item 4; docs/methodology.md,
 # section l2_persist): memhier-bench runs it on hopper_like (a set-aside of 6 MiB, every persisting
-# line kept) and on a copy that grants in 1 MiB steps and keeps half of what it grants; memhier-infer
+# line kept) and on a copy that grants in 1 MiB steps and keeps half of what it grants, and on one
+# that grants in 1 MiB steps and keeps one step for a persisting window at a limit of 0 (as the H100
+# did: the window-free control tells survival from that minimum set-aside); memhier-infer
 # writes the l2_persisting section and report.md's table; check_l2_persist.py asserts what each
 # config says; the gate passes hopper_like against itself and fails (exit 1) against the weaker
-# copy with l2_persisting.largest_kept_bytes WORSE; the quick plan has 3 benchmarks; plain_lru
+# copy with l2_persisting.largest_kept_bytes WORSE; the quick plan has 4 benchmarks; plain_lru
 # (no l2_persisting) none.
 #   run_l2_persist_test.sh SOURCE-DIR BUILD-DIR WORK-DIR
 set -uo pipefail
@@ -25,17 +27,21 @@ archive() {  # archive NAME CONFIG [FLAGS...]: bench.json, topology.json and rep
     { tail -20 "$d/infer.log"; fail "memhier-infer on $cfg"; }
 }
 
-python3 - "$src/sim/configs/hopper_like.json" "$work/weaker.json" <<'PY' || fail "weaker config"
+python3 - "$src/sim/configs/hopper_like.json" "$work/weaker.json" "$work/minstep.json" <<'PY' || fail "weaker config"
 import json, sys
 c = json.load(open(sys.argv[1]))
 c["l2_persisting"]["set_aside_granularity_bytes"] = 1048576
 c["l2_persisting"]["kept_efficiency"] = 0.5
 json.dump(c, open(sys.argv[2], "w"), indent=1)
+c["l2_persisting"]["kept_efficiency"] = 1
+c["l2_persisting"]["minimum_set_aside_bytes"] = 1048576
+json.dump(c, open(sys.argv[3], "w"), indent=1)
 PY
 
 archive like "$src/sim/configs/hopper_like.json"
 archive like2 "$src/sim/configs/hopper_like.json"
 archive weaker "$work/weaker.json"
+archive minstep "$work/minstep.json"
 archive quick "$src/sim/configs/hopper_like.json" --plan=quick
 # plain_lru has no l2_persisting: no benchmark of the family in its plan
 "$bin/memhier-bench" --device="sim:$src/sim/configs/plain_lru.json" --memhier_progress=0 --benchmark_filter="$filter" \
