@@ -2,10 +2,13 @@
 # Device part (scripts/device/run.sh persist:SECONDS), issue 20 item 4: the l2_persist family
 # (docs/methodology.md, section l2_persist) on GPU 0. 1. the family's full sweep with 3 repetitions
 # (memhier-bench --benchmark_filter), a table per benchmark (requested, granted, window, hitRatio,
-# kept bytes and fraction, the trials' range, hit/miss latencies, the references and the threshold)
-# and memhier-infer's l2_persisting section (the largest kept, the control, kept over the maximum);
+# whether an access policy window was set (win 0: the window-free control, policy:none), kept bytes
+# and fraction, the trials' range, hit/miss latencies, the references and the threshold, the limit
+# before the benchmark and after its trials) and memhier-infer's l2_persisting section (the largest
+# kept, the control, the minimum set-aside request 0 keeps under a window, kept over the maximum);
 # 2. the gpu-labelled tests of the family (L2PersistGpu*: a set-aside keeps more than the control,
-# the limit is restored after a run and after a refused request); 3. compute-sanitizer memcheck and
+# the limit is restored after a run and after a refused request, the window-free control beside
+# request 0 with the window); 3. compute-sanitizer memcheck and
 # racecheck over the quick plan of the family (MEMHIER_MIN_WORK=1: one trial, a shorter co-runner;
 # PERSIST_SANITIZE=0 skips it, PERSIST_SANITIZE_S bounds each tool, default 60 s). Never rebuilds.
 # Writes DIR/summary.txt.
@@ -33,20 +36,22 @@ err = [x for x in b["benchmarks"] if x.get("error_occurred")]
 print("  %d benchmark entries, %d failed" % (len(b["benchmarks"]), len(err)))
 for x in err:
     print("  FAILED %s: %s" % (x["name"], x.get("error_message", "")[:200]))
-print("  %-46s %9s %9s %9s %5s %9s %7s %19s %11s %13s %6s %3s %7s %9s" % (
-    "benchmark", "req MiB", "grant MiB", "win MiB", "ratio", "kept MiB", "kept %", "trials MiB", "hit/miss", "refs hit/miss", "thresh", "sep", "ms", "span MiB"))
+print("  %-58s %9s %9s %9s %5s %3s %9s %7s %19s %11s %13s %6s %3s %7s %9s %19s" % (
+    "benchmark", "req MiB", "grant MiB", "win MiB", "ratio", "win", "kept MiB", "kept %", "trials MiB", "hit/miss",
+    "refs hit/miss", "thresh", "sep", "ms", "span MiB", "limit before/after"))
 for x in b["benchmarks"]:
     if x.get("error_occurred") or x.get("run_type") == "aggregate":
         continue
     g = lambda k: x.get(k, float("nan"))
-    print("  %-46s %9.3f %9.3f %9.3f %5.2f %9.3f %6.1f%% %9.3f-%-9.3f %5.0f/%-5.0f %6.0f/%-6.0f %6.0f %3d %7.3f %9.3f" % (
+    print("  %-58s %9.3f %9.3f %9.3f %5.2f %3d %9.3f %6.1f%% %9.3f-%-9.3f %5.0f/%-5.0f %6.0f/%-6.0f %6.0f %3d %7.3f %9.3f %9.3f/%-9.3f" % (
         x["name"].replace("/iterations:1/manual_time", "").replace("/repeats:3", ""), g("requested_bytes") / MiB,
-        g("set_aside_bytes") / MiB, g("window_bytes") / MiB, g("hit_ratio"), g("kept_bytes") / MiB,
+        g("set_aside_bytes") / MiB, g("window_bytes") / MiB, g("hit_ratio"),
+        int(g("access_policy_window")) if g("access_policy_window") == g("access_policy_window") else -1, g("kept_bytes") / MiB,
         100 * g("kept_fraction"), g("kept_bytes_min") / MiB, g("kept_bytes_max") / MiB, g("hit_latency_cycles"),
         g("miss_latency_cycles"), g("ref_hit_latency_cycles"), g("ref_miss_latency_cycles"), g("threshold_cycles"),
         int(g("separated")) if g("separated") == g("separated") else -1,
         x.get("real_time", 0) * {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}.get(x.get("time_unit", "ns"), float("nan")),
-        g("probe_span_bytes") / MiB))
+        g("probe_span_bytes") / MiB, g("limit_before_bytes") / MiB, g("set_aside_after_bytes") / MiB))
 try:
     t = json.load(open(sys.argv[2]))
 except Exception as e:
@@ -65,6 +70,13 @@ def fig(k):
 print("  topology l2_persisting: max %s; largest kept %s (request %s, window %s); control kept %s; kept_of_max %s" % (
     fig("max_bytes"), fig("largest_kept_bytes"), fig("largest_kept_request_bytes"), fig("largest_kept_window_bytes"),
     fig("control_kept_bytes"), s.get("kept_of_max")))
+print("  control: %s (access policy window: %s), kept %s (%s of the window)" % (
+    s.get("control_benchmark"), s.get("control_access_policy_window"), fig("control_kept_bytes"), s.get("control_kept_fraction")))
+print("  minimum set-aside (request 0 under a window, beyond the window-free control): %s; request 0 with the window kept %s, of a step %s" % (
+    fig("minimum_set_aside_bytes"), fig("window_control_kept_bytes"), s.get("minimum_set_aside_of_step")))
+note = prov.get("minimum_set_aside_bytes", {}).get("note")
+if note:
+    print("    " + note)
 print("  grants: rounded %s, step %s (of the L2 %s, steps in the max %s)" % (
     s.get("grant_rounding"), fig("grant_step_bytes"), s.get("grant_step_of_l2"), s.get("grant_steps_in_max")))
 for r in s.get("by_request", []):
