@@ -456,6 +456,8 @@ ContentionClasses contention_classes(const ContentionData& c, const std::vector<
   std::vector<double> slow_all, fast_all;
   std::vector<bool> measured(n, false);
   std::vector<std::vector<std::uint32_t>> sets;
+  r.threshold.assign(c.refs.size(), NAN);
+  r.ref_class.assign(c.refs.size(), -1);
   for (std::size_t k = 0; k < c.refs.size(); ++k) {
     std::vector<double> per(n, NAN), xs;
     for (std::size_t l = 0; l < n; ++l) {
@@ -476,7 +478,10 @@ ContentionClasses contention_classes(const ContentionData& c, const std::vector<
       if (per[l] > split.threshold) set.push_back(static_cast<std::uint32_t>(l)), slow_all.push_back(per[l]);
       else fast_all.push_back(per[l]);
     }
-    if (std::find(sets.begin(), sets.end(), set) != sets.end()) continue;  // the same slice again (another partition's refs)
+    r.threshold[k] = split.threshold;
+    const auto same = std::find(sets.begin(), sets.end(), set);
+    r.ref_class[k] = static_cast<int>(same - sets.begin());
+    if (same != sets.end()) continue;  // the same slice again (another partition's refs)
     for (auto l : set) member_of[l].push_back(static_cast<int>(sets.size()));
     sets.push_back(set);
   }
@@ -497,6 +502,22 @@ ContentionClasses contention_classes(const ContentionData& c, const std::vector<
   r.reason = why.str();
   r.ok = r.reason.empty();
   return r;
+}
+
+std::size_t probe_disagreements(const ContentionData& c, const ContentionClasses& r, std::size_t* records) {
+  std::size_t bad = 0;
+  *records = 0;
+  for (std::size_t k = 0; k < c.refs.size() && k < r.threshold.size(); ++k) {
+    if (!std::isfinite(r.threshold[k]) || r.ref_class[k] < 0) continue;
+    for (std::size_t lc = 0; lc < c.slowdown[k].size(); ++lc) {
+      const double x = c.slowdown[k][lc];
+      const int cls = r.line_class[lc / c.copies];
+      if (!std::isfinite(x) || cls < 0) continue;
+      ++*records;
+      bad += (x > r.threshold[k]) != (cls == r.ref_class[k]);
+    }
+  }
+  return bad;
 }
 
 namespace {
@@ -680,8 +701,18 @@ void contention_section(const Dataset& data, const std::vector<std::vector<unsig
   cj["by_partition"] = pj;
   const ContentionClasses* use = nullptr;
   std::string how;
-  if (partitions.empty()) {
-    bad = "no partition map (l2_partitions): the classes over every probe may be combinations of one slice per partition";
+  std::size_t records = 0;
+  const std::size_t disagree = all.ok ? probe_disagreements(c, all, &records) : 0;
+  cj["every_probe"]["disagreeing_records"] = disagree;
+  cj["every_probe"]["records"] = records;
+  if (partitions.empty() && all.ok && records > 0 && disagree * 1000 <= records) {
+    use = &all;
+    how = "no partition map, but every probe SM, whatever its partition, saw the same lines slow under each reference (" +
+          std::to_string(disagree) + " of " + std::to_string(records) + " records disagree): one slice function for every SM";
+  } else if (partitions.empty()) {
+    bad = all.ok ? "no partition map (l2_partitions), and " + std::to_string(disagree) + " of " + std::to_string(records) +
+                       " probe records disagree with the classes over every probe: they may be combinations of one slice per partition"
+                 : "every probe: " + all.reason;
   } else if (all.ok && groups_agree(per)) {
     use = &all, bad.clear();
     how = "the partitions' probes class every line both timed alike (one slice function for both): counted over every probe";
@@ -703,8 +734,11 @@ void contention_section(const Dataset& data, const std::vector<std::vector<unsig
     const int k = cj["slices_per_partition"].get<int>();
     set_value(j, "slices_per_partition", k, cj["provenance"]["slices_per_partition"]["confidence"].get<double>(), ev,
               "from the contention run (l2_slices/op:contention)");
-    set_value(j, "slices", k * static_cast<int>(partitions.size()), cj["provenance"]["slices_per_partition"]["confidence"].get<double>(),
-              ev, "slices per partition x the partitions of the map");
+    if (partitions.empty())
+      set_null(j, "slices", "slices per partition decided, the number of partitions not: the l2_partitions map is undecided", ev);
+    else
+      set_value(j, "slices", k * static_cast<int>(partitions.size()), cj["provenance"]["slices_per_partition"]["confidence"].get<double>(),
+                ev, "slices per partition x the partitions of the map");
     j["slices_from"] = "contention";
     j["hash"] = cj["hash"];
   } else if (cj.contains("slices_per_partition_at_least")) {

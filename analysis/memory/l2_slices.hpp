@@ -66,8 +66,16 @@ struct ContentionClasses {
   std::vector<int> line_class;  // -1: uncovered or not measured on these SMs
   int classes = 0, uncovered = 0, conflicts = 0, refs_without_split = 0;
   double slow_median_cycles = NAN, fast_median_cycles = NAN;  // per hit: lines of the reference's slice, the others
+  std::vector<double> threshold;  // per reference: the split's threshold (NaN: no split)
+  std::vector<int> ref_class;     // per reference: the class of its slow side (-1: none)
 };
 ContentionClasses contention_classes(const ContentionData& c, const std::vector<unsigned>& sms);
+
+// Records (one line on one probe SM under one reference) that disagree with the classes `r`: slow
+// (above the reference's threshold) though the line is not in the reference's class, or not slow
+// though it is. `records` counts those judged. None disagree where every probe SM sees one slice
+// function, whatever partition it is in.
+std::size_t probe_disagreements(const ContentionData& c, const ContentionClasses& r, std::size_t* records);
 
 // The topology section `l2_slices` (null when no l2_slices entry has a trace). `partitions`: the SM
 // ids of each L2 partition (the l2_partitions map's sms_per_partition; empty when unknown): lines
