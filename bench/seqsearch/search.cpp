@@ -16,6 +16,7 @@ std::uint64_t next_pow2(std::uint64_t x) {
 
 std::string why_stopped(const Session& s, const std::string& otherwise) {
   if (s.failed()) return "a sequence failed: " + s.first_error();
+  if (!s.limit_reason().empty()) return s.limit_reason();
   if (s.exhausted()) return "budget exhausted";
   return otherwise;
 }

@@ -41,6 +41,9 @@ class Session {
   // True once a sequence failed to run (the search stops: the trace says why).
   bool failed() const { return !first_error_.empty(); }
   const std::string& first_error() const { return first_error_; }
+  // Set (and exhausted() true) once the search built a test longer than one launch holds: nothing
+  // ran, the search stops with this reason.
+  const std::string& limit_reason() const { return limit_reason_; }
 
   // The miss threshold the search uses (set from the data once the granularity probe ran).
   void set_threshold(std::uint32_t t) { threshold_ = t; }
@@ -86,7 +89,7 @@ class Session {
   double seconds_ = 0;
   std::uint64_t accesses_ = 0;
   std::uint64_t last_walk_cycles_ = 0;
-  std::string first_error_, start_state_;
+  std::string first_error_, start_state_, limit_reason_;
   int sm_id_ = -1;
   std::uint64_t smem_bytes_ = 0;
   std::uint32_t evictions_seen_ = 0;

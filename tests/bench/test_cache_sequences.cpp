@@ -213,5 +213,41 @@ TEST(CacheSequences, CalibrationOnAKeptL2WithAFarPartition) {
     }
 }
 
+// The simulated device with a launch that holds only `runs` runs (a GPU's constant-memory limit,
+// much smaller).
+class ShortLaunchBackend final : public Backend {
+ public:
+  ShortLaunchBackend(std::unique_ptr<Backend> inner, std::size_t runs) : in_(std::move(inner)), runs_(runs) {}
+  std::string name() const override { return in_->name(); }
+  DeviceFigures figures() const override { return in_->figures(); }
+  std::map<std::string, std::string> context() const override { return in_->context(); }
+  bool supports(Path p) const override { return in_->supports(p); }
+  ClockOverhead clock_overhead() override { return in_->clock_overhead(); }
+  ChaseResult run_chase(const ChaseRequest& r) override { return in_->run_chase(r); }
+  std::uint64_t max_array_bytes(Path p) const override { return in_->max_array_bytes(p); }
+  std::size_t max_sequence_runs() const override { return runs_; }
+  SequenceResult run_sequence(const SequenceRequest& r) override { return in_->run_sequence(r); }
+
+ private:
+  std::unique_ptr<Backend> in_;
+  std::size_t runs_;
+};
+
+TEST(CacheSequences, ATestLongerThanALaunchStopsTheSearchWithoutFailing) {
+  // The H100's and H200's L2 searches once built tests of 3548 and 4100 runs where 2720 fit, and
+  // the benchmark failed; now the search stops, saying so, and nothing longer is sent.
+  const std::string path = std::string(MEMHIER_SOURCE_DIR) + "/sim/configs/plain_lru.json";
+  ShortLaunchBackend be(make_sim_backend(path), 24);
+  const double base = be.hit_baseline(Path::global_ca);
+  Session s(be, Path::global_ca, 0, 1ull << 32, static_cast<std::uint32_t>(kLevelRatio * base), Budget{3000, 60});
+  SearchConfig c;
+  c.start_empty = true;
+  const SearchResult r = seqsearch::run_search(s, c);
+  EXPECT_FALSE(s.failed()) << s.first_error();
+  EXPECT_NE(s.limit_reason().find("does not fit one launch (at most 24)"), std::string::npos) << s.limit_reason();
+  EXPECT_NE(r.stopped.find("does not fit one launch"), std::string::npos) << r.stopped;
+  for (const auto& e : s.trace().entries) EXPECT_TRUE(e.error.empty()) << e.error;
+}
+
 }  // namespace
 }  // namespace memhier
