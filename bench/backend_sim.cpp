@@ -237,30 +237,11 @@ class SimBackend final : public Backend {
     const std::vector<std::uint64_t> offsets = slice_test_offsets(pages, bases);
     const sim::SliceFingerprint f = sim::slice_fingerprint(m, offsets, repeats, passes, call);
     const std::size_t n = offsets.size(), sms = f.sm_ids.size();
-    Trace tr;
-    tr.kind = Trace::Kind::fine;
-    std::vector<double> per_hit;
-    for (int p = 0; p < passes; ++p)
-      for (std::size_t s = 0; s < sms; ++s)
-        for (std::size_t k = 0; k < n; ++k) {
-          const std::uint32_t c = f.cycles[(static_cast<std::size_t>(p) * sms + s) * n + k];
-          tr.index.push_back(static_cast<std::uint32_t>(s * n + k));
-          tr.latency.push_back(c);
-          tr.label.push_back(static_cast<std::uint8_t>(p));
-          per_hit.push_back(static_cast<double>(c) / repeats);
-        }
-    tr.meta = {{"content", "l2_slice_fingerprint"}, {"lines", std::to_string(n)}, {"sm_ids", slice_join(f.sm_ids)},
-               {"line_offsets", slice_join(offsets)}, {"page_bytes", std::to_string(kSlicePageBytes)},
-               {"repeats", std::to_string(repeats)}, {"passes", std::to_string(passes)},
-               {"labels", "pass; latency = cycles of `repeats` dependent hits"}};
-    LevelResult out;
-    std::sort(per_hit.begin(), per_hit.end());
-    out.counters = {{"sms", static_cast<double>(sms)}, {"sms_failed", 0}, {"lines", static_cast<double>(n)},
-                    {"repeats", static_cast<double>(repeats)}, {"passes", static_cast<double>(passes)},
-                    {"clock_overhead_cycles", 0}, {"latency_cycles", per_hit[per_hit.size() / 2]},
-                    {"latency_min_cycles", per_hit.front()}, {"latency_max_cycles", per_hit.back()}};
+    LevelResult out = fingerprint_result(f.sm_ids, 0, offsets, repeats, passes, 0,
+                                         [&](std::size_t slot, std::uint32_t pass, std::size_t k) {
+                                           return f.cycles[(static_cast<std::size_t>(pass) * sms + slot) * n + k];
+                                         });
     out.seconds = f.seconds;
-    out.trace = std::move(tr);
     return out;
   }
 

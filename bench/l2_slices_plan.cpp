@@ -15,11 +15,44 @@ constexpr double kSignalCyclesPerHit = 20;
 
 }  // namespace
 
-double slice_median(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+
+LevelResult fingerprint_result(const std::vector<unsigned>& sm_ids, std::size_t sms_failed,
+                               const std::vector<std::uint64_t>& offsets, std::uint32_t hits, std::uint32_t passes,
+                               double overhead_cycles,
+                               const std::function<std::uint32_t(std::size_t, std::uint32_t, std::size_t)>& cycles) {
+  const std::size_t n = offsets.size();
+  Trace tr;
+  tr.kind = Trace::Kind::fine;
+  tr.clock_overhead_cycles = overhead_cycles;
+  std::vector<double> per_hit;
+  for (std::size_t slot = 0; slot < sm_ids.size(); ++slot)
+    for (std::uint32_t pass = 0; pass < passes; ++pass)
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::uint32_t c = cycles(slot, pass, k);
+        tr.index.push_back(static_cast<std::uint32_t>(slot * n + k));
+        tr.latency.push_back(c);
+        tr.label.push_back(static_cast<std::uint8_t>(pass));
+        per_hit.push_back(static_cast<double>(c) / hits);
+      }
+  tr.meta = {{"content", "l2_slice_fingerprint"}, {"lines", std::to_string(n)}, {"sm_ids", slice_join(sm_ids)},
+             {"line_offsets", slice_join(offsets)}, {"page_bytes", std::to_string(kSlicePageBytes)},
+             {"repeats", std::to_string(hits)}, {"passes", std::to_string(passes)},
+             {"labels", "pass; latency = cycles of `repeats` dependent hits"}};
+  LevelResult res;
+  auto& c = res.counters;
+  c["sms"] = static_cast<double>(sm_ids.size());
+  c["sms_failed"] = static_cast<double>(sms_failed);
+  c["lines"] = static_cast<double>(n);
+  c["repeats"] = hits;
+  c["passes"] = passes;
+  c["clock_overhead_cycles"] = overhead_cycles;
+  if (!per_hit.empty()) {
+    c["latency_cycles"] = level_median(per_hit);
+    c["latency_min_cycles"] = *std::min_element(per_hit.begin(), per_hit.end());
+    c["latency_max_cycles"] = *std::max_element(per_hit.begin(), per_hit.end());
+  }
+  res.trace = std::move(tr);
+  return res;
 }
 
 ContentionLayout contention_layout(const std::vector<unsigned>& sm_ids, std::uint32_t lines, std::uint32_t copies) {
@@ -78,7 +111,7 @@ LevelResult run_contention_plan(const ContentionLayout& lay, const std::vector<s
     };
     std::vector<double> own;
     for (std::uint32_t c = 0; c < copies; ++c) own.push_back(slow(target, c));
-    const double ref_slow = slice_median(own);
+    const double ref_slow = level_median(own);
     own_ratio.push_back(ratio(target, 0));
     covered[target] = true;
     if (!(ref_slow >= kSignalCyclesPerHit * hits)) {  // the hammer hardly slows its own line: no signal
@@ -122,8 +155,8 @@ LevelResult run_contention_plan(const ContentionLayout& lay, const std::vector<s
   c["probes"] = static_cast<double>(lay.probe_sms.size());
   c["probes_short_of_hammers"] = short_hammers;
   // loaded over quiet cycles (ratios: a slowdown of noise may be negative, a counter may not)
-  if (const double x = slice_median(own_ratio); std::isfinite(x)) c["reference_loaded_over_quiet"] = x;
-  if (const double x = slice_median(other_ratio); std::isfinite(x)) c["other_loaded_over_quiet"] = x;
+  if (const double x = level_median(own_ratio); std::isfinite(x)) c["reference_loaded_over_quiet"] = x;
+  if (const double x = level_median(other_ratio); std::isfinite(x)) c["other_loaded_over_quiet"] = x;
   c["uncovered_lines"] = static_cast<double>(std::count(covered.begin(), covered.end(), false));
   res.seconds = seconds;
   res.trace = std::move(tr);

@@ -11,14 +11,21 @@
 
 namespace memhier {
 
-// "a,b,c" (trace header lists) and the median (NaN when empty) of the l2_slices host code.
+// "a,b,c": the trace header lists of the l2_slices host code.
 template <typename T>
 std::string slice_join(const std::vector<T>& v) {
   std::string s;
   for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
   return s;
 }
-double slice_median(std::vector<double> v);
+
+// The fingerprint's trace (content l2_slice_fingerprint, docs/formats.md) and counters:
+// `cycles(slot, pass, line)` the cycles of `hits` hits with the clock pair's overhead removed, for
+// the SMs `sm_ids` (slot order) that ran; `sms_failed` the SMs that got no CTA.
+LevelResult fingerprint_result(const std::vector<unsigned>& sm_ids, std::size_t sms_failed,
+                               const std::vector<std::uint64_t>& offsets, std::uint32_t hits, std::uint32_t passes,
+                               double overhead_cycles,
+                               const std::function<std::uint32_t(std::size_t, std::uint32_t, std::size_t)>& cycles);
 
 struct ContentionLayout {
   std::vector<unsigned> hammer_sms, probe_sms;

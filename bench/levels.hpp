@@ -8,6 +8,8 @@
 // (bench/levels/*.cu), the simulated device from its model (sim/levels, sim/l2_slices).
 // Plain C++: the simulated backend needs no CUDA.
 #pragma once
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -28,6 +30,14 @@ struct LevelRequest {
   std::string text(const std::string& key) const;
   long long num(const std::string& key, long long dflt = 0) const;
 };
+
+// The median of a level benchmark's samples (NaN when there are none).
+inline double level_median(std::vector<double> v) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
 
 struct LevelResult {
   std::string error;                       // non-empty: this configuration could not run (and why)

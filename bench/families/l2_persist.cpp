@@ -11,12 +11,11 @@
 // at W = M, R = 100; S = M at W = 2M (a window larger than the set-aside) at R = 100 and 50. Quick
 // plan: the window-free control, S = 0, M/2, M at W = M.
 #include <algorithm>
-#include <cmath>
 #include <set>
 #include <tuple>
 
 #include "bench/families/chase_common.hpp"
-#include "bench/guard.hpp"
+#include "bench/families/level_family.hpp"
 
 namespace memhier {
 namespace {
@@ -31,22 +30,7 @@ void register_point(std::uint64_t request, std::uint64_t window, int ratio, bool
                     .add("window", static_cast<std::int64_t>(window))
                     .add("ratio", ratio);
   if (no_window) n.add("policy", "none");
-  LevelRequest req;
-  req.family = n.family();
-  for (const auto& [k, v] : n.params()) req.params[k] = v;
-  register_guarded(n.str(), [req](benchmark::State& state) {
-    LevelResult res;
-    for (auto _ : state) {
-      res = backend().run_level(req);
-      if (!res.error.empty()) {
-        state.SkipWithError(res.error.c_str());
-        return;
-      }
-      state.SetIterationTime(std::max(res.seconds, 1e-9));
-    }
-    for (const auto& [k, v] : res.counters)
-      if (std::isfinite(v)) state.counters[k] = v;
-  })->UseManualTime()->Iterations(1);
+  register_level(n);
 }
 
 void register_l2_persist(Backend& be) {

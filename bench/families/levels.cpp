@@ -24,12 +24,10 @@
 #include <set>
 
 #include "bench/families/chase_common.hpp"
+#include "bench/families/level_family.hpp"
 #include "bench/guard.hpp"
 
 namespace memhier {
-namespace {
-
-constexpr std::uint64_t KiB = 1024, MiB = 1024 * KiB;
 
 void register_level(const BenchName& n) {
   LevelRequest req;
@@ -54,6 +52,11 @@ void register_level(const BenchName& n) {
       if (std::isfinite(v)) state.counters[k] = v;
   })->UseManualTime()->Iterations(1);
 }
+
+namespace {
+
+constexpr std::uint64_t KiB = 1024, MiB = 1024 * KiB;
+
 
 // Cluster sizes 2, 4, 8 (and 16) up to what the device offers.
 std::vector<int> cluster_sizes(const LevelOffer& o, bool quick) {

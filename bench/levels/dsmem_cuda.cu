@@ -56,12 +56,6 @@ int active_clusters(void (*fn)(P...), int c, int threads, std::size_t smem) {
   return n;
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // The chain in each CTA's shared memory: kDsmemChainBytes / kChainStride elements in a shuffled
 // cyclic order; word k holds the byte offset of the next element (0 off the chain).
@@ -87,14 +81,14 @@ void add_latency_counters(const std::vector<kern::DsmemLatencyRecord>& recs, int
   }
   if (per.empty()) throw std::runtime_error("dsmem latency: no cluster recorded a chase");
   auto& c = res->counters;
-  c["latency_cycles"] = median(per);
+  c["latency_cycles"] = level_median(per);
   c["latency_min_cycles"] = *std::min_element(per.begin(), per.end());
   c["latency_max_cycles"] = *std::max_element(per.begin(), per.end());
   c["clusters"] = static_cast<double>(per.size());
   c["accesses"] = recs.front().accesses;
-  c["clock_overhead_cycles"] = median(ovh);
-  if (!same.empty()) c["latency_same_tpc_cycles"] = median(same);
-  if (!other.empty()) c["latency_other_tpc_cycles"] = median(other);
+  c["clock_overhead_cycles"] = level_median(ovh);
+  if (!same.empty()) c["latency_same_tpc_cycles"] = level_median(same);
+  if (!other.empty()) c["latency_other_tpc_cycles"] = level_median(other);
 }
 
 LevelResult dsmem_latency(const DeviceDescription& d, int c, int rank) {
@@ -151,7 +145,7 @@ LevelResult dsmem_stream(const DeviceDescription& d, bool write, int c, int remo
   res.seconds = timer.seconds();
   const auto rates = per_sm_rates(stamps.download(), static_cast<double>(need) * reps);
   if (rates.empty()) throw std::runtime_error("dsmem stream: no SM recorded a span");
-  const double bpc = median(rates);
+  const double bpc = level_median(rates);
   res.counters["bytes_per_clock_per_sm"] = bpc;
   res.counters["bytes_per_second"] = bpc * static_cast<double>(rates.size()) * d.sm_clock_khz * 1e3;
   if (d.cc_major >= 5) res.counters["pct_of_peak"] = 100.0 * bpc / 128.0;  // 32 banks x 4 bytes per clock

@@ -84,19 +84,6 @@ PersistBuffers& buffers(const DeviceDescription& d, std::uint64_t window_bytes, 
   return *slot;
 }
 
-class Stream {
- public:
-  Stream() { MEMHIER_CUDA(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
-  ~Stream() { MEMHIER_CUDA_NOEXCEPT(cudaStreamDestroy(s_)); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  cudaStream_t get() const { return s_; }
-  void sync() const { MEMHIER_CUDA(cudaStreamSynchronize(s_)); }
-
- private:
-  cudaStream_t s_{};
-};
-
 // The persisting set-aside for one benchmark: set to the request (what the driver granted read
 // back); on leaving, every persisting line reset to normal and the limit back to what it was.
 class PersistScope {
@@ -159,12 +146,6 @@ double sum(const std::uint32_t* h) {
   return s;
 }
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 struct Trial {
   double kept = 0, threshold = NAN, hit_hi = NAN, miss_lo = NAN, seconds = 0;
@@ -264,7 +245,7 @@ void add_counters(const Plan& p, const PersistAttrs& at, std::uint64_t request, 
     }
     res->seconds += t.seconds;
   }
-  const double probed = p.samples, k = median_of(kept);
+  const double probed = p.samples, k = level_median(kept);
   const double line_fraction = probed > 0 ? k / probed : NAN;
   c["requested_bytes"] = static_cast<double>(request);
   c["set_aside_bytes"] = static_cast<double>(lim.granted);
@@ -286,9 +267,9 @@ void add_counters(const Plan& p, const PersistAttrs& at, std::uint64_t request, 
   if (sum(misses.data()) > 0) c["miss_latency_cycles"] = quantile(misses.data(), 0.5);
   c["ref_hit_latency_cycles"] = quantile(pooled.data() + kern::kPersistHitRef * kern::kPersistBins, 0.5);
   c["ref_miss_latency_cycles"] = quantile(pooled.data() + kern::kPersistMissRef * kern::kPersistBins, 0.5);
-  c["threshold_cycles"] = median_of(thresholds);
-  c["ref_hit_p95_cycles"] = median_of(hit_hi);
-  c["ref_miss_p5_cycles"] = median_of(miss_lo);
+  c["threshold_cycles"] = level_median(thresholds);
+  c["ref_hit_p95_cycles"] = level_median(hit_hi);
+  c["ref_miss_p5_cycles"] = level_median(miss_lo);
   c["separated"] = separated ? 1 : 0;
   c["corunner_bytes"] = static_cast<double>(p.stream_bytes);
   c["trials"] = static_cast<double>(trials.size());

@@ -95,7 +95,6 @@ LevelResult run_contention(const DeviceDescription& d, const LevelRequest& r) {
 }  // namespace
 
 LevelResult run_l2_slices(const DeviceDescription& d, const LevelRequest& r) {
-  LevelResult res;
   if (r.text("op") == "contention") return run_contention(d, r);
   if (r.text("op") != "fingerprint") return {"unknown l2_slices op '" + r.text("op") + "'", {}, 0, {}};
   const int pages = static_cast<int>(r.num("pages", 2)), bases = static_cast<int>(r.num("bases", 8));
@@ -148,44 +147,19 @@ LevelResult run_l2_slices(const DeviceDescription& d, const LevelRequest& r) {
     if (all) break;
   }
   const std::vector<std::uint32_t> lat = out.download();
-  Trace tr;
-  tr.kind = Trace::Kind::fine;
-  std::vector<std::uint64_t> measured;
-  std::vector<double> per_hit, overheads;
-  for (std::uint32_t s = 0; s < slots; ++s) {
-    if (!ran[s]) continue;
-    const std::uint32_t o = ran[s] - 1;
-    overheads.push_back(o);
-    const std::uint32_t slot = static_cast<std::uint32_t>(measured.size());
-    measured.push_back(ids[s]);
-    for (std::uint32_t pass = 0; pass < passes; ++pass)
-      for (std::uint32_t k = 0; k < n; ++k) {
-        const std::uint32_t c = lat[(static_cast<std::size_t>(s) * passes + pass) * n + k];
-        const std::uint32_t cycles = c > o ? c - o : 0u;
-        tr.index.push_back(slot * n + k);
-        tr.latency.push_back(cycles);
-        tr.label.push_back(static_cast<std::uint8_t>(pass));
-        per_hit.push_back(static_cast<double>(cycles) / repeats);
-      }
-  }
+  std::vector<unsigned> measured;
+  std::vector<std::uint32_t> slot_of_run;  // the launch's slot of each SM that ran
+  std::vector<double> overheads;
+  for (std::uint32_t s = 0; s < slots; ++s)
+    if (ran[s]) measured.push_back(ids[s]), slot_of_run.push_back(s), overheads.push_back(ran[s] - 1);
   if (measured.empty()) return {"l2_slices: no SM ran the fingerprint kernel in " + std::to_string(kAttempts) + " launches", {}, 0, {}};
-  tr.clock_overhead_cycles = slice_median(overheads);
-  tr.meta = {{"content", "l2_slice_fingerprint"}, {"lines", std::to_string(n)}, {"sm_ids", slice_join(measured)},
-             {"line_offsets", slice_join(offsets)}, {"page_bytes", std::to_string(kSlicePageBytes)},
-             {"repeats", std::to_string(repeats)}, {"passes", std::to_string(passes)},
-             {"labels", "pass; latency = cycles of `repeats` dependent hits"}};
-  auto& c = res.counters;
-  c["sms"] = static_cast<double>(measured.size());
-  c["sms_failed"] = static_cast<double>(slots - measured.size());
-  c["lines"] = n;
-  c["repeats"] = repeats;
-  c["passes"] = passes;
-  c["clock_overhead_cycles"] = tr.clock_overhead_cycles;
-  c["latency_cycles"] = slice_median(per_hit);
-  c["latency_min_cycles"] = *std::min_element(per_hit.begin(), per_hit.end());
-  c["latency_max_cycles"] = *std::max_element(per_hit.begin(), per_hit.end());
+  LevelResult res = fingerprint_result(measured, slots - measured.size(), offsets, repeats, passes, level_median(overheads),
+                                       [&](std::size_t slot, std::uint32_t pass, std::size_t k) {
+                                         const std::uint32_t s = slot_of_run[slot], o = ran[s] - 1;
+                                         const std::uint32_t c = lat[(static_cast<std::size_t>(s) * passes + pass) * n + k];
+                                         return c > o ? c - o : 0u;
+                                       });
   res.seconds = seconds;
-  res.trace = std::move(tr);
   return res;
 }
 

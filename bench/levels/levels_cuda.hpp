@@ -7,9 +7,24 @@
 #include <string>
 
 #include "bench/levels.hpp"
+#include "runtime/cuda_check.hpp"
 #include "runtime/device_info.hpp"
 
 namespace memhier::levels {
+
+// A non-blocking stream of the current device, destroyed with its scope (copies and co-runners).
+class Stream {
+ public:
+  Stream() { MEMHIER_CUDA(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  ~Stream() { MEMHIER_CUDA_NOEXCEPT(cudaStreamDestroy(s_)); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return s_; }
+  void sync() const { MEMHIER_CUDA(cudaStreamSynchronize(s_)); }
+
+ private:
+  cudaStream_t s_{};
+};
 
 // dsmem and async_copy (bench/levels/dsmem_cuda.cu, async_copy_cuda.cu)
 void offer_sm(const DeviceDescription& d, LevelOffer* o);

@@ -91,18 +91,6 @@ class CurrentDevice {
   int prev_ = 0;
 };
 
-class Stream {
- public:
-  Stream() { MEMHIER_CUDA(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
-  ~Stream() { MEMHIER_CUDA_NOEXCEPT(cudaStreamDestroy(s_)); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  cudaStream_t get() const { return s_; }
-
- private:
-  cudaStream_t s_{};
-};
-
 // An event that only orders streams (no timing).
 class SyncEvent {
  public:

@@ -50,11 +50,10 @@ struct Outcome {
   std::uint64_t accesses = 0;
 };
 
-// The simulated device with a GPU's rare odd slow access: every record slot turns into a miss (or
-// gets 150 more cycles) with probability `rate`, from a seeded generator.
-class NoisyBackend final : public Backend {
+// A backend that answers through another one (the simulated device); subclasses change one answer.
+class ForwardingBackend : public Backend {
  public:
-  NoisyBackend(std::unique_ptr<Backend> inner, double rate) : in_(std::move(inner)), rate_(rate) {}
+  explicit ForwardingBackend(std::unique_ptr<Backend> inner) : in_(std::move(inner)) {}
   std::string name() const override { return in_->name(); }
   DeviceFigures figures() const override { return in_->figures(); }
   std::map<std::string, std::string> context() const override { return in_->context(); }
@@ -62,6 +61,17 @@ class NoisyBackend final : public Backend {
   ClockOverhead clock_overhead() override { return in_->clock_overhead(); }
   ChaseResult run_chase(const ChaseRequest& r) override { return in_->run_chase(r); }
   std::uint64_t max_array_bytes(Path p) const override { return in_->max_array_bytes(p); }
+  SequenceResult run_sequence(const SequenceRequest& r) override { return in_->run_sequence(r); }
+
+ protected:
+  std::unique_ptr<Backend> in_;
+};
+
+// The simulated device with a GPU's rare odd slow access: every record slot turns into a miss (or
+// gets 150 more cycles) with probability `rate`, from a seeded generator.
+class NoisyBackend final : public ForwardingBackend {
+ public:
+  NoisyBackend(std::unique_ptr<Backend> inner, double rate) : ForwardingBackend(std::move(inner)), rate_(rate) {}
   SequenceResult run_sequence(const SequenceRequest& r) override {
     SequenceResult o = in_->run_sequence(r);
     for (auto& v : o.records)
@@ -70,7 +80,6 @@ class NoisyBackend final : public Backend {
   }
 
  private:
-  std::unique_ptr<Backend> in_;
   double rate_;
   policy::SplitMix64 rng_{99};
 };
@@ -215,21 +224,12 @@ TEST(CacheSequences, CalibrationOnAKeptL2WithAFarPartition) {
 
 // The simulated device with a launch that holds only `runs` runs (a GPU's constant-memory limit,
 // much smaller).
-class ShortLaunchBackend final : public Backend {
+class ShortLaunchBackend final : public ForwardingBackend {
  public:
-  ShortLaunchBackend(std::unique_ptr<Backend> inner, std::size_t runs) : in_(std::move(inner)), runs_(runs) {}
-  std::string name() const override { return in_->name(); }
-  DeviceFigures figures() const override { return in_->figures(); }
-  std::map<std::string, std::string> context() const override { return in_->context(); }
-  bool supports(Path p) const override { return in_->supports(p); }
-  ClockOverhead clock_overhead() override { return in_->clock_overhead(); }
-  ChaseResult run_chase(const ChaseRequest& r) override { return in_->run_chase(r); }
-  std::uint64_t max_array_bytes(Path p) const override { return in_->max_array_bytes(p); }
+  ShortLaunchBackend(std::unique_ptr<Backend> inner, std::size_t runs) : ForwardingBackend(std::move(inner)), runs_(runs) {}
   std::size_t max_sequence_runs() const override { return runs_; }
-  SequenceResult run_sequence(const SequenceRequest& r) override { return in_->run_sequence(r); }
 
  private:
-  std::unique_ptr<Backend> in_;
   std::size_t runs_;
 };
 
