@@ -82,6 +82,9 @@ void CacheModel::reset_stats() {
 }
 
 std::size_t CacheModel::set_of(std::uint64_t addr) const {
+  // The set of the whole line: an index reading address bits below the line (a config's table or
+  // modulo shift, bits, groups or rows under the line size) must not put one line in two sets.
+  addr = (addr >> line_shift_) << line_shift_;
   const IndexSpec& ix = spec_.index;
   switch (ix.kind) {
     case IndexKind::modulo: {
