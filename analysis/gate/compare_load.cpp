@@ -35,7 +35,7 @@ CompareInput load_compare_input(const std::string& path) {
           t["schema"].get<std::string>().rfind("memhier-topology/", 0) != 0)
         throw std::runtime_error(topo_path + ": not a memhier topology report (no schema memhier-topology/N)");
       in.topology = std::move(t);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number beyond a double (out_of_range 406)
       throw std::runtime_error(topo_path + ": not valid JSON (" + std::string(e.what()) + ")");
     }
   }
