@@ -73,7 +73,10 @@ const std::set<std::string> kStructuralLeaves = {
     // levels beyond one SM (issue 21): which L2 keeps host and peer lines
     "cached_in", "cached_in_l2",
     // the L2's slices (issue 20): their count and whether the slice is an XOR of address bits
-    "slices_per_partition", "slices", "xor_of_offset_bits"};
+    "slices_per_partition", "slices", "xor_of_offset_bits",
+    // the L2's sets from minimal eviction sets (issue 20; l2_sets.ways and l2_sets.sets are the
+    // leaves "ways" and "sets" above)
+    "sets_per_slice"};
 // Path components under which everything is bookkeeping.
 const std::set<std::string> kBookkeepingParts = {
     "provenance", "evidence",  "inputs",   "refinement_pending", "measurement", "skipped", "skipped_benchmarks",
@@ -95,7 +98,9 @@ const std::set<std::string> kBookkeepingLeaves = {
     // cache inference (issue 10): the 50 % point beside a capacity the structure or a fit gives (the
     // curve's feature, kept for comparison: size_bytes carries the capacity), the address bits the
     // index matrix is decided over (the measurement's reach, not the hardware)
-    "half_point_bytes", "half_point_bracket_bytes", "index_matrix_bits"};
+    "half_point_bytes", "half_point_bracket_bytes", "index_matrix_bits",
+    // l2_sets (issue 20): how each target's search went (its size, tests and the pool), not the L2
+    "set_size_by_target", "tests_by_target", "tests_max_target", "pool_of_l2", "from_trace"};
 
 }  // namespace
 

@@ -215,6 +215,40 @@ void slices(const json& s, std::ostringstream& out) {
   }
 }
 
+// The sets (l2_sets): ways from minimal eviction sets of the whole L2, sets and sets per slice.
+void l2_sets(const json& s, std::ostringstream& out) {
+  out << "\n## L2 sets (eviction sets)\n\n| quantity | value |\n|---|---|\n";
+  auto row = [&](const char* label, const char* key) {
+    out << "| " << label << " | ";
+    if (!has_value(s, key)) {
+      out << "not determined — " << why_not(s, key) << " |\n";
+      return;
+    }
+    out << rf::plain(s[key]);
+    if (s.contains("provenance") && s["provenance"].contains(key) && s["provenance"][key].contains("confidence"))
+      out << " (confidence " << rf::plain(s["provenance"][key]["confidence"], 2) << ")";
+    out << " |\n";
+  };
+  row("ways (the smallest verified minimal eviction set)", "ways");
+  row("sets (L2 bytes / (ways × line))", "sets");
+  row("sets per slice (sets / l2_slices.slices)", "sets_per_slice");
+  out << "| readout (a discarded dirty line reads its older value) | "
+      << (s.value("readout_ok", false) ? "works" : "does not work" + (s.contains("readout_reason") ? " — " + rf::plain(s["readout_reason"]) : std::string()))
+      << " |\n| targets with a verified minimal set | " << rf::plain(s.value("targets_minimal", json())) << " of "
+      << rf::plain(s.value("targets", json())) << " |\n| verified set sizes (lines) | "
+      << rf::list_text(s.value("minimal_set_sizes", json::array())) << " |\n";
+  if (s.contains("status_by_target") && s["status_by_target"].is_array()) {
+    std::string failed;
+    for (std::size_t k = 0; k < s["status_by_target"].size(); ++k)
+      if (s["status_by_target"][k] != "minimal")
+        failed += (failed.empty() ? "" : ", ") + std::string("target ") + std::to_string(k) + ": " + rf::plain(s["status_by_target"][k]);
+    out << "| targets without one | " << (failed.empty() ? "none" : failed) << " |\n";
+  }
+  out << "| eviction tests | " << rf::plain(s.value("tests", json())) << " (the most for one target: "
+      << rf::plain(s.value("tests_max_target", json())) << ") |\n";
+  if (s.contains("method")) out << "\nMethod: " << rf::plain(s["method"]) << ".\n";
+}
+
 }  // namespace
 
 std::string render_sm_resources_markdown(const json& t) {
@@ -223,6 +257,7 @@ std::string render_sm_resources_markdown(const json& t) {
   if (t.contains("caches") && t["caches"].is_object()) sharing(t["caches"], out);
   if (t.contains("l2_partitions") && t["l2_partitions"].is_object()) partitions(t["l2_partitions"], out);
   if (t.contains("l2_slices") && t["l2_slices"].is_object()) slices(t["l2_slices"], out);
+  if (t.contains("l2_sets") && t["l2_sets"].is_object()) l2_sets(t["l2_sets"], out);
   return out.str();
 }
 

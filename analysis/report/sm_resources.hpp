@@ -1,5 +1,6 @@
-// report.md sections for the outstanding-request, cache-sharing / slices and L2-partition results
-// (docs/methodology.md, section requests_sharing_partitions); "" when none was measured.
+// report.md sections for the outstanding-request, cache-sharing, L2-partition, L2-slice and L2-set
+// results (docs/methodology.md, sections requests_sharing_partitions, l2_slices, l2_evsets); "" when
+// none was measured.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>

@@ -6,6 +6,7 @@
 
 #include "analysis/cache/infer_caches.hpp"
 #include "analysis/memory/infer_memory.hpp"
+#include "analysis/memory/l2_evsets.hpp"
 #include "analysis/memory/l2_partitions.hpp"
 #include "analysis/memory/l2_slices.hpp"
 #include "analysis/memory/levels.hpp"
@@ -101,6 +102,8 @@ nlohmann::json build_topology(const Dataset& data, Requests& requests, const Ref
         if (!g.empty()) parts.push_back(g.get<std::vector<unsigned>>());
     if (auto s = l2_slices_section(data, parts); !s.is_null()) t["l2_slices"] = s;
   }
+  // ways and sets from minimal eviction sets, per slice over l2_slices (only where measured)
+  if (auto s = l2_sets_section(data, t); !s.is_null()) t["l2_sets"] = s;
   nlohmann::json pending = nlohmann::json::object();
   const RefinementRound round = plan_round(data, requests, budget);
   requests.selected = round.requests;

@@ -1,0 +1,304 @@
+// The L2's ways and sets from minimal eviction sets (analysis/memory/l2_evsets.hpp).
+// docs/methodology.md, section l2_evsets; docs/formats.md, topology section l2_sets.
+#include "analysis/memory/l2_evsets.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "analysis/core/field.hpp"
+
+namespace memhier::analysis {
+namespace {
+
+using json = nlohmann::json;
+
+const char* kMethod =
+    "per target line (written dirty), group testing (Vila, Köpf, Morales, S&P 2019) reduced a pool of lines that one CTA "
+    "reads to a set from which no line can be dropped, verified timer-free by Invalidate+Compare (discard.global.L2, then "
+    "a read: the older value means the target stayed in the L2, the newer one that it was written back): it evicts the "
+    "target in 5 of 5 tests and without any one of its lines in none of 3; a set is evicted once W of its lines pass "
+    "through it, so a verified minimal set has W lines, or W + 1 where one way holds a line the reads never displace";
+
+// What a target's status means (the trace's status list; docs/formats.md, content l2_evset).
+std::string status_meaning(const std::string& s) {
+  static const std::map<std::string, std::string> m = {
+      {"minimal", "verified minimal"},
+      {"not_minimal", "the reduced set failed the check: 5 of 5 evictions, none without any one of its lines"},
+      {"budget", "a budget ran out: the tests per target, or the run's time before the target began"},
+      {"ranges", "the candidate set grew too fragmented to send"},
+      {"no_eviction", "the whole pool did not evict the target"}};
+  const auto it = m.find(s);
+  return it == m.end() ? "a status this analyzer does not know" : it->second;
+}
+
+template <class T>
+std::string join(const std::vector<T>& v, const char* sep = ", ") {
+  std::ostringstream o;
+  for (std::size_t i = 0; i < v.size(); ++i) o << (i ? sep : "") << v[i];
+  return o.str();
+}
+
+std::vector<std::uint64_t> numbers(const Trace& t, const std::string& key) {
+  std::vector<std::uint64_t> out;
+  for (const auto& s : trace_list(t, key)) out.push_back(std::stoull(s));
+  return out;
+}
+
+// The trace's header into `d`; false with the reason when it is not an l2_evset trace this reads.
+bool read_trace(const Trace& t, EvsetData* d, std::string* why) {
+  if (t.meta.count("content") && t.meta.at("content") != "l2_evset") {
+    *why = "its trace holds content '" + t.meta.at("content") + "', not l2_evset";
+    return false;
+  }
+  try {
+    d->readout_ok = t.meta.count("readout_ok") && t.meta.at("readout_ok") == "1";
+    if (t.meta.count("readout_reason")) d->readout_reason = t.meta.at("readout_reason");
+    if (t.meta.count("targets")) d->targets = std::stoi(t.meta.at("targets"));
+    if (t.meta.count("passes")) d->passes = std::stoi(t.meta.at("passes"));
+    if (t.meta.count("pool_lines")) d->pool_lines = std::stoull(t.meta.at("pool_lines"));
+    if (t.meta.count("line_bytes")) d->line_bytes = std::stoull(t.meta.at("line_bytes"));
+    d->status = trace_list(t, "status");
+    d->sizes = numbers(t, "sizes");
+    d->tests = numbers(t, "tests");
+    d->target_lines = numbers(t, "target_lines");
+  } catch (const std::exception&) {
+    *why = "its trace header holds a list or count that is not numbers";
+    return false;
+  }
+  const std::size_t n = d->status.size();
+  if (!t.meta.count("readout_ok") || d->line_bytes == 0 || d->sizes.size() != n || d->tests.size() != n ||
+      (!d->target_lines.empty() && d->target_lines.size() != n) || (d->readout_ok && n != static_cast<std::size_t>(d->targets))) {
+    *why = "its trace header is incomplete (readout_ok, line_bytes, and status, sizes and tests for each of the " +
+           std::to_string(d->targets) + " targets expected)";
+    return false;
+  }
+  for (std::size_t k = 0; k < n; ++k)
+    if (d->status[k] == "minimal") ++d->minimal;
+  d->from_trace = true;
+  return true;
+}
+
+// The counters stand in for the trace: no per-target status or size, only the verified count and
+// the smallest and largest verified size.
+EvsetData from_counters(const BenchEntry& e, const std::string& note) {
+  EvsetData d;
+  d.benchmark = e.params.str();
+  d.trace_note = note;
+  d.readout_ok = e.counter("readout_ok", 0) >= 1;
+  d.targets = static_cast<int>(e.counter("targets", e.params.get_int_or("targets", 0)));
+  d.passes = static_cast<int>(e.counter("passes", e.params.get_int_or("passes", 0)));
+  d.pool_lines = static_cast<std::uint64_t>(e.counter("pool_lines", 0));
+  d.line_bytes = static_cast<std::uint64_t>(e.counter("line_bytes", 128));
+  d.minimal = static_cast<int>(e.counter("minimal", 0));
+  d.set_size_min = e.counter("set_size_min", 0);
+  d.set_size_max = e.counter("set_size_max", 0);
+  d.tests_total = static_cast<std::uint64_t>(e.counter("tests", 0));
+  d.tests_max_target = static_cast<std::uint64_t>(e.counter("tests_max_target", 0));
+  return d;
+}
+
+}  // namespace
+
+bool load_evset_data(const Dataset& data, EvsetData* out) {
+  const BenchEntry* first = nullptr;
+  std::string first_note;
+  for (std::size_t r = 0; r < data.runs().size(); ++r)
+    for (const BenchEntry* e : data.runs()[r].family("l2_evsets")) {
+      std::string why;
+      const Trace* t = nullptr;
+      try {
+        t = data.trace(*e, r);
+      } catch (const std::exception& x) {
+        why = std::string("its trace is unreadable (") + x.what() + ")";
+      }
+      EvsetData d = from_counters(*e, "");
+      if (t) {
+        d.status.clear();
+        d.minimal = 0;
+        if (read_trace(*t, &d, &why)) {
+          if (!e->has("tests")) {  // the counters hold every test (the per-target list: the reductions')
+            d.tests_total = d.tests_max_target = 0;
+            for (auto x : d.tests) d.tests_total += x, d.tests_max_target = std::max(d.tests_max_target, x);
+          }
+          *out = std::move(d);
+          return true;
+        }
+      } else if (why.empty()) {
+        why = "no trace was kept";
+      }
+      if (!first) first = e, first_note = why;
+    }
+  if (!first) return false;
+  *out = from_counters(*first, first_note);
+  return true;
+}
+
+EvsetWays evset_ways(const std::vector<std::uint64_t>& verified_sizes) {
+  EvsetWays w;
+  std::map<std::uint64_t, std::size_t> count;
+  for (auto s : verified_sizes) ++count[s];
+  if (count.empty()) {
+    w.text = "no verified minimal eviction set";
+    return w;
+  }
+  const std::uint64_t smallest = count.begin()->first;
+  const std::size_t n = verified_sizes.size(), k = count.begin()->second;
+  std::ostringstream sizes;
+  for (const auto& [s, c] : count) sizes << (sizes.tellp() > 0 ? ", " : "") << s << " (" << c << (c == 1 ? " target)" : " targets)");
+  if (2 * k <= n) {
+    w.text = "the verified minimal sets disagree: sizes " + sizes.str() + "; the smallest, " + std::to_string(smallest) +
+             ", is not a strict majority (" + std::to_string(k) + " of " + std::to_string(n) + ")";
+    return w;
+  }
+  w.ways = static_cast<int>(smallest);
+  w.confidence = k == n ? 0.9 : 0.7;
+  w.text = "the smallest verified minimal eviction set, " + std::to_string(smallest) + " lines, in " + std::to_string(k) +
+           " of " + std::to_string(n) + " verified sets (sizes " + sizes.str() + ")" +
+           (k == n ? "" : ": a strict majority (a set one line larger is one where a way holds a line the reads never displace)");
+  return w;
+}
+
+namespace {
+
+// Why the ways are not decided where fewer than kEvsetMinVerified targets were verified: each other
+// target's status, what it means, its tests and the size its reduction reached.
+std::string too_few_reason(const EvsetData& d, const std::vector<std::uint64_t>& verified) {
+  std::ostringstream o;
+  o << "only " << d.minimal << " of " << d.targets << " targets have a verified minimal eviction set (" << kEvsetMinVerified
+    << " needed)";
+  if (!verified.empty()) o << "; verified sizes " << join(verified);
+  if (!d.from_trace) {
+    o << "; which targets failed and how is in the trace, and " << d.trace_note;
+    return o.str();
+  }
+  std::vector<std::string> failed;
+  for (std::size_t k = 0; k < d.status.size(); ++k)
+    if (d.status[k] != "minimal")
+      failed.push_back("target " + std::to_string(k) + " " + d.status[k] + " (" + status_meaning(d.status[k]) + "; " +
+                       (d.tests[k] == 0 ? std::string("no test run")
+                                        : std::to_string(d.tests[k]) + " tests, reduced to " + std::to_string(d.sizes[k]) + " lines") +
+                       ")");
+  if (!failed.empty()) o << "; " << join(failed, "; ");
+  return o.str();
+}
+
+// The ways into `s` (value or null with the reason); the decided ways (0 when null).
+int decide_ways(const EvsetData& d, const Evidence& ev, json& s) {
+  std::vector<std::uint64_t> verified;
+  for (std::size_t k = 0; k < d.status.size(); ++k)
+    if (d.status[k] == "minimal") verified.push_back(d.sizes[k]);
+  if (!d.from_trace && d.minimal > 0 && d.set_size_min == d.set_size_max)
+    verified.assign(d.minimal, static_cast<std::uint64_t>(d.set_size_min));
+  s["minimal_set_sizes"] = verified;
+  if (!d.readout_ok) {
+    set_null(s, "ways",
+             "the readout does not work here: a dirty line discarded from the L2 did not read its older value, or a "
+             "written-back one its newer value" +
+                 (d.readout_reason.empty() ? std::string() : " (" + d.readout_reason + ")") + "; no eviction test ran",
+             ev);
+    return 0;
+  }
+  if (d.minimal < kEvsetMinVerified) {
+    set_null(s, "ways", too_few_reason(d, verified), ev);
+    return 0;
+  }
+  if (verified.empty()) {  // counters only, the sizes not all equal
+    std::ostringstream o;
+    o << "the " << d.minimal << " verified minimal sets hold " << d.set_size_min << " to " << d.set_size_max
+      << " lines, and without the per-target sizes of the trace (" << d.trace_note
+      << ") whether the smallest is a strict majority is not known";
+    set_null(s, "ways", o.str(), ev);
+    return 0;
+  }
+  const EvsetWays w = evset_ways(verified);
+  if (w.ways == 0) {
+    set_null(s, "ways", w.text, ev);
+    return 0;
+  }
+  set_value(s, "ways", w.ways, w.confidence, ev, w.text);
+  return w.ways;
+}
+
+// sets = the L2's bytes / (ways x line); sets_per_slice = sets / l2_slices.slices.
+void decide_sets(const json& topology, int ways, double ways_conf, std::uint64_t line, const Evidence& ev, json& s) {
+  if (ways <= 0) {
+    set_null(s, "sets", "needs the ways", ev);
+    set_null(s, "sets_per_slice", "needs the sets", ev);
+    return;
+  }
+  if (!s["l2_bytes"].is_number()) {
+    set_null(s, "sets", "the run's context has no l2_cache_bytes (the device's L2 size)", ev);
+    set_null(s, "sets_per_slice", "needs the sets", ev);
+    return;
+  }
+  const auto l2 = s["l2_bytes"].get<std::uint64_t>(), unit = static_cast<std::uint64_t>(ways) * line;
+  if (unit == 0 || l2 % unit != 0) {
+    set_null(s, "sets",
+             "the L2's " + std::to_string(l2) + " bytes do not divide into sets of " + std::to_string(ways) + " ways x " +
+                 std::to_string(line) + " bytes (" + std::to_string(static_cast<double>(l2) / static_cast<double>(unit)) +
+                 "): sets of unequal size, or not every byte of the L2 in its sets",
+             ev);
+    set_null(s, "sets_per_slice", "needs the sets", ev);
+    return;
+  }
+  const std::uint64_t sets = l2 / unit;
+  set_value(s, "sets", sets, ways_conf, ev,
+            "the L2's bytes (context l2_cache_bytes) / (" + std::to_string(ways) + " ways x " + std::to_string(line) + " bytes)");
+  const json sl = topology.is_object() && topology.contains("l2_slices") ? topology["l2_slices"] : json();
+  if (!sl.is_object()) {
+    set_null(s, "sets_per_slice", "needs the total slice count: no l2_slices section (the l2_slices family did not run)", ev);
+    return;
+  }
+  const json prov = sl.contains("provenance") && sl["provenance"].contains("slices") ? sl["provenance"]["slices"] : json::object();
+  if (!sl.contains("slices") || !sl["slices"].is_number() || sl["slices"].get<double>() <= 0) {
+    const std::string why = prov.is_object() ? prov.value("reason", std::string()) : std::string();
+    set_null(s, "sets_per_slice",
+             "needs the total slice count: l2_slices.slices is null" + (why.empty() ? std::string() : " (" + why + ")"), ev);
+    return;
+  }
+  const auto slices = sl["slices"].get<std::uint64_t>();
+  if (sets % slices != 0) {
+    set_null(s, "sets_per_slice",
+             "the " + std::to_string(sets) + " sets do not divide among the " + std::to_string(slices) + " slices of l2_slices",
+             ev);
+    return;
+  }
+  const double slice_conf = prov.is_object() ? prov.value("confidence", 0.0) : 0.0;
+  set_value(s, "sets_per_slice", sets / slices, std::min(ways_conf, slice_conf), ev,
+            "sets / the " + std::to_string(slices) + " slices of l2_slices.slices");
+}
+
+}  // namespace
+
+json l2_sets_section(const Dataset& data, const json& topology) {
+  EvsetData d;
+  if (!load_evset_data(data, &d)) return nullptr;
+  Evidence ev;
+  ev.add(d.benchmark);
+  json s = {{"benchmark", d.benchmark}, {"method", kMethod}, {"readout_ok", d.readout_ok}, {"targets", d.targets},
+            {"targets_minimal", d.minimal}, {"passes", d.passes}, {"pool_lines", d.pool_lines},
+            {"line_bytes", d.line_bytes}, {"from_trace", d.from_trace}};
+  if (!d.from_trace) s["trace_reason"] = d.trace_note;
+  if (!d.readout_reason.empty()) s["readout_reason"] = d.readout_reason;
+  if (d.from_trace) {
+    s["status_by_target"] = d.status;
+    s["set_size_by_target"] = d.sizes;
+    s["tests_by_target"] = d.tests;
+  }
+  s["tests"] = d.tests_total;
+  s["tests_max_target"] = d.tests_max_target;
+  const auto& ctx = data.context();
+  const auto l2 = ctx.find("l2_cache_bytes");
+  const double l2b = l2 == ctx.end() ? NAN : std::strtod(l2->second.c_str(), nullptr);
+  s["l2_bytes"] = std::isfinite(l2b) && l2b > 0 ? json(static_cast<std::uint64_t>(l2b)) : json();
+  if (s["l2_bytes"].is_number() && d.pool_lines > 0)
+    s["pool_of_l2"] = std::round(1000.0 * static_cast<double>(d.pool_lines * d.line_bytes) / l2b) / 1000;
+  const int ways = decide_ways(d, ev, s);
+  const double conf = ways > 0 ? s["provenance"]["ways"]["confidence"].get<double>() : 0.0;
+  decide_sets(topology, ways, conf, d.line_bytes, ev, s);
+  return s;
+}
+
+}  // namespace memhier::analysis

@@ -1,0 +1,60 @@
+// The L2's ways and sets from minimal eviction sets of the whole L2 (l2_evsets family;
+// docs/methodology.md, "l2_evsets"; issue 20 item 2): per target line the benchmark reduced a
+// pool of lines by group testing to a set from which no line can be dropped and verified it
+// timer-free (Invalidate+Compare). A set is evicted once W lines of the target's set pass through
+// it, so a verified minimal set holds W lines, or W + 1 where one way of that set holds a line the
+// reads never displace; a set smaller than W cannot be verified under a deterministic policy. The
+// ways are the smallest verified size where a strict majority of the verified sets have it; the sets
+// are the L2's bytes / (ways x line), per slice over the l2_slices section's slice count. Topology
+// section `l2_sets`; docs/formats.md lists its keys and the trace it reads (content l2_evset).
+#pragma once
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "analysis/core/dataset.hpp"
+
+namespace memhier::analysis {
+
+// At least this many targets with a verified minimal set decide the ways.
+constexpr int kEvsetMinVerified = 3;
+
+// What one l2_evsets entry found, from its trace (content l2_evset) or, without one, its counters.
+struct EvsetData {
+  std::string benchmark;
+  bool from_trace = false;
+  std::string trace_note;  // why the counters stand in for the trace ("" when the trace was read)
+  bool readout_ok = false;
+  std::string readout_reason;  // the trace's readout_reason where the readout does not work
+  int targets = 0, passes = 0;
+  std::uint64_t pool_lines = 0, line_bytes = 128;
+  // Per target (from the trace): its status (minimal, not_minimal, budget, ranges, no_eviction),
+  // the lines of its reduced set, the eviction tests run, and its line number.
+  std::vector<std::string> status;
+  std::vector<std::uint64_t> sizes, tests, target_lines;
+  // From the counters (where there is no trace): verified targets and their smallest and largest size.
+  int minimal = 0;
+  double set_size_min = 0, set_size_max = 0;
+  std::uint64_t tests_total = 0, tests_max_target = 0;  // eviction tests: all, the most for one target
+};
+
+// The first l2_evsets entry (the first with a readable l2_evset trace, else the first); false when
+// the input has none.
+bool load_evset_data(const Dataset& data, EvsetData* out);
+
+// The ways from the sizes of the verified minimal sets: the smallest size where a strict majority
+// of the sets have it (confidence 0.9 when every set has it, 0.7 otherwise); ways 0 with the reason
+// where the sizes disagree. Needs kEvsetMinVerified sizes or more (the caller checks).
+struct EvsetWays {
+  int ways = 0;
+  double confidence = 0;
+  std::string text;  // the note (decided) or the reason (not decided)
+};
+EvsetWays evset_ways(const std::vector<std::uint64_t>& verified_sizes);
+
+// The topology section `l2_sets`, or null when the input has no l2_evsets entry. `topology`: the
+// sections built so far (its l2_slices section gives the slice count for sets_per_slice).
+nlohmann::json l2_sets_section(const Dataset& data, const nlohmann::json& topology);
+
+}  // namespace memhier::analysis
