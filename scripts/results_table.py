@@ -116,7 +116,7 @@ OTHER = (
     ("L2 slices", "l2_slices", (("slices_per_partition", "slices per partition", NUM), ("slices", "slices", NUM),
                                 ("slices_from", "slices decided by", TXT), ("hash.xor_of_offset_bits", "slice is an XOR of offset bits", TXT),
                                 ("hit_latency_cycles.median", "L2 hit from an SM, median", CY))),
-    ("L2 sets (eviction sets)", "l2_sets", (("ways", "ways (the smallest verified minimal eviction set)", NUM), ("sets", "sets", NUM),
+    ("L2 sets (eviction sets)", "l2_sets", (("ways", "ways", NUM), ("ways_from", "ways decided by", TXT), ("sets", "sets", NUM),
                                             ("sets_per_slice", "sets per slice", NUM),
                                             ("targets_minimal", "targets with a verified minimal set", NUM),
                                             ("minimal_set_sizes", "verified minimal set sizes", TXT))),

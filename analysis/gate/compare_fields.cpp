@@ -85,7 +85,10 @@ const std::set<std::string> kBookkeepingParts = {
     // address_translation: the per-stride detail behind the TLB levels (caches.*_tlb compare them)
     "rises",      "coverage",  "unconfirmed_rises", "smallest_step", "levels_vmm_gap", "levels_vmm",
     // cache inference bookkeeping (issue 10)
-    "refinement", "eviction_set"};
+    "refinement", "eviction_set",
+    // l2_sets (issue 20): the cyclic-read sweeps behind the ways (their classes' line numbers and
+    // each sweep's step; l2_sets.ways is the decision)
+    "cyclic_reads"};
 // Leaves that are bookkeeping wherever they are.
 const std::set<std::string> kBookkeepingLeaves = {
     "benchmark", "peak_benchmark", "confidence", "ambiguity", "accesses", "min", "max", "samples", "bytes",
@@ -100,7 +103,7 @@ const std::set<std::string> kBookkeepingLeaves = {
     // index matrix is decided over (the measurement's reach, not the hardware)
     "half_point_bytes", "half_point_bracket_bytes", "index_matrix_bits",
     // l2_sets (issue 20): how each target's search went (its size, tests and the pool), not the L2
-    "set_size_by_target", "tests_by_target", "tests_max_target", "pool_of_l2", "from_trace"};
+    "set_size_by_target", "tests_by_target", "tests_max_target", "pool_of_l2", "from_trace", "minimal_sets_match_ways"};
 
 }  // namespace
 

@@ -19,7 +19,14 @@ const char* kMethod =
     "reads to a set from which no line can be dropped, verified timer-free by Invalidate+Compare (discard.global.L2, then "
     "a read: the older value means the target stayed in the L2, the newer one that it was written back): it evicts the "
     "target in 5 of 5 tests and without any one of its lines in none of 3; a set is evicted once W of its lines pass "
-    "through it, so a verified minimal set has W lines, or W + 1 where one way holds a line the reads never displace";
+    "through it, so a verified minimal set has W lines, or W + 1 where one way holds a line the reads never displace (under "
+    "a policy that keeps lines by their history it need not: 11 to 18 lines by target on the H100). Where the trace holds "
+    "cyclic-read sweeps (for up to 2 verified targets a class of lines that each take the place of one line of the set; "
+    "one thread reads the class's first k lines cyclically, k = 1, 2, ..., in class order and reversed, and the last "
+    "round is timed) the ways are the last k before the loads miss at every larger k: k lines hit while they fit their "
+    "set, whatever the policy. A load misses above 1.5 x the slowest one-line hit (the k = 1 loads): a miss pays the L2 "
+    "lookup plus a DRAM access, while the hits of one set's lines, all in one slice, cost alike. At least 2 sweeps must "
+    "show the step and none another; the minimal sets then stay evidence only";
 
 // What a target's status means (the trace's status list; docs/formats.md, content l2_evset).
 std::string status_meaning(const std::string& s) {
@@ -44,6 +51,66 @@ std::vector<std::uint64_t> numbers(const Trace& t, const std::string& key) {
   std::vector<std::uint64_t> out;
   for (const auto& s : trace_list(t, key)) out.push_back(std::stoull(s));
   return out;
+}
+
+// A whole non-negative decimal number (no sign, no trailing text); false otherwise.
+bool whole_number(const std::string& x, std::uint64_t* v) {
+  if (x.empty() || x.size() > 19 || x.find_first_not_of("0123456789") != std::string::npos) return false;
+  *v = std::stoull(x);
+  return true;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  if (s.empty()) return out;
+  std::size_t a = 0;
+  for (std::size_t b; (b = s.find(sep, a)) != std::string::npos; a = b + 1) out.push_back(s.substr(a, b - a));
+  out.push_back(s.substr(a));
+  return out;
+}
+
+// The sweeps of target k's class (header keys class_<k>, class_tests_<k>, cycles_forward_<k>,
+// cycles_reverse_<k>) into `d`; a list that does not read is kept as the sweep's error.
+void read_sweeps(const Trace& t, int k, EvsetData* d) {
+  const std::string key = std::to_string(k);
+  for (const char* order : {"forward", "reverse"}) {
+    const auto it = t.meta.find(std::string("cycles_") + order + "_" + key);
+    if (it == t.meta.end()) continue;
+    EvsetSweep w;
+    w.target = k;
+    w.order = order;
+    const std::string ck = "class_" + key;
+    const bool has_class = t.meta.count(ck) > 0;
+    for (const auto& x : split(has_class ? t.meta.at(ck) : std::string(), ',')) {
+      std::uint64_t v = 0;
+      if (!whole_number(x, &v)) {
+        w.error = "its header key " + ck + " is not a comma list of line numbers";
+        break;
+      }
+      w.class_lines.push_back(v);
+    }
+    if (t.meta.count("class_tests_" + key) && !whole_number(t.meta.at("class_tests_" + key), &w.class_tests) && w.error.empty())
+      w.error = "its header key class_tests_" + key + " is not a number";
+    const std::vector<std::string> groups = split(it->second, ';');
+    for (std::size_t i = 0; i < groups.size() && w.error.empty(); ++i) {
+      const std::vector<std::string> parts = split(groups[i], ',');
+      std::vector<std::uint64_t> g(parts.size());
+      bool ok = parts.size() == i + 1;
+      for (std::size_t j = 0; ok && j < parts.size(); ++j) ok = whole_number(parts[j], &g[j]);
+      if (!ok)
+        w.error = "its header key " + it->first + " does not hold k numbers in group k (group " + std::to_string(i + 1) + ": '" +
+                  groups[i].substr(0, 80) + "')";
+      else
+        w.cycles.push_back(std::move(g));
+    }
+    if (w.error.empty() && !has_class)
+      w.error = "the trace has no " + ck + " for its " + it->first;
+    else if (w.error.empty() && w.cycles.size() != w.class_lines.size())
+      w.error = "its header key " + it->first + " holds " + std::to_string(w.cycles.size()) + " groups for a class of " +
+                std::to_string(w.class_lines.size()) + " lines";
+    if (!w.error.empty()) w.cycles.clear();
+    d->sweeps.push_back(std::move(w));
+  }
 }
 
 // The trace's header into `d`; false with the reason when it is not an l2_evset trace this reads.
@@ -76,6 +143,10 @@ bool read_trace(const Trace& t, EvsetData* d, std::string* why) {
   }
   for (std::size_t k = 0; k < n; ++k)
     if (d->status[k] == "minimal") ++d->minimal;
+  for (std::size_t k = 0; k < n; ++k) read_sweeps(t, static_cast<int>(k), d);
+  std::uint64_t rounds = 0;
+  if (t.meta.count("cycle_rounds") && whole_number(t.meta.at("cycle_rounds"), &rounds) && rounds < 1000000)
+    d->cycle_rounds = static_cast<int>(rounds);
   d->from_trace = true;
   return true;
 }
@@ -162,6 +233,94 @@ EvsetWays evset_ways(const std::vector<std::uint64_t>& verified_sizes) {
 
 namespace {
 
+std::string number_text(double x) {
+  std::ostringstream o;
+  o << x;
+  return o.str();
+}
+
+}  // namespace
+
+EvsetCyclic evset_cyclic_reads(const std::vector<EvsetSweep>& sweeps, int cycle_rounds) {
+  EvsetCyclic c;
+  std::uint64_t h1 = 0;
+  for (const auto& w : sweeps)
+    if (!w.cycles.empty()) c.usable = true, h1 = std::max(h1, w.cycles[0][0]);
+  const double threshold = kEvsetMissFactor * static_cast<double>(h1);
+  c.cyclic = {{"cycle_rounds", cycle_rounds > 0 ? json(cycle_rounds) : json()},
+              {"hit_cycles_k1_max", c.usable ? json(h1) : json()},
+              {"miss_threshold_cycles", c.usable ? json(threshold) : json()},
+              {"sweeps", json::array()}};
+  std::vector<std::string> summary;  // per sweep: its ways and step, or why none
+  std::map<int, std::size_t> agree;  // ways -> sweeps
+  for (const auto& w : sweeps) {
+    std::vector<std::size_t> misses;
+    for (const auto& g : w.cycles)
+      misses.push_back(static_cast<std::size_t>(
+          std::count_if(g.begin(), g.end(), [&](std::uint64_t x) { return static_cast<double>(x) > threshold; })));
+    std::size_t step = 0, clean_until = 0;  // the first k with a miss; the first k after it without one
+    for (std::size_t k = 1; k <= misses.size(); ++k) {
+      if (misses[k - 1] > 0 && step == 0) step = k;
+      if (misses[k - 1] == 0 && step != 0 && clean_until == 0) clean_until = k;
+    }
+    const std::size_t n = w.cycles.size();
+    std::string why;
+    int ways = 0;
+    if (!w.error.empty())
+      why = "the sweep does not read: " + w.error;
+    else if (n == 0)
+      why = "the class is empty: no line of the pool took the place of one of the set's lines";
+    else if (step == 0)
+      why = "no load missed up to k = " + std::to_string(n) + ": more than " + std::to_string(n - 1) +
+            " ways or the class is not one set";
+    else if (clean_until != 0)
+      why = "k = " + std::to_string(step) + " misses, k = " + std::to_string(clean_until) + " does not: no clean step";
+    else
+      ways = static_cast<int>(step - 1);
+    json j = {{"target", w.target}, {"order", w.order}, {"class_lines", w.class_lines}, {"class_tests", w.class_tests},
+              {"misses_by_k", misses}, {"step_k", step ? json(step) : json()}, {"ways", ways ? json(ways) : json()}};
+    if (!why.empty()) j["reason"] = why;
+    c.cyclic["sweeps"].push_back(j);
+    const std::string name = "target " + std::to_string(w.target) + " " + w.order;
+    if (ways) {
+      ++agree[ways];
+      summary.push_back(name + ": ways " + std::to_string(ways) + " (step at k = " + std::to_string(step) + ")");
+    } else {
+      summary.push_back(name + ": no ways (" + why + ")");
+    }
+  }
+  const std::string each = join(summary, "; ");
+  if (!c.usable) {
+    c.text = "no sweep has a k = 1 group (no hit to set the miss threshold by): " + each;
+    return c;
+  }
+  const std::string rule = "a load misses above " + number_text(threshold) + " cycles, " + number_text(kEvsetMissFactor) +
+                           " x the slowest one-line hit of " + std::to_string(h1);
+  if (agree.empty()) {
+    c.text = "no cyclic-read sweep shows a clean step (" + rule + "): " + each;
+    return c;
+  }
+  if (agree.size() > 1) {
+    c.text = "the cyclic-read sweeps disagree (" + rule + "): " + each;
+    return c;
+  }
+  const auto [ways, n] = *agree.begin();
+  if (n < 2) {
+    c.text = "only 1 of " + std::to_string(sweeps.size()) + " cyclic-read sweeps shows a clean step, 2 that agree needed (" +
+             rule + "): " + each;
+    return c;
+  }
+  c.ways = ways;
+  c.confidence = n == sweeps.size() ? 0.9 : 0.8;
+  c.text = "k lines of a class (lines that each take the place of one line of a verified minimal set) read cyclically by one "
+           "thread hit while they fit their set; " +
+           std::to_string(n) + " of " + std::to_string(sweeps.size()) + " sweeps first miss at k = " + std::to_string(ways + 1) +
+           " and at every k after it (" + rule + "): " + each;
+  return c;
+}
+
+namespace {
+
 // Why the ways are not decided where fewer than kEvsetMinVerified targets were verified: each other
 // target's status, what it means, its tests and the size its reduction reached.
 std::string too_few_reason(const EvsetData& d, const std::vector<std::uint64_t>& verified) {
@@ -184,7 +343,21 @@ std::string too_few_reason(const EvsetData& d, const std::vector<std::uint64_t>&
   return o.str();
 }
 
-// The ways into `s` (value or null with the reason); the decided ways (0 when null).
+// The minimal-set rule: the ways (0 when not decided) with the note or the reason.
+EvsetWays minimal_rule(const EvsetData& d, const std::vector<std::uint64_t>& verified) {
+  if (d.minimal < kEvsetMinVerified) return {0, 0, too_few_reason(d, verified)};
+  if (verified.empty()) {  // counters only, the sizes not all equal
+    std::ostringstream o;
+    o << "the " << d.minimal << " verified minimal sets hold " << d.set_size_min << " to " << d.set_size_max
+      << " lines, and without the per-target sizes of the trace (" << d.trace_note
+      << ") whether the smallest is a strict majority is not known";
+    return {0, 0, o.str()};
+  }
+  return evset_ways(verified);
+}
+
+// The ways into `s` (value or null with the reason): from the cyclic-read sweeps where the trace
+// holds one with a k = 1 group, else from the minimal sets; the decided ways (0 when null).
 int decide_ways(const EvsetData& d, const Evidence& ev, json& s) {
   std::vector<std::uint64_t> verified;
   for (std::size_t k = 0; k < d.status.size(); ++k)
@@ -192,6 +365,9 @@ int decide_ways(const EvsetData& d, const Evidence& ev, json& s) {
   if (!d.from_trace && d.minimal > 0 && d.set_size_min == d.set_size_max)
     verified.assign(d.minimal, static_cast<std::uint64_t>(d.set_size_min));
   s["minimal_set_sizes"] = verified;
+  const EvsetCyclic c = d.sweeps.empty() ? EvsetCyclic{} : evset_cyclic_reads(d.sweeps, d.cycle_rounds);
+  if (!d.sweeps.empty()) s["cyclic_reads"] = c.cyclic;
+  s["ways_from"] = c.usable ? "cyclic reads" : "minimal sets";
   if (!d.readout_ok) {
     set_null(s, "ways",
              "the readout does not work here: a dirty line discarded from the L2 did not read its older value, or a "
@@ -200,25 +376,23 @@ int decide_ways(const EvsetData& d, const Evidence& ev, json& s) {
              ev);
     return 0;
   }
-  if (d.minimal < kEvsetMinVerified) {
-    set_null(s, "ways", too_few_reason(d, verified), ev);
+  const EvsetWays m = minimal_rule(d, verified);
+  if (c.usable) {
+    s["minimal_sets_match_ways"] = c.ways > 0 && m.ways == c.ways;
+    const std::string minimal = "; the minimal-set rule (evidence only beside sweeps): " + m.text;
+    if (c.ways == 0) {
+      set_null(s, "ways", c.text + minimal, ev);
+      return 0;
+    }
+    set_value(s, "ways", c.ways, c.confidence, ev, c.text + minimal);
+    return c.ways;
+  }
+  if (m.ways == 0) {
+    set_null(s, "ways", m.text, ev);
     return 0;
   }
-  if (verified.empty()) {  // counters only, the sizes not all equal
-    std::ostringstream o;
-    o << "the " << d.minimal << " verified minimal sets hold " << d.set_size_min << " to " << d.set_size_max
-      << " lines, and without the per-target sizes of the trace (" << d.trace_note
-      << ") whether the smallest is a strict majority is not known";
-    set_null(s, "ways", o.str(), ev);
-    return 0;
-  }
-  const EvsetWays w = evset_ways(verified);
-  if (w.ways == 0) {
-    set_null(s, "ways", w.text, ev);
-    return 0;
-  }
-  set_value(s, "ways", w.ways, w.confidence, ev, w.text);
-  return w.ways;
+  set_value(s, "ways", m.ways, m.confidence, ev, m.text);
+  return m.ways;
 }
 
 // sets = the L2's bytes / (ways x line); sets_per_slice = sets / l2_slices.slices.

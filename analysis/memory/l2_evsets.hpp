@@ -4,7 +4,11 @@
 // timer-free (Invalidate+Compare). A set is evicted once W lines of the target's set pass through
 // it, so a verified minimal set holds W lines, or W + 1 where one way of that set holds a line the
 // reads never displace; a set smaller than W cannot be verified under a deterministic policy. The
-// ways are the smallest verified size where a strict majority of the verified sets have it; the sets
+// ways are the smallest verified size where a strict majority of the verified sets have it — unless
+// the trace holds cyclic-read sweeps of a class (lines that each take the place of one line of a
+// verified set): then the ways are where k lines of the class read cyclically stop hitting, minus
+// one, where at least 2 sweeps show that step and none disagrees (on the H100 the minimal sets hold
+// 11 to 18 lines by target: the policy keeps lines by their history). The sets
 // are the L2's bytes / (ways x line), per slice over the l2_slices section's slice count. Topology
 // section `l2_sets`; docs/formats.md lists its keys and the trace it reads (content l2_evset).
 #pragma once
@@ -20,6 +24,19 @@ namespace memhier::analysis {
 // At least this many targets with a verified minimal set decide the ways.
 constexpr int kEvsetMinVerified = 3;
 
+// One cyclic-read sweep of the trace (header keys class_<k>, class_tests_<k>, cycles_forward_<k>,
+// cycles_reverse_<k>; docs/formats.md, content l2_evset): for k = 1 ... the class's lines, the
+// cycles of each load of the last round in which one thread read the class's first k lines
+// cyclically (forward: class order; reverse: reversed) after a thrash.
+struct EvsetSweep {
+  int target = 0;
+  std::string order;  // forward, reverse
+  std::vector<std::uint64_t> class_lines;
+  std::uint64_t class_tests = 0;
+  std::vector<std::vector<std::uint64_t>> cycles;  // [k - 1]: k numbers
+  std::string error;  // why the header's lists cannot be read ("" when they can)
+};
+
 // What one l2_evsets entry found, from its trace (content l2_evset) or, without one, its counters.
 struct EvsetData {
   std::string benchmark;
@@ -33,6 +50,10 @@ struct EvsetData {
   // the lines of its reduced set, the eviction tests run, and its line number.
   std::vector<std::string> status;
   std::vector<std::uint64_t> sizes, tests, target_lines;
+  // The cyclic-read sweeps (from the trace; per target with a class: forward, then reverse) and the
+  // trace's cycle_rounds (0 where absent).
+  std::vector<EvsetSweep> sweeps;
+  int cycle_rounds = 0;
   // From the counters (where there is no trace): verified targets and their smallest and largest size.
   int minimal = 0;
   double set_size_min = 0, set_size_max = 0;
@@ -52,6 +73,24 @@ struct EvsetWays {
   std::string text;  // the note (decided) or the reason (not decided)
 };
 EvsetWays evset_ways(const std::vector<std::uint64_t>& verified_sizes);
+
+// A load of a sweep misses when its cycles exceed this factor x the slowest one-line hit (the k = 1
+// group of every sweep: one line read cycle_rounds times hits): a miss pays the L2 lookup and a
+// DRAM access, so it takes well over 1.5 x a hit, while the hits of one set's lines (one slice) cost
+// alike.
+constexpr double kEvsetMissFactor = 1.5;
+
+// The ways from the cyclic-read sweeps: `cyclic` is the section's cyclic_reads object; ways 0 with
+// the reason where they do not decide (disagree, fewer than 2 show a clean step). `usable` is false
+// where no sweep has a k = 1 group (no threshold): the minimal-set rule decides then.
+struct EvsetCyclic {
+  nlohmann::json cyclic;
+  bool usable = false;
+  int ways = 0;
+  double confidence = 0;
+  std::string text;  // the note (decided) or the reason (not decided)
+};
+EvsetCyclic evset_cyclic_reads(const std::vector<EvsetSweep>& sweeps, int cycle_rounds);
 
 // The topology section `l2_sets`, or null when the input has no l2_evsets entry. `topology`: the
 // sections built so far (its l2_slices section gives the slice count for sets_per_slice).

@@ -229,7 +229,9 @@ void l2_sets(const json& s, std::ostringstream& out) {
       out << " (confidence " << rf::plain(s["provenance"][key]["confidence"], 2) << ")";
     out << " |\n";
   };
-  row("ways (the smallest verified minimal eviction set)", "ways");
+  const bool cyclic = s.value("ways_from", std::string()) == "cyclic reads";
+  row(cyclic ? "ways (cyclic reads: the last k lines of a class that hit)" : "ways (the smallest verified minimal eviction set)",
+      "ways");
   row("sets (L2 bytes / (ways × line))", "sets");
   row("sets per slice (sets / l2_slices.slices)", "sets_per_slice");
   out << "| readout (a discarded dirty line reads its older value) | "
@@ -237,6 +239,18 @@ void l2_sets(const json& s, std::ostringstream& out) {
       << " |\n| targets with a verified minimal set | " << rf::plain(s.value("targets_minimal", json())) << " of "
       << rf::plain(s.value("targets", json())) << " |\n| verified set sizes (lines) | "
       << rf::list_text(s.value("minimal_set_sizes", json::array())) << " |\n";
+  if (s.contains("minimal_sets_match_ways"))
+    out << "| the minimal-set rule gives the same ways | " << (s["minimal_sets_match_ways"] == true ? "yes" : "no") << " |\n";
+  if (s.contains("cyclic_reads") && s["cyclic_reads"].contains("sweeps") && s["cyclic_reads"]["sweeps"].is_array()) {
+    const json& c = s["cyclic_reads"];
+    std::string each;
+    for (const json& w : c["sweeps"])
+      each += (each.empty() ? "" : ", ") + std::string("target ") + rf::plain(w.value("target", json())) + " " +
+              rf::plain(w.value("order", json())) + ": " +
+              (w.value("ways", json()).is_number() ? rf::plain(w["ways"]) : std::string("none"));
+    out << "| cyclic-read sweeps (ways each; a miss above " << rf::plain(c.value("miss_threshold_cycles", json()))
+        << " cycles) | " << each << " |\n";
+  }
   if (s.contains("status_by_target") && s["status_by_target"].is_array()) {
     std::string failed;
     for (std::size_t k = 0; k < s["status_by_target"].size(); ++k)

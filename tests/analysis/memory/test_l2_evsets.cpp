@@ -5,6 +5,8 @@
 // report's section and the gate's structural fields.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,7 +34,33 @@ struct EvsetsRun {
   bool trace = true;
   std::map<std::string, double> counters;  // replace the counters derived from status and sizes
   std::vector<std::uint64_t> tests;        // per target (empty: 300 + k)
+  // Cyclic-read sweeps by target: the header values cycles_forward_<k> and cycles_reverse_<k> (a
+  // value "" leaves the key out); class_<k> gets as many lines as the forward value has groups.
+  std::map<int, std::pair<std::string, std::string>> sweeps;
+  std::map<std::string, std::string> meta;  // header keys set last (as they are)
 };
+
+// A sweep's header value: group k (k = 1 ...) holds k loads, the last misses[k - 1] of them `miss`
+// cycles, the others hits of `hit` cycles plus a little (k % 7).
+std::string sweep(const std::vector<int>& misses, std::uint64_t hit = 350, std::uint64_t miss = 800) {
+  std::string s;
+  for (std::size_t k = 1; k <= misses.size(); ++k) {
+    if (k > 1) s += ";";
+    for (std::size_t i = 0; i < k; ++i) {
+      const bool missed = i + static_cast<std::size_t>(misses[k - 1]) >= k;
+      s += (i ? "," : "") + std::to_string(missed ? miss : hit + (k + i) % 7 * (k > 1));
+    }
+  }
+  return s;
+}
+
+// Misses by k for `ways` ways, k = 1 ... n: none while k <= ways, then k - ways loads (an RRIP-like
+// policy: some of them).
+std::vector<int> step_at(int ways, int n = 24) {
+  std::vector<int> m;
+  for (int k = 1; k <= n; ++k) m.push_back(k <= ways ? 0 : k - ways);
+  return m;
+}
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;
@@ -80,6 +108,20 @@ Dataset evsets_data(const EvsetsRun& r) {
             {"status", join(r.readout ? r.status : std::vector<std::string>{})}, {"sizes", join(sizes)},
             {"tests", join(tests_list)}, {"target_lines", join(targets)}};
   if (!r.readout_reason.empty()) t.meta["readout_reason"] = r.readout_reason;
+  if (!r.sweeps.empty()) t.meta["cycle_rounds"] = "8";
+  for (const auto& [k, fr] : r.sweeps) {
+    const std::string key = std::to_string(k);
+    const std::string& f = fr.first.empty() ? fr.second : fr.first;
+    std::vector<std::string> cls;
+    if (!f.empty())
+      for (std::size_t j = 0, n = 1 + static_cast<std::size_t>(std::count(f.begin(), f.end(), ';')); j < n; ++j)
+        cls.push_back(std::to_string(2000000 + 100 * k + j));
+    t.meta["class_" + key] = join(cls);
+    t.meta["class_tests_" + key] = std::to_string(200 + k);
+    if (!fr.first.empty()) t.meta["cycles_forward_" + key] = fr.first;
+    if (!fr.second.empty()) t.meta["cycles_reverse_" + key] = fr.second;
+  }
+  for (const auto& [k, v] : r.meta) t.meta[k] = v;
   Dataset d = Dataset::from_runs({test_support::bench_run({test_support::bench_entry(kName, c)}, r.context)});
   if (r.trace) d.add_trace(kName, t);
   return d;
@@ -265,6 +307,183 @@ TEST(L2Sets, CountersStandInForAMissingTrace) {
   EXPECT_NE(reason(u, "ways").find("only 2 of 4"), std::string::npos) << reason(u, "ways");
 }
 
+// The H100's case: minimal sets of 11 to 16 lines, the cyclic reads of two targets' classes step at
+// k = 17 in both orders.
+TEST(L2Sets, CyclicReadsDecideTheWays) {
+  EvsetsRun r = minimal_sets({11, 13, 14, 15, 16});
+  r.sweeps[0] = {sweep(step_at(16)), sweep(step_at(16))};
+  r.sweeps[2] = {sweep(step_at(16)), sweep(step_at(16))};
+  const json s = l2_sets_section(evsets_data(r), json::object());
+  EXPECT_EQ(s["ways"], 16) << s.dump(1);
+  EXPECT_EQ(s["ways_from"], "cyclic reads");
+  EXPECT_DOUBLE_EQ(confidence(s, "ways"), 0.9);
+  EXPECT_EQ(s["minimal_set_sizes"], json({11, 13, 14, 15, 16}));  // kept as evidence
+  EXPECT_FALSE(s["minimal_sets_match_ways"].get<bool>());
+  EXPECT_EQ(s["sets"], 25600);
+  EXPECT_DOUBLE_EQ(confidence(s, "sets"), 0.9);
+  const std::string note = s["provenance"]["ways"].value("note", std::string());
+  EXPECT_NE(note.find("4 of 4 sweeps first miss at k = 17"), std::string::npos) << note;
+  EXPECT_NE(note.find("(a load misses above 525 cycles, 1.5 x the slowest one-line hit of 350): target 0 forward: ways 16"), std::string::npos) << note;
+  EXPECT_NE(note.find("the minimal-set rule (evidence only beside sweeps): the verified minimal sets disagree"), std::string::npos)
+      << note;
+  const json& c = s["cyclic_reads"];
+  EXPECT_EQ(c["cycle_rounds"], 8);
+  EXPECT_EQ(c["hit_cycles_k1_max"], 350);
+  EXPECT_DOUBLE_EQ(c["miss_threshold_cycles"].get<double>(), 525);
+  ASSERT_EQ(c["sweeps"].size(), 4u);
+  const json& w = c["sweeps"][1];
+  EXPECT_EQ(w["target"], 0);
+  EXPECT_EQ(w["order"], "reverse");
+  EXPECT_EQ(w["class_lines"].size(), 24u);
+  EXPECT_EQ(w["class_lines"][0], 2000000);
+  EXPECT_EQ(w["class_tests"], 200);
+  EXPECT_EQ(w["misses_by_k"].size(), 24u);
+  EXPECT_EQ(w["misses_by_k"][15], 0);  // k = 16
+  EXPECT_EQ(w["misses_by_k"][16], 1);  // k = 17
+  EXPECT_EQ(w["misses_by_k"][23], 8);  // k = 24
+  EXPECT_EQ(w["step_k"], 17);
+  EXPECT_EQ(w["ways"], 16);
+  EXPECT_FALSE(w.contains("reason"));
+  EXPECT_EQ(c["sweeps"][2]["target"], 2);
+  EXPECT_EQ(c["sweeps"][2]["order"], "forward");
+  // the minimal sets agree with the sweeps
+  EvsetsRun a = minimal_sets({16, 16, 16, 17});
+  a.sweeps[1] = {sweep(step_at(16)), sweep(step_at(16))};
+  const json t = l2_sets_section(evsets_data(a), json::object());
+  EXPECT_EQ(t["ways"], 16) << t.dump(1);
+  EXPECT_TRUE(t["minimal_sets_match_ways"].get<bool>());
+  EXPECT_DOUBLE_EQ(confidence(t, "ways"), 0.9);  // the sweeps' confidence, not the minimal sets' 0.7
+  // the sweeps override the minimal sets, also where too few were verified
+  EvsetsRun b = minimal_sets({14, 18, 900, 900});
+  b.status[2] = b.status[3] = "budget";
+  b.sweeps[0] = {sweep(step_at(16)), sweep(step_at(16))};
+  const json u = l2_sets_section(evsets_data(b), json::object());
+  EXPECT_EQ(u["ways"], 16) << u.dump(1);
+  EXPECT_FALSE(u["minimal_sets_match_ways"].get<bool>());
+  EXPECT_NE(u["provenance"]["ways"].value("note", std::string()).find("only 2 of 4 targets"), std::string::npos);
+}
+
+TEST(L2Sets, WithoutSweepsTheMinimalSetsDecide) {
+  const json s = l2_sets_section(evsets_data(minimal_sets({16, 16, 16, 16})), json::object());
+  EXPECT_EQ(s["ways_from"], "minimal sets");
+  EXPECT_FALSE(s.contains("cyclic_reads"));
+  EXPECT_FALSE(s.contains("minimal_sets_match_ways"));
+  EXPECT_EQ(s["ways"], 16);
+}
+
+TEST(L2Sets, CyclicReadsThatDisagreeStayNull) {
+  EvsetsRun r = minimal_sets({16, 16, 16, 16});
+  r.sweeps[0] = {sweep(step_at(16)), sweep(step_at(16))};
+  r.sweeps[1] = {sweep(step_at(17)), sweep(step_at(17))};
+  const json s = l2_sets_section(evsets_data(r), json::object());
+  EXPECT_TRUE(s["ways"].is_null()) << s.dump(1);
+  EXPECT_EQ(s["ways_from"], "cyclic reads");
+  const std::string why = reason(s, "ways");
+  EXPECT_NE(why.find("the cyclic-read sweeps disagree"), std::string::npos) << why;
+  EXPECT_NE(why.find("target 0 forward: ways 16 (step at k = 17)"), std::string::npos) << why;
+  EXPECT_NE(why.find("target 1 reverse: ways 17 (step at k = 18)"), std::string::npos) << why;
+  // the minimal sets say 16 but never override the sweeps
+  EXPECT_NE(why.find("the minimal-set rule (evidence only beside sweeps): the smallest verified minimal eviction set, 16"),
+            std::string::npos) << why;
+  EXPECT_FALSE(s["minimal_sets_match_ways"].get<bool>());
+  EXPECT_TRUE(s["sets"].is_null());
+  EXPECT_EQ(reason(s, "sets"), "needs the ways");
+  // one sweep with a step is not enough
+  EvsetsRun one = minimal_sets({16, 16, 16, 16});
+  one.sweeps[0] = {sweep(step_at(16)), sweep(std::vector<int>(24, 0))};
+  const json o = l2_sets_section(evsets_data(one), json::object());
+  EXPECT_TRUE(o["ways"].is_null()) << o.dump(1);
+  EXPECT_NE(reason(o, "ways").find("only 1 of 2 cyclic-read sweeps shows a clean step, 2 that agree needed"), std::string::npos)
+      << reason(o, "ways");
+}
+
+TEST(L2Sets, ASweepWithoutAMissLowersTheConfidence) {
+  EvsetsRun r = minimal_sets({11, 13, 14, 15, 16});
+  r.sweeps[0] = {sweep(std::vector<int>(24, 0)), sweep(step_at(16))};
+  r.sweeps[1] = {sweep(step_at(16)), sweep(step_at(16))};
+  const json s = l2_sets_section(evsets_data(r), json::object());
+  EXPECT_EQ(s["ways"], 16) << s.dump(1);
+  EXPECT_DOUBLE_EQ(confidence(s, "ways"), 0.8);
+  EXPECT_DOUBLE_EQ(confidence(s, "sets"), 0.8);
+  const json& w = s["cyclic_reads"]["sweeps"][0];
+  EXPECT_EQ(w["order"], "forward");
+  EXPECT_TRUE(w["step_k"].is_null());
+  EXPECT_TRUE(w["ways"].is_null());
+  EXPECT_EQ(w["reason"], "no load missed up to k = 24: more than 23 ways or the class is not one set");
+  EXPECT_EQ(w["misses_by_k"], json(std::vector<int>(24, 0)));
+  EXPECT_NE(s["provenance"]["ways"].value("note", std::string()).find("3 of 4 sweeps first miss at k = 17"), std::string::npos);
+}
+
+TEST(L2Sets, ASweepWithoutACleanStep) {
+  std::vector<int> m = step_at(16);
+  m[17] = 0;  // k = 17 misses, k = 18 does not
+  EvsetsRun r = minimal_sets({16, 16, 16});
+  r.sweeps[0] = {sweep(m), sweep(step_at(16))};
+  r.sweeps[1] = {sweep(step_at(16)), sweep(step_at(16))};
+  const json s = l2_sets_section(evsets_data(r), json::object());
+  const json& w = s["cyclic_reads"]["sweeps"][0];
+  EXPECT_EQ(w["step_k"], 17) << w.dump();
+  EXPECT_TRUE(w["ways"].is_null());
+  EXPECT_EQ(w["reason"], "k = 17 misses, k = 18 does not: no clean step");
+  EXPECT_EQ(s["ways"], 16);  // the other three agree
+  EXPECT_DOUBLE_EQ(confidence(s, "ways"), 0.8);
+  // alone with one clean sweep: no decision, the reason names both
+  EvsetsRun t = minimal_sets({16, 16, 16});
+  t.sweeps[0] = {sweep(m), sweep(step_at(16))};
+  const std::string why = reason(l2_sets_section(evsets_data(t), json::object()), "ways");
+  EXPECT_NE(why.find("target 0 forward: no ways (k = 17 misses, k = 18 does not: no clean step)"), std::string::npos) << why;
+  EXPECT_NE(why.find("target 0 reverse: ways 16 (step at k = 17)"), std::string::npos) << why;
+}
+
+TEST(L2Sets, MissThresholdFromTheOneLineHits) {
+  // hits of 1000 cycles, misses of 1600: a threshold from the H100's hits would call every load a
+  // miss; 1.5 x the k = 1 hit puts it at 1500
+  EvsetsRun r = minimal_sets({16, 16, 16});
+  r.sweeps[0] = {sweep(step_at(20), 1000, 1600), sweep(step_at(20), 1000, 1600)};
+  r.sweeps[1] = {sweep(step_at(20), 1000, 1600), sweep(step_at(20), 1000, 1600)};
+  const json s = l2_sets_section(evsets_data(r), json::object());
+  EXPECT_EQ(s["ways"], 20) << s.dump(1);
+  EXPECT_EQ(s["cyclic_reads"]["hit_cycles_k1_max"], 1000);
+  EXPECT_DOUBLE_EQ(s["cyclic_reads"]["miss_threshold_cycles"].get<double>(), 1500);
+  EXPECT_EQ(s["cyclic_reads"]["sweeps"][3]["step_k"], 21);
+  EXPECT_FALSE(s["minimal_sets_match_ways"].get<bool>());
+  EXPECT_EQ(s["sets"], 20480);  // 50 MiB / (20 x 128 B)
+  // the slowest k = 1 value of any sweep sets it: one at 1100 moves the threshold to 1650, above the
+  // 1600-cycle misses
+  r.sweeps[1].second = "1100;" + sweep(step_at(20), 1000, 1600).substr(5);
+  const json t = l2_sets_section(evsets_data(r), json::object());
+  EXPECT_EQ(t["cyclic_reads"]["hit_cycles_k1_max"], 1100);
+  EXPECT_TRUE(t["ways"].is_null()) << t.dump(1);
+  EXPECT_NE(reason(t, "ways").find("no cyclic-read sweep shows a clean step (a load misses above 1650 cycles"), std::string::npos)
+      << reason(t, "ways");
+}
+
+TEST(L2Sets, SweepsThatDoNotRead) {
+  // an empty class and a list that is not k numbers in group k: the minimal sets decide where no
+  // sweep has a k = 1 group
+  EvsetsRun r = minimal_sets({16, 16, 16});
+  r.meta = {{"class_1", ""}, {"cycles_forward_1", ""}, {"class_2", "5,6"}, {"cycles_reverse_2", "350;350"}};
+  const json s = l2_sets_section(evsets_data(r), json::object());
+  EXPECT_EQ(s["ways_from"], "minimal sets") << s.dump(1);
+  EXPECT_EQ(s["ways"], 16);
+  EXPECT_FALSE(s.contains("minimal_sets_match_ways"));
+  const json& c = s["cyclic_reads"];
+  EXPECT_TRUE(c["hit_cycles_k1_max"].is_null());
+  EXPECT_TRUE(c["miss_threshold_cycles"].is_null());
+  ASSERT_EQ(c["sweeps"].size(), 2u);
+  EXPECT_EQ(c["sweeps"][0]["reason"], "the class is empty: no line of the pool took the place of one of the set's lines");
+  EXPECT_NE(c["sweeps"][1]["reason"].get<std::string>().find("cycles_reverse_2 does not hold k numbers in group k (group 2: '350')"),
+            std::string::npos) << c["sweeps"][1].dump();
+  // a sweep that does not read beside ones that do: it counts as one without ways
+  EvsetsRun m = minimal_sets({16, 16, 16});
+  m.sweeps[0] = {sweep(step_at(16)), sweep(step_at(16))};
+  m.meta = {{"class_2", "5,6"}, {"cycles_forward_2", "350;x,350"}};
+  const json t = l2_sets_section(evsets_data(m), json::object());
+  EXPECT_EQ(t["ways"], 16) << t.dump(1);
+  EXPECT_DOUBLE_EQ(confidence(t, "ways"), 0.8);
+  EXPECT_NE(t["cyclic_reads"]["sweeps"][2]["reason"].get<std::string>().find("the sweep does not read"), std::string::npos);
+}
+
 TEST(L2Sets, ReportSection) {
   json t = {{"l2_sets", l2_sets_section(evsets_data(minimal_sets({16, 16, 16, 17})), json::object())}};
   const std::string md = render_sm_resources_markdown(t);
@@ -280,6 +499,18 @@ TEST(L2Sets, ReportSection) {
   const std::string m2 = render_sm_resources_markdown(t);
   EXPECT_NE(m2.find("| ways (the smallest verified minimal eviction set) | not determined — only 2 of 4"), std::string::npos) << m2;
   EXPECT_NE(m2.find("| targets without one | target 2: budget, target 3: no_eviction |"), std::string::npos) << m2;
+  EXPECT_EQ(m2.find("| cyclic-read sweeps"), std::string::npos) << m2;
+  // ways from the cyclic reads
+  EvsetsRun c = minimal_sets({11, 13, 16});
+  c.sweeps[0] = {sweep(std::vector<int>(24, 0)), sweep(step_at(16))};
+  c.sweeps[1] = {sweep(step_at(16)), sweep(step_at(16))};
+  t["l2_sets"] = l2_sets_section(evsets_data(c), json::object());
+  const std::string m3 = render_sm_resources_markdown(t);
+  EXPECT_NE(m3.find("| ways (cyclic reads: the last k lines of a class that hit) | 16 (confidence 0.80) |"), std::string::npos) << m3;
+  EXPECT_NE(m3.find("| the minimal-set rule gives the same ways | no |"), std::string::npos) << m3;
+  EXPECT_NE(m3.find("| cyclic-read sweeps (ways each; a miss above 525 cycles) | target 0 forward: none, target 0 reverse: 16, "
+                    "target 1 forward: 16, target 1 reverse: 16 |"),
+            std::string::npos) << m3;
 }
 
 TEST(L2Sets, FamilyIsReadAndWaysAndSetsAreStructure) {
@@ -290,4 +521,10 @@ TEST(L2Sets, FamilyIsReadAndWaysAndSetsAreStructure) {
   EXPECT_EQ(topology_class("l2_sets.sets_per_slice"), FieldClass::structural);
   EXPECT_EQ(topology_class("l2_sets.tests_by_target"), FieldClass::bookkeeping);
   EXPECT_EQ(topology_class("l2_sets.provenance.ways.confidence"), FieldClass::bookkeeping);
+  // the sweeps behind the ways: a sweep's own ways or class lines are no structure of their own
+  EXPECT_EQ(topology_class("l2_sets.cyclic_reads.sweeps.0.ways"), FieldClass::bookkeeping);
+  EXPECT_EQ(topology_class("l2_sets.cyclic_reads.sweeps.1.class_lines.3"), FieldClass::bookkeeping);
+  EXPECT_EQ(topology_class("l2_sets.cyclic_reads.miss_threshold_cycles"), FieldClass::bookkeeping);
+  EXPECT_EQ(topology_class("l2_sets.minimal_sets_match_ways"), FieldClass::bookkeeping);
+  EXPECT_EQ(topology_class("l2_sets.ways_from", true), FieldClass::bookkeeping);
 }
