@@ -415,7 +415,7 @@ Config parse(const json& root) {
   Config c;
   check_keys(root, "", {"format", "name", "description", "device", "context", "clock_overhead",
                         "dram_latency_cycles", "array_base", "latency_noise", "levels", "tlbs", "paths", "noise",
-                        "sequence_start", "beyond_sm", "l2_persisting", "l2_slices"});
+                        "sequence_start", "beyond_sm", "l2_persisting", "l2_slices", "l2_evsets"});
   if (!root.contains("format")) fail("", std::string("missing 'format' (expected \"") + kConfigFormat + "\")");
   const std::string fmt = get_str(root, "format", "", true);
   if (fmt != kConfigFormat) fail("", "unsupported format '" + fmt + "' (this build reads " + kConfigFormat + ")");
@@ -540,6 +540,13 @@ Config parse(const json& root) {
   if (root.contains("l2_slices")) {
     try {
       c.l2_slices = parse_l2_slices_model(root["l2_slices"], c.device.sm_count, static_cast<double>(c.device.sm_clock_khz) * 1e3);
+    } catch (const std::runtime_error& e) {
+      fail("", e.what());
+    }
+  }
+  if (root.contains("l2_evsets")) {
+    try {
+      c.l2_evsets = parse_l2_evsets_model(root["l2_evsets"]);
     } catch (const std::runtime_error& e) {
       fail("", e.what());
     }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/l2_evsets.hpp"
 #include "sim/l2_slices.hpp"
 #include "sim/levels.hpp"
 
@@ -122,6 +123,8 @@ struct Config {
   LevelsModel beyond_sm;
   // The sliced L2 of the l2_slices family (key "l2_slices", sim/l2_slices.hpp): absent -> not offered.
   L2SlicesModel l2_slices;
+  // The whole L2's sets of the l2_evsets family (key "l2_evsets", sim/l2_evsets.hpp): absent -> not offered.
+  L2EvsetsModel l2_evsets;
 };
 
 // The load paths a config may map.
