@@ -6,11 +6,13 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "bench/l2_evsets_plan.hpp"
 #include "bench/l2_slices_plan.hpp"
 #include "bench/wide_sim.hpp"
 #include "common/l2_slice_lines.hpp"
 #include "sim/config.hpp"
 #include "sim/device.hpp"
+#include "sim/l2_evsets.hpp"
 #include "sim/levels.hpp"
 #include "sim/sequence.hpp"
 
@@ -18,6 +20,50 @@ namespace memhier {
 namespace {
 
 constexpr std::uint32_t kHistBins = 1024;  // as the CUDA backend
+
+// The l2_evsets plan's oracle over the config's whole-L2 model (sim/l2_evsets.hpp): a test reads
+// the candidate lines of the target's set (the others go to other sets) in the order of the walk.
+class SimEvsetOracle final : public EvsetOracle {
+ public:
+  SimEvsetOracle(const sim::L2EvsetsModel& m, std::uint64_t pool_factor, std::uint64_t call, double clock_hz)
+      : m_(m), pool_(make_evset_pool(pool_factor * m.capacity_bytes() / kEvsetLineBytes)), call_(call), clock_hz_(clock_hz) {
+    by_set_.resize(m.sets);  // each set's pool positions, ascending: a test looks its ranges up
+    for (std::uint64_t q = 0; q < pool_.lines; ++q) by_set_[sim::evset_set_of(m, pool_.line(q))].push_back(q);
+  }
+  const EvsetPool& pool() const override { return pool_; }
+  std::uint64_t target_line(int k) const override { return pool_.lines + 1000 + static_cast<std::uint64_t>(k) * 1237; }
+  bool evicts(std::uint64_t target, const std::vector<EvsetRange>& ranges, int passes) override {
+    const std::vector<std::uint64_t>& mine = by_set_[sim::evset_set_of(m_, target)];
+    std::vector<std::uint64_t> lines;
+    for (const EvsetRange& r : ranges) {
+      read_lines_ += static_cast<double>(r.end - r.begin) * passes;
+      for (auto it = std::lower_bound(mine.begin(), mine.end(), r.begin); it != mine.end() && *it < r.end; ++it)
+        lines.push_back(pool_.line(*it));
+    }
+    ++tests_;
+    // A device whose discard does nothing reads the newer value every time: "evicted".
+    return !m_.readout_works || sim::evset_test(m_, target, lines, passes, (call_ << 32) + tests_);
+  }
+  bool readout_works(std::string* why) override {
+    if (!m_.readout_works && why) *why = "the simulated device's config says the readout does not work (readout_works false)";
+    return m_.readout_works;
+  }
+  std::vector<std::uint32_t> cycle(const std::vector<std::uint64_t>& thrash, const std::vector<std::uint64_t>& lines,
+                                   int rounds) override {
+    ++tests_;
+    cycle_seconds_ += static_cast<double>(3 * thrash.size() + rounds * lines.size()) * m_.miss_cycles / clock_hz_;
+    return sim::evset_cycle(m_, thrash, lines, rounds, (call_ << 32) + tests_);
+  }
+  // 10 us per launch, 1 ns per line a test reads, dependent loads at the miss latency.
+  double seconds() const override { return static_cast<double>(tests_) * 10e-6 + read_lines_ * 1e-9 + cycle_seconds_; }
+
+ private:
+  const sim::L2EvsetsModel& m_;
+  EvsetPool pool_;
+  std::uint64_t call_, tests_ = 0;
+  double clock_hz_, read_lines_ = 0, cycle_seconds_ = 0;
+  std::vector<std::vector<std::uint64_t>> by_set_;
+};
 
 class SimBackend final : public Backend {
  public:
@@ -194,6 +240,8 @@ class SimBackend final : public Backend {
       o.access_policy_max_window_bytes = m.persist.max_window_bytes;
     }
     o.l2_slices = dev_.config().l2_slices.present;  // the config's l2_slices (sim/l2_slices.hpp)
+    const sim::L2EvsetsModel& ev = dev_.config().l2_evsets;  // the config's l2_evsets (sim/l2_evsets.hpp)
+    o.l2_evsets_bytes = ev.present ? ev.capacity_bytes() : 0;
     if (!m.present) return o;
     o.max_cluster = m.dsmem.max_cluster;
     const auto& methods = m.async_copy.methods;
@@ -215,6 +263,7 @@ class SimBackend final : public Backend {
     std::string key = r.family;
     for (const auto& [k, v] : r.params) key += "/" + k + ":" + v;
     if (r.family == "l2_slices") return run_slices(r, level_calls_[key]++);
+    if (r.family == "l2_evsets") return run_evsets_sim(r, level_calls_[key]++);
     sim::LevelAnswer a = sim::answer_level(dev_.config().beyond_sm, q, level_calls_[key]++);
     LevelResult out;
     out.error = std::move(a.error);
@@ -243,6 +292,20 @@ class SimBackend final : public Backend {
                                          });
     out.seconds = f.seconds;
     return out;
+  }
+
+  // l2_evsets: the plan of bench/l2_evsets_plan.hpp against the config's whole-L2 model.
+  LevelResult run_evsets_sim(const LevelRequest& r, std::uint64_t call) {
+    const sim::L2EvsetsModel& m = dev_.config().l2_evsets;
+    if (!m.present) return {"the simulated device models no whole-L2 eviction sets (no l2_evsets in its config)", {}, 0, {}};
+    const long long pool = r.num("pool", 3), targets = r.num("targets", 4), passes = r.num("passes", 2);
+    if (pool < 1 || pool > 8 || targets < 1 || targets > 48 || passes < 1 || passes > 16)  // as the CUDA backend
+      return {"l2_evsets: pool 1 ... 8 (x the L2), targets 1 ... 48, passes 1 ... 16", {}, 0, {}};
+    EvsetParams p;
+    p.targets = static_cast<int>(targets);
+    p.passes = static_cast<int>(passes);
+    SimEvsetOracle o(m, static_cast<std::uint64_t>(pool), call, static_cast<double>(dev_.config().device.sm_clock_khz) * 1e3);
+    return run_evsets(o, p);
   }
 
   // The contention run (bench/l2_slices_plan.hpp) against the model: each probe's records quiet and

@@ -9,6 +9,7 @@
 
 #include "bench/backend.cpp"
 #include "bench/backend_sim.cpp"
+#include "bench/l2_evsets_plan.cpp"
 #include "bench/l2_slices_plan.cpp"
 #include "bench/wide_common.cpp"
 #include "bench/wide_sim.cpp"
