@@ -107,6 +107,7 @@ class CudaBackend final : public Backend {
       levels::offer_sm(desc_, &o);
       levels::offer_links(desc_, &o);
       o.l2_slices = desc_.l2_bytes > 0;
+      if (desc_.cc_major >= 8) o.l2_evsets_bytes = desc_.l2_bytes;  // discard.global.L2: sm_80 on
       levels::offer_persist(desc_, &o);
       offer_ = o;
     }
@@ -120,6 +121,7 @@ class CudaBackend final : public Backend {
     if (r.family == "peer") return levels::run_peer(desc_, r);
     if (r.family == "l2_slices") return levels::run_l2_slices(desc_, r);
     if (r.family == "l2_persist") return levels::run_l2_persist(desc_, r);
+    if (r.family == "l2_evsets") return levels::run_l2_evsets(desc_, r);
     return Backend::run_level(r);
   }
 

@@ -2,7 +2,8 @@
 // one SM"): distributed shared memory (dsmem), asynchronous copies into shared memory (async_copy:
 // plain loads, cp.async, the bulk copy engine and TMA tensor copies), host memory (host) and the
 // other GPUs of the node (peer); and the L2's slices as every SM sees them (l2_slices: per-SM
-// latency of many lines, and which lines slow down while other SMs hammer one; issue 20). The
+// latency of many lines, and which lines slow down while other SMs hammer one; issue 20) and its
+// eviction sets (l2_evsets: group testing with a timer-free readout; issue 20). The
 // families are registered on every backend from what the device offers (LevelOffer); each
 // benchmark is one LevelRequest that the backend answers: the CUDA backend with kernels
 // (bench/levels/*.cu), the simulated device from its model (sim/levels, sim/l2_slices).
@@ -63,6 +64,7 @@ struct LevelOffer {
   std::uint64_t persisting_l2_max_bytes = 0;
   std::uint64_t access_policy_max_window_bytes = 0;
   bool l2_slices = false;     // the per-SM latency of L2 lines can be measured (an L2, SM ids)
+  std::uint64_t l2_evsets_bytes = 0;  // l2_evsets: the L2 bytes whose sets the family counts (0: absent)
 };
 
 }  // namespace memhier

@@ -48,4 +48,8 @@ void offer_persist(const DeviceDescription& d, LevelOffer* o);
 std::map<std::string, std::string> persist_context(const DeviceDescription& d);
 LevelResult run_l2_persist(const DeviceDescription& d, const LevelRequest& r);
 
+// l2_evsets (bench/levels/l2_evsets_cuda.cu): whole-L2 eviction sets by group testing with the
+// discard-and-read readout (bench/l2_evsets_plan.hpp); a trace per target.
+LevelResult run_l2_evsets(const DeviceDescription& d, const LevelRequest& r);
+
 }  // namespace memhier::levels

@@ -1,0 +1,277 @@
+// The l2_evsets plan (bench/l2_evsets_plan.hpp).
+#include "bench/l2_evsets_plan.hpp"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+#include "bench/l2_slices_plan.hpp"  // slice_join
+#include "common/policy.hpp"         // SplitMix64
+
+namespace memhier {
+namespace {
+
+constexpr int kConfirmTests = 5;      // a verified set evicts in 5 of 5 tests
+constexpr int kDropTests = 3;         // and without any one of its lines in none of 3
+constexpr std::uint64_t kMaxVerifiedLines = 256;  // a reduced set larger than this is not checked line by line
+
+std::string join_words(const std::vector<std::string>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + v[i];
+  return s;
+}
+
+struct TargetOutcome {
+  std::string status;
+  std::vector<EvsetRange> set;
+  std::uint64_t size = 0;
+  std::uint32_t tests = 0;
+};
+
+class Reduction {
+ public:
+  Reduction(EvsetOracle& o, const EvsetParams& p, std::uint64_t target, std::uint64_t seed)
+      : o_(o), p_(p), t_(target), rng_(seed) {}
+
+  TargetOutcome run() {
+    TargetOutcome out;
+    std::vector<EvsetRange> s{{0, o_.pool().lines}};
+    out.size = evset_count(s);
+    if (!test(s)) {
+      out.status = "no_eviction";
+      out.tests = tests_;
+      return out;
+    }
+    std::uint64_t groups = 2;
+    while (true) {
+      const std::uint64_t n = evset_count(s);
+      groups = std::min(groups, n);
+      bool removed = false, too_many = false;
+      for (std::uint64_t g : order(groups)) {
+        const std::uint64_t lo = n * g / groups, hi = n * (g + 1) / groups;
+        if (lo == hi) continue;
+        std::vector<EvsetRange> r = evset_without(s, lo, hi);
+        if (r.size() > p_.max_ranges) {
+          too_many = true;
+          continue;
+        }
+        if (tests_ >= p_.max_tests_per_target) break;
+        if (test(r)) {
+          s = std::move(r);
+          removed = true;
+          break;
+        }
+      }
+      out.size = evset_count(s);
+      if (tests_ >= p_.max_tests_per_target && !removed) {
+        out.status = "budget";
+        break;
+      }
+      if (removed) continue;
+      if (too_many) {
+        out.status = "ranges";
+        break;
+      }
+      if (groups >= n) break;  // no single line can go
+      groups = std::min(groups * 2, n);
+    }
+    out.set = s;
+    if (out.status.empty()) out.status = verify(s) ? "minimal" : "not_minimal";
+    out.tests = tests_;
+    return out;
+  }
+
+ private:
+  bool test(const std::vector<EvsetRange>& r) {
+    ++tests_;
+    return o_.evicts(t_, r, p_.passes);
+  }
+  // 0 ... n-1 in a seeded random order (Fisher-Yates on splitmix64: the same on every platform).
+  std::vector<std::uint64_t> order(std::uint64_t n) {
+    std::vector<std::uint64_t> v(n);
+    std::iota(v.begin(), v.end(), 0);
+    for (std::uint64_t i = n; i > 1; --i) std::swap(v[i - 1], v[rng_.next() % i]);
+    return v;
+  }
+  bool verify(const std::vector<EvsetRange>& s) {
+    for (int i = 0; i < kConfirmTests; ++i)
+      if (!test(s)) return false;
+    const std::uint64_t n = evset_count(s);
+    if (n > kMaxVerifiedLines) return false;
+    for (std::uint64_t j = 0; j < n; ++j) {
+      const std::vector<EvsetRange> r = evset_without(s, j, j + 1);
+      for (int i = 0; i < kDropTests; ++i)
+        if (test(r)) return false;
+    }
+    return true;
+  }
+
+  EvsetOracle& o_;
+  const EvsetParams& p_;
+  std::uint64_t t_;
+  policy::SplitMix64 rng_;
+  std::uint32_t tests_ = 0;
+};
+
+// Lines that each make `set` without its first line evict `target` again: per line, the shortest
+// prefix of the pool positions after the last one found that does (binary search); lines of the set
+// itself are skipped. Stops at `want` lines, at the end of the pool, or at the test budget.
+std::vector<std::uint64_t> class_lines(EvsetOracle& o, const EvsetParams& p, std::uint64_t target,
+                                       const std::vector<EvsetRange>& set, std::uint32_t* tests) {
+  const EvsetPool& pool = o.pool();
+  std::vector<EvsetRange> base = evset_without(set, 0, 1);
+  std::vector<std::uint64_t> members;
+  for (const auto& r : set)
+    for (std::uint64_t q = r.begin; q < r.end; ++q) members.push_back(pool.line(q));
+  std::vector<std::uint64_t> out;
+  auto test = [&](std::uint64_t a, std::uint64_t b) {
+    std::vector<EvsetRange> r = base;
+    r.push_back({a, b});
+    ++*tests;
+    return o.evicts(target, r, p.passes);
+  };
+  std::uint64_t lo = 0;
+  while (static_cast<int>(out.size()) < p.extras && lo < pool.lines && *tests < p.max_tests_per_target) {
+    if (!test(lo, pool.lines)) break;
+    std::uint64_t a = lo, b = pool.lines;  // [lo, b) evicts, [lo, a) does not
+    while (b - a > 1) {
+      const std::uint64_t m = a + (b - a) / 2;
+      if (test(lo, m)) b = m; else a = m;
+    }
+    const std::uint64_t line = pool.line(a);
+    if (std::find(members.begin(), members.end(), line) == members.end()) out.push_back(line);
+    lo = a + 1;
+  }
+  return out;
+}
+
+std::string join_cycles(const std::vector<std::vector<std::uint32_t>>& per_k) {
+  std::string s;
+  for (std::size_t k = 0; k < per_k.size(); ++k) {
+    if (k) s += ";";
+    for (std::size_t i = 0; i < per_k[k].size(); ++i) s += (i ? "," : "") + std::to_string(per_k[k][i]);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::uint64_t evset_count(const std::vector<EvsetRange>& r) {
+  std::uint64_t n = 0;
+  for (const auto& x : r) n += x.end - x.begin;
+  return n;
+}
+
+std::vector<EvsetRange> evset_without(const std::vector<EvsetRange>& r, std::uint64_t a, std::uint64_t b) {
+  std::vector<EvsetRange> out;
+  std::uint64_t pos = 0;
+  for (const auto& x : r) {
+    const std::uint64_t lo = pos, hi = pos + (x.end - x.begin);
+    pos = hi;
+    if (x.end == x.begin) continue;
+    if (hi <= a || lo >= b) {
+      out.push_back(x);
+      continue;
+    }
+    if (lo < a) out.push_back({x.begin, x.begin + (a - lo)});
+    if (hi > b) out.push_back({x.begin + (b - lo), x.end});
+  }
+  return out;
+}
+
+LevelResult run_evsets(EvsetOracle& o, const EvsetParams& p) {
+  LevelResult res;
+  if (p.targets < 1 || p.passes < 1) return {"l2_evsets: targets and passes must be >= 1", {}, 0, {}};
+  {
+    const EvsetPool& pool = o.pool();
+    Trace tr;
+    tr.kind = Trace::Kind::fine;
+    auto& c = res.counters;
+    c["pool_lines"] = static_cast<double>(pool.lines);
+    c["line_bytes"] = static_cast<double>(kEvsetLineBytes);
+    c["targets"] = p.targets;
+    c["passes"] = p.passes;
+    std::string why;
+    const bool readout = o.readout_works(&why);
+    c["readout_ok"] = readout ? 1 : 0;
+    std::vector<std::string> status;
+    std::vector<std::uint64_t> sizes, target_lines;
+    std::vector<std::uint32_t> tests;
+    std::vector<double> verified;
+    std::uint32_t total_tests = 0, max_tests = 0;
+    int classes = 0;
+    for (int k = 0; readout && k < p.targets; ++k) {
+      const std::uint64_t t = o.target_line(k);
+      TargetOutcome out;
+      if (p.max_seconds > 0 && o.seconds() > p.max_seconds) {
+        out.status = "budget";
+      } else {
+        out = Reduction(o, p, t, 1000003ull * static_cast<std::uint64_t>(k + 1)).run();
+      }
+      status.push_back(out.status);
+      sizes.push_back(out.size);
+      tests.push_back(out.tests);
+      target_lines.push_back(t);
+      total_tests += out.tests;
+      max_tests = std::max(max_tests, out.tests);
+      tr.index.push_back(static_cast<std::uint32_t>(k));
+      tr.latency.push_back(static_cast<std::uint32_t>(t));
+      tr.label.push_back(0);
+      if (out.size <= kMaxVerifiedLines)
+        for (const auto& r : out.set)
+          for (std::uint64_t q = r.begin; q < r.end; ++q) {
+            tr.index.push_back(static_cast<std::uint32_t>(k));
+            tr.latency.push_back(static_cast<std::uint32_t>(pool.line(q)));
+            tr.label.push_back(1);
+          }
+      if (out.status == "minimal") verified.push_back(static_cast<double>(out.size));
+      if (out.status == "minimal" && classes < p.class_targets) {
+        ++classes;
+        std::uint32_t class_tests = 0;
+        const std::vector<std::uint64_t> extra = class_lines(o, p, t, out.set, &class_tests);
+        total_tests += class_tests;
+        std::vector<std::uint64_t> thrash = extra;
+        for (const auto& r : out.set)
+          for (std::uint64_t q = r.begin; q < r.end; ++q) thrash.push_back(pool.line(q));
+        const std::string key = std::to_string(k);
+        tr.meta["class_" + key] = slice_join(extra);
+        tr.meta["class_tests_" + key] = std::to_string(class_tests);
+        for (int rev = 0; rev < 2; ++rev) {
+          std::vector<std::uint64_t> order = extra;
+          if (rev) std::reverse(order.begin(), order.end());
+          std::vector<std::vector<std::uint32_t>> per_k;
+          for (std::size_t n = 1; n <= order.size(); ++n)
+            per_k.push_back(o.cycle(thrash, std::vector<std::uint64_t>(order.begin(), order.begin() + n), p.cycle_rounds));
+          tr.meta[(rev ? "cycles_reverse_" : "cycles_forward_") + key] = join_cycles(per_k);
+        }
+      }
+    }
+    c["minimal"] = static_cast<double>(verified.size());
+    c["failed"] = readout ? p.targets - static_cast<double>(verified.size()) : p.targets;
+    if (!verified.empty()) {
+      c["set_size_min"] = *std::min_element(verified.begin(), verified.end());
+      c["set_size_max"] = *std::max_element(verified.begin(), verified.end());
+    }
+    c["tests"] = total_tests;
+    c["tests_max_target"] = max_tests;
+    tr.meta.insert({{"content", "l2_evset"},
+               {"line_bytes", std::to_string(kEvsetLineBytes)},
+               {"pool_lines", std::to_string(pool.lines)},
+               {"targets", std::to_string(p.targets)},
+               {"passes", std::to_string(p.passes)},
+               {"readout_ok", readout ? "1" : "0"},
+               {"status", join_words(status)},
+               {"sizes", slice_join(sizes)},
+               {"tests", slice_join(tests)},
+               {"target_lines", slice_join(target_lines)},
+               {"cycle_rounds", std::to_string(p.cycle_rounds)},
+               {"labels", "0 the target, 1 a line of its reduced set; index = target, latency = line number"}});
+    std::replace(why.begin(), why.end(), '\n', ' ');  // a trace header value is one line
+    if (!readout) tr.meta["readout_reason"] = why;
+    res.trace = std::move(tr);
+    res.seconds = o.seconds();
+  }
+  return res;
+}
+
+}  // namespace memhier
