@@ -13,7 +13,8 @@ namespace {
 
 constexpr int kConfirmTests = 5;      // a verified set evicts in 5 of 5 tests
 constexpr int kDropTests = 3;         // and without any one of its lines in none of 3
-constexpr std::uint64_t kMaxVerifiedLines = 256;  // a reduced set larger than this is not checked line by line
+constexpr std::uint64_t kMaxVerifiedLines = 256;
+constexpr int kMaxBacktracks = 24;                 // undone removals a target may have  // a reduced set larger than this is not checked line by line
 
 std::string join_words(const std::vector<std::string>& v) {
   std::string s;
@@ -26,6 +27,7 @@ struct TargetOutcome {
   std::vector<EvsetRange> set;
   std::uint64_t size = 0;
   std::uint32_t tests = 0;
+  int backtracks = 0;
 };
 
 class Reduction {
@@ -43,6 +45,8 @@ class Reduction {
       return out;
     }
     std::uint64_t groups = 2;
+    std::vector<std::vector<EvsetRange>> history;  // the sets before each removal (backtracking)
+    int backtracks = 0;
     while (true) {
       const std::uint64_t n = evset_count(s);
       groups = std::min(groups, n);
@@ -57,6 +61,7 @@ class Reduction {
         }
         if (tests_ >= p_.max_tests_per_target) break;
         if (test(r)) {
+          history.push_back(std::move(s));
           s = std::move(r);
           removed = true;
           break;
@@ -72,9 +77,21 @@ class Reduction {
         out.status = "ranges";
         break;
       }
+      // No group can go: does the set still evict? A removal may have passed by the history of the
+      // set (the policy keeps lines by their past), leaving a set that no longer evicts: then undo it.
+      if (!history.empty() && !(test(s) && test(s))) {
+        if (++backtracks > kMaxBacktracks) {
+          out.status = "budget";
+          break;
+        }
+        s = std::move(history.back());
+        history.pop_back();
+        continue;
+      }
       if (groups >= n) break;  // no single line can go
       groups = std::min(groups * 2, n);
     }
+    out.backtracks = backtracks;
     out.set = s;
     if (out.status.empty()) out.status = verify(s) ? "minimal" : "not_minimal";
     out.tests = tests_;
@@ -145,6 +162,45 @@ std::vector<std::uint64_t> class_lines(EvsetOracle& o, const EvsetParams& p, std
   return out;
 }
 
+std::string join_cycles(const std::vector<std::vector<std::uint32_t>>& per_k);
+
+// The first k of a sweep with a load above 1.5 x the slowest one-line hit of both sweeps (the
+// analyzer's threshold; docs/formats.md, l2_sets.cyclic_reads), 0 when none.
+std::size_t first_miss(const std::vector<std::vector<std::vector<std::uint32_t>>>& sweeps, int which) {
+  double h1 = 0;
+  for (const auto& sw : sweeps)
+    if (!sw.empty() && !sw[0].empty()) h1 = std::max(h1, static_cast<double>(sw[0][0]));
+  for (std::size_t k = 0; k < sweeps[which].size(); ++k)
+    for (std::uint32_t c : sweeps[which][k])
+      if (c > 1.5 * h1) return k + 1;
+  return 0;
+}
+
+// The leave-one-out check of the sweep that first missed earlier: its first s lines overflow their
+// set; each is left out once and the s - 1 others read cyclically. A line of the set left out leaves
+// W lines that fit (no miss); a line of another set left out leaves the overflow. So the lines whose
+// absence leaves no miss are the W + 1 lines of the set among the s (the analyzer counts them).
+void leave_one_out(EvsetOracle& o, const EvsetParams& p, const std::vector<std::uint64_t>& extra,
+                   const std::vector<std::uint64_t>& thrash, const std::vector<std::vector<std::vector<std::uint32_t>>>& sweeps,
+                   const std::string& key, Trace* tr) {
+  const std::size_t f = first_miss(sweeps, 0), r = first_miss(sweeps, 1);
+  if (!f && !r) return;
+  const int which = (f && (!r || f <= r)) ? 0 : 1;
+  const std::size_t s = which ? r : f;
+  std::vector<std::uint64_t> order = extra;
+  if (which) std::reverse(order.begin(), order.end());
+  order.resize(s);
+  std::vector<std::vector<std::uint32_t>> per_line;
+  for (std::size_t i = 0; i < s; ++i) {
+    std::vector<std::uint64_t> rest = order;
+    rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
+    per_line.push_back(o.cycle(thrash, rest, p.cycle_rounds));
+  }
+  tr->meta["leave_one_out_order_" + key] = which ? "reverse" : "forward";
+  tr->meta["leave_one_out_lines_" + key] = std::to_string(s);
+  tr->meta["leave_one_out_" + key] = join_cycles(per_line);
+}
+
 std::string join_cycles(const std::vector<std::vector<std::uint32_t>>& per_k) {
   std::string s;
   for (std::size_t k = 0; k < per_k.size(); ++k) {
@@ -197,6 +253,7 @@ LevelResult run_evsets(EvsetOracle& o, const EvsetParams& p) {
     std::vector<std::string> status;
     std::vector<std::uint64_t> sizes, target_lines;
     std::vector<std::uint32_t> tests;
+    std::vector<int> backtracks;
     std::vector<double> verified;
     std::uint32_t total_tests = 0, max_tests = 0;
     int classes = 0;
@@ -211,6 +268,7 @@ LevelResult run_evsets(EvsetOracle& o, const EvsetParams& p) {
       status.push_back(out.status);
       sizes.push_back(out.size);
       tests.push_back(out.tests);
+      backtracks.push_back(out.backtracks);
       target_lines.push_back(t);
       total_tests += out.tests;
       max_tests = std::max(max_tests, out.tests);
@@ -236,14 +294,16 @@ LevelResult run_evsets(EvsetOracle& o, const EvsetParams& p) {
         const std::string key = std::to_string(k);
         tr.meta["class_" + key] = slice_join(extra);
         tr.meta["class_tests_" + key] = std::to_string(class_tests);
+        std::vector<std::vector<std::vector<std::uint32_t>>> sweeps(2);
         for (int rev = 0; rev < 2; ++rev) {
           std::vector<std::uint64_t> order = extra;
           if (rev) std::reverse(order.begin(), order.end());
-          std::vector<std::vector<std::uint32_t>> per_k;
+          auto& per_k = sweeps[rev];
           for (std::size_t n = 1; n <= order.size(); ++n)
             per_k.push_back(o.cycle(thrash, std::vector<std::uint64_t>(order.begin(), order.begin() + n), p.cycle_rounds));
           tr.meta[(rev ? "cycles_reverse_" : "cycles_forward_") + key] = join_cycles(per_k);
         }
+        leave_one_out(o, p, extra, thrash, sweeps, key, &tr);
       }
     }
     c["minimal"] = static_cast<double>(verified.size());
@@ -263,6 +323,7 @@ LevelResult run_evsets(EvsetOracle& o, const EvsetParams& p) {
                {"status", join_words(status)},
                {"sizes", slice_join(sizes)},
                {"tests", slice_join(tests)},
+               {"backtracks", slice_join(backtracks)},
                {"target_lines", slice_join(target_lines)},
                {"cycle_rounds", std::to_string(p.cycle_rounds)},
                {"labels", "0 the target, 1 a line of its reduced set; index = target, latency = line number"}});

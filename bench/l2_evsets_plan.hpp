@@ -14,8 +14,12 @@
 // search over the pool: the first line that makes the set without its first line evict again), and
 // times one thread's cyclic reads of the class's first k lines (k = 1 ... extras, in pool order and
 // reversed) after a thrash: while k lines fit their set the last of 8 rounds hits throughout; from
-// k = ways + 1 on it misses. The last round's cycles go into the trace; the analyzer finds the
-// step. Plain C++.
+// k = ways + 1 on it misses. A line of the class outside the set (the class is found through
+// evictions of a dirty line, the sweeps see one SM's reads) only delays the step, so the earlier
+// step's first s lines are checked one by one: each left out, the others read cyclically; the lines
+// whose absence leaves no miss are the set's ways + 1. The last round's cycles go into the trace;
+// the analyzer decides. A reduction that finds its set no longer evicting (a removal that passed by
+// the set's history) undoes the last removal (at most 24 times a target). Plain C++.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -58,7 +62,7 @@ struct EvsetParams {
   std::uint32_t max_tests_per_target = 1500;
   std::size_t max_ranges = 2048;  // a candidate set of more ranges is not sent (the kernel's limit)
   double max_seconds = 0;         // > 0: targets not begun once the device seconds pass this get status budget
-  int class_targets = 2;          // verified targets that get a class and the cyclic-read sweeps
+  int class_targets = 3;          // verified targets that get a class, the cyclic-read sweeps and the leave-one-out check
   int extras = 24;                // lines of each class (ways up to extras - 1 can be seen)
   int cycle_rounds = 8;
 };

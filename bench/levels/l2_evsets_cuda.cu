@@ -25,9 +25,12 @@ constexpr double kMaxSeconds = 6;                    // targets not begun after 
 
 class CudaEvsetOracle final : public EvsetOracle {
  public:
+  // The buffer holds at least 3 x the L2 (the self-check's flush) however small the pool; the
+  // targets lie after the buffer.
   CudaEvsetOracle(const DeviceDescription& d, std::uint64_t pool_lines)
       : pool_(make_evset_pool(pool_lines)),
-        buf_((pool_lines + kTargetRegionLines) * kern::kEvsetLineWords),
+        buffer_lines_(std::max<std::uint64_t>(pool_lines, 3 * d.l2_bytes / kEvsetLineBytes)),
+        buf_((buffer_lines_ + kTargetRegionLines) * kern::kEvsetLineWords),
         begin_(kern::kEvsetMaxRanges),
         first_(kern::kEvsetMaxRanges),
         out_(1),
@@ -41,7 +44,7 @@ class CudaEvsetOracle final : public EvsetOracle {
   }
 
   const EvsetPool& pool() const override { return pool_; }
-  std::uint64_t target_line(int k) const override { return pool_.lines + 1000 + 1237ull * static_cast<std::uint64_t>(k); }
+  std::uint64_t target_line(int k) const override { return buffer_lines_ + 1000 + 1237ull * static_cast<std::uint64_t>(k); }
 
   bool evicts(std::uint64_t target, const std::vector<EvsetRange>& ranges, int passes) override {
     std::vector<std::uint64_t> b, f;
@@ -73,7 +76,7 @@ class CudaEvsetOracle final : public EvsetOracle {
   // A line written (a), the pool flushed (a written back), written again (b, dirty), discarded and
   // read: a expected; written (c), flushed, discarded and read: c expected.
   bool readout_works(std::string* why) override {
-    const std::uint64_t t = pool_.lines + kSelfCheckLine;
+    const std::uint64_t t = buffer_lines_ + kSelfCheckLine;
     const std::uint32_t a = ++round_;
     write(t, a);
     flush();
@@ -124,12 +127,13 @@ class CudaEvsetOracle final : public EvsetOracle {
     MEMHIER_CUDA(cudaDeviceSynchronize());
   }
   void flush() {
-    kern::evset_flush<<<grid_, 512>>>(buf_.get(), pool_.lines, ++round_);
+    kern::evset_flush<<<grid_, 512>>>(buf_.get(), buffer_lines_, ++round_);
     MEMHIER_LAUNCH_CHECK();
     MEMHIER_CUDA(cudaDeviceSynchronize());
   }
 
   EvsetPool pool_;
+  std::uint64_t buffer_lines_ = 0;
   DeviceBuffer<std::uint32_t> buf_;
   DeviceBuffer<std::uint64_t> begin_, first_;
   DeviceBuffer<std::uint32_t> out_, sink_;
@@ -153,7 +157,7 @@ LevelResult run_l2_evsets(const DeviceDescription& d, const LevelRequest& r) {
   if (const long long n = r.num("pool_lines", 0); n > 0) lines = std::min<std::uint64_t>(lines, static_cast<std::uint64_t>(n));
   std::size_t free_bytes = 0, total_bytes = 0;
   MEMHIER_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const std::uint64_t need = (lines + kTargetRegionLines) * kEvsetLineBytes;
+  const std::uint64_t need = (std::max<std::uint64_t>(lines, 3 * d.l2_bytes / kEvsetLineBytes) + kTargetRegionLines) * kEvsetLineBytes;
   if (need + (64ull << 20) > free_bytes)
     return {"l2_evsets: the pool needs " + std::to_string(need >> 20) + " MiB, " + std::to_string(free_bytes >> 20) + " MiB free", {}, 0, {}};
   CudaEvsetOracle o(d, lines);

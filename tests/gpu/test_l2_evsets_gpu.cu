@@ -1,7 +1,7 @@
 // Whole-L2 eviction sets on the GPU (bench/levels/l2_evsets_cuda.cu; ctest label gpu): the
 // discard-and-read readout tells a dirty line still in the L2 from a written-back one, a pool of
 // 3 x the L2 evicts a target and a pool of 64 KiB does not, and the search verifies a minimal set
-// for at least one of two targets whose class then shows hits for k = 1 and misses at the class's
+// for at least one of four targets whose class then shows hits for k = 1 and misses at the class's
 // end. Skips, visibly, without a device.
 #include <gtest/gtest.h>
 
@@ -47,12 +47,12 @@ TEST(L2EvsetsGpu, ReadoutWorksAndASmallPoolEvictsNothing) {
 
 TEST(L2EvsetsGpu, TheSearchVerifiesASetAndTheClassSteps) {
   REQUIRE_GPU();
-  const LevelResult res = run({{"targets", "2"}, {"passes", "2"}, {"pool", "3"}});
+  const LevelResult res = run({{"targets", "4"}, {"passes", "2"}, {"pool", "3"}});
   ASSERT_TRUE(res.error.empty()) << res.error;
   ASSERT_TRUE(res.trace.has_value());
   EXPECT_GE(res.counters.at("minimal"), 1) << "status " << res.trace->meta.at("status") << ", sizes " << res.trace->meta.at("sizes");
   const auto& meta = res.trace->meta;
-  for (int k = 0; k < 2; ++k) {
+  for (int k = 0; k < 4; ++k) {
     const auto it = meta.find("cycles_forward_" + std::to_string(k));
     if (it == meta.end()) continue;
     const std::vector<std::string> groups = split(it->second, ';');
