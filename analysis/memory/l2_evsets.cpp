@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "analysis/core/field.hpp"
@@ -113,6 +114,35 @@ void read_sweeps(const Trace& t, int k, EvsetData* d) {
   }
 }
 
+// Target k's leave-one-out check into `d` (none where the trace has no leave_one_out_<k>).
+void read_loo(const Trace& t, int k, EvsetData* d) {
+  const std::string key = std::to_string(k);
+  const auto it = t.meta.find("leave_one_out_" + key);
+  if (it == t.meta.end()) return;
+  EvsetLoo l;
+  l.target = k;
+  l.order = t.meta.count("leave_one_out_order_" + key) ? t.meta.at("leave_one_out_order_" + key) : "";
+  std::uint64_t s = 0;
+  if (!t.meta.count("leave_one_out_lines_" + key) || !whole_number(t.meta.at("leave_one_out_lines_" + key), &s) || s > 100000)
+    l.error = "its header key leave_one_out_lines_" + key + " is missing or not a number";
+  l.lines = static_cast<std::size_t>(s);
+  const std::vector<std::string> groups = split(it->second, ';');
+  if (l.error.empty() && groups.size() != l.lines)
+    l.error = "its header key " + it->first + " holds " + std::to_string(groups.size()) + " groups for " + std::to_string(l.lines) + " lines";
+  for (std::size_t i = 0; i < groups.size() && l.error.empty(); ++i) {
+    const std::vector<std::string> parts = split(groups[i], ',');
+    std::vector<std::uint64_t> g(parts.size());
+    bool ok = parts.size() + 1 == l.lines;
+    for (std::size_t j = 0; ok && j < parts.size(); ++j) ok = whole_number(parts[j], &g[j]);
+    if (!ok)
+      l.error = "its header key " + it->first + " does not hold " + std::to_string(l.lines - 1) + " numbers in group " + std::to_string(i + 1);
+    else
+      l.groups.push_back(std::move(g));
+  }
+  if (!l.error.empty()) l.groups.clear();
+  d->loo.push_back(std::move(l));
+}
+
 // The trace's header into `d`; false with the reason when it is not an l2_evset trace this reads.
 bool read_trace(const Trace& t, EvsetData* d, std::string* why) {
   if (t.meta.count("content") && t.meta.at("content") != "l2_evset") {
@@ -144,6 +174,12 @@ bool read_trace(const Trace& t, EvsetData* d, std::string* why) {
   for (std::size_t k = 0; k < n; ++k)
     if (d->status[k] == "minimal") ++d->minimal;
   for (std::size_t k = 0; k < n; ++k) read_sweeps(t, static_cast<int>(k), d);
+  for (std::size_t k = 0; k < n; ++k) read_loo(t, static_cast<int>(k), d);
+  try {
+    d->backtracks = numbers(t, "backtracks");
+  } catch (const std::exception&) {
+    d->backtracks.clear();
+  }
   std::uint64_t rounds = 0;
   if (t.meta.count("cycle_rounds") && whole_number(t.meta.at("cycle_rounds"), &rounds) && rounds < 1000000)
     d->cycle_rounds = static_cast<int>(rounds);
@@ -319,6 +355,68 @@ EvsetCyclic evset_cyclic_reads(const std::vector<EvsetSweep>& sweeps, int cycle_
   return c;
 }
 
+EvsetLooWays evset_leave_one_out(const std::vector<EvsetLoo>& loo, double threshold, const json& sweeps,
+                                 std::size_t class_targets) {
+  EvsetLooWays r;
+  r.any = !loo.empty();
+  std::map<int, std::vector<int>> by_ways;  // ways -> targets
+  std::vector<std::string> each;
+  for (const auto& l : loo) {
+    json j = {{"target", l.target}, {"order", l.order}, {"lines", l.lines}};
+    std::vector<std::size_t> outside;
+    std::size_t members = 0;
+    for (std::size_t i = 0; i < l.groups.size(); ++i) {
+      const bool miss = std::any_of(l.groups[i].begin(), l.groups[i].end(),
+                                    [&](std::uint64_t x) { return static_cast<double>(x) > threshold; });
+      if (miss) outside.push_back(i); else ++members;
+    }
+    std::string why;
+    if (!l.error.empty()) why = "the check does not read: " + l.error;
+    else if (l.groups.empty()) why = "no line was left out";
+    else if (members < 2) why = "fewer than 2 of the " + std::to_string(l.lines) + " lines leave no miss when left out";
+    j["members"] = members;
+    j["outside"] = outside;
+    const std::string name = "target " + std::to_string(l.target);
+    if (why.empty()) {
+      const int w = static_cast<int>(members) - 1;
+      j["ways"] = w;
+      by_ways[w].push_back(l.target);
+      each.push_back(name + ": " + std::to_string(members) + " of its first " + std::to_string(l.lines) + " " + l.order +
+                     " lines are the set's (ways " + std::to_string(w) + ")");
+    } else {
+      j["ways"] = nullptr;
+      j["reason"] = why;
+      each.push_back(name + ": no ways (" + why + ")");
+    }
+    r.checks.push_back(j);
+  }
+  const std::string all = join(each, "; ");
+  if (by_ways.empty()) {
+    r.text = "no leave-one-out check gives the ways: " + all;
+    return r;
+  }
+  if (by_ways.size() > 1) {
+    r.text = "the leave-one-out checks disagree: " + all;
+    return r;
+  }
+  const int w = by_ways.begin()->first;
+  const std::size_t n = by_ways.begin()->second.size();
+  for (const auto& sw : sweeps)  // a sweep's step can come late (a line outside the set), never early
+    if (sw.contains("ways") && sw["ways"].is_number() && sw["ways"].get<int>() < w) {
+      r.text = "the sweep of target " + std::to_string(sw.value("target", -1)) + " " + sw.value("order", std::string()) +
+               " steps after " + std::to_string(sw["ways"].get<int>()) + " lines, fewer than the " + std::to_string(w) +
+               " ways the leave-one-out checks give: " + all;
+      return r;
+    }
+  r.ways = w;
+  r.confidence = n >= 2 ? (n == class_targets ? 0.9 : 0.8) : 0.6;
+  r.text = "the lines of a class that overflowed its set (the earlier-stepping sweep's first s lines), each left out once "
+           "and the others read cyclically: the lines whose absence leaves no miss are the set's, ways + 1 of them; " +
+           std::to_string(n) + " check" + (n == 1 ? "" : "s") + " agree" + (n == 1 ? "s" : "") + " on " + std::to_string(w) +
+           " ways: " + all;
+  return r;
+}
+
 namespace {
 
 // Why the ways are not decided where fewer than kEvsetMinVerified targets were verified: each other
@@ -377,6 +475,21 @@ int decide_ways(const EvsetData& d, const Evidence& ev, json& s) {
     return 0;
   }
   const EvsetWays m = minimal_rule(d, verified);
+  if (c.usable && !d.loo.empty()) {
+    std::set<int> class_targets;
+    for (const auto& w : d.sweeps) class_targets.insert(w.target);
+    EvsetLooWays l = evset_leave_one_out(d.loo, c.cyclic.value("miss_threshold_cycles", 0.0), c.cyclic["sweeps"], class_targets.size());
+    s["cyclic_reads"]["leave_one_out"] = l.checks;
+    s["ways_from"] = "leave-one-out";
+    s["minimal_sets_match_ways"] = l.ways > 0 && m.ways == l.ways;
+    const std::string rest = "; the sweeps (bounds): " + c.text + "; the minimal-set rule (evidence only): " + m.text;
+    if (l.ways == 0) {
+      set_null(s, "ways", l.text + rest, ev);
+      return 0;
+    }
+    set_value(s, "ways", l.ways, l.confidence, ev, l.text + rest);
+    return l.ways;
+  }
   if (c.usable) {
     s["minimal_sets_match_ways"] = c.ways > 0 && m.ways == c.ways;
     const std::string minimal = "; the minimal-set rule (evidence only beside sweeps): " + m.text;
@@ -460,6 +573,7 @@ json l2_sets_section(const Dataset& data, const json& topology) {
     s["status_by_target"] = d.status;
     s["set_size_by_target"] = d.sizes;
     s["tests_by_target"] = d.tests;
+    if (!d.backtracks.empty()) s["backtracks_by_target"] = d.backtracks;
   }
   s["tests"] = d.tests_total;
   s["tests_max_target"] = d.tests_max_target;

@@ -37,6 +37,17 @@ struct EvsetSweep {
   std::string error;  // why the header's lists cannot be read ("" when they can)
 };
 
+// The leave-one-out check of one class target (header keys leave_one_out_<k>, leave_one_out_order_<k>,
+// leave_one_out_lines_<k>): the sweep's first `lines` lines, each left out once; groups[i] = the
+// last-round cycles of the others (lines - 1 numbers).
+struct EvsetLoo {
+  int target = 0;
+  std::string order;
+  std::size_t lines = 0;
+  std::vector<std::vector<std::uint64_t>> groups;
+  std::string error;  // why the header's lists cannot be read ("" when they can)
+};
+
 // What one l2_evsets entry found, from its trace (content l2_evset) or, without one, its counters.
 struct EvsetData {
   std::string benchmark;
@@ -54,6 +65,8 @@ struct EvsetData {
   // trace's cycle_rounds (0 where absent).
   std::vector<EvsetSweep> sweeps;
   int cycle_rounds = 0;
+  std::vector<EvsetLoo> loo;      // the leave-one-out checks (per class target whose sweeps missed)
+  std::vector<std::uint64_t> backtracks;  // per target: removals the reduction undid
   // From the counters (where there is no trace): verified targets and their smallest and largest size.
   int minimal = 0;
   double set_size_min = 0, set_size_max = 0;
@@ -91,6 +104,21 @@ struct EvsetCyclic {
   std::string text;  // the note (decided) or the reason (not decided)
 };
 EvsetCyclic evset_cyclic_reads(const std::vector<EvsetSweep>& sweeps, int cycle_rounds);
+
+// The ways from the leave-one-out checks (docs/formats.md, l2_sets.cyclic_reads.leave_one_out): per
+// check, the lines whose absence leaves no load above `threshold` are the set's lines among the
+// first s, ways + 1 of them (a line outside the set only delays a sweep's step); decided where at
+// least one check has ways and all agree (0.9 with every class target's check, 0.8 with 2 or
+// more, 0.6 with one), and no sweep's step says fewer ways. `json` gets the per-check list.
+struct EvsetLooWays {
+  nlohmann::json checks = nlohmann::json::array();
+  bool any = false;  // some check exists
+  int ways = 0;
+  double confidence = 0;
+  std::string text;
+};
+EvsetLooWays evset_leave_one_out(const std::vector<EvsetLoo>& loo, double threshold, const nlohmann::json& sweeps,
+                                 std::size_t class_targets);
 
 // The topology section `l2_sets`, or null when the input has no l2_evsets entry. `topology`: the
 // sections built so far (its l2_slices section gives the slice count for sets_per_slice).

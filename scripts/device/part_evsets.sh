@@ -70,6 +70,9 @@ try:
             for w in c.get("sweeps", []):
                 print("    target %s %-7s step_k %s ways %s misses_by_k %s%s" % (w.get("target"), w.get("order"), w.get("step_k"), w.get("ways"),
                       ",".join(str(x) for x in w.get("misses_by_k", [])), ("  (" + w["reason"] + ")") if w.get("reason") else ""))
+            for l in c.get("leave_one_out", []):
+                print("    leave-one-out target %s %-7s s %s members %s outside %s ways %s%s" % (l.get("target"), l.get("order"), l.get("lines"),
+                      l.get("members"), l.get("outside"), l.get("ways"), ("  (" + l["reason"] + ")") if l.get("reason") else ""))
 except Exception as e:
     print("  no topology: %s" % e)
 PY

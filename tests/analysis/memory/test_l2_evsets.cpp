@@ -528,3 +528,96 @@ TEST(L2Sets, FamilyIsReadAndWaysAndSetsAreStructure) {
   EXPECT_EQ(topology_class("l2_sets.minimal_sets_match_ways"), FieldClass::bookkeeping);
   EXPECT_EQ(topology_class("l2_sets.ways_from", true), FieldClass::bookkeeping);
 }
+
+namespace {
+
+// A leave-one-out header value over s lines: group i holds s - 1 loads; a group of a line in
+// `outside` keeps one miss (its absence leaves the overflow), the others hit.
+std::string loo(std::size_t s, const std::vector<std::size_t>& outside, std::uint64_t hit = 350, std::uint64_t miss = 800) {
+  std::string v;
+  for (std::size_t i = 0; i < s; ++i) {
+    if (i) v += ";";
+    const bool out = std::find(outside.begin(), outside.end(), i) != outside.end();
+    for (std::size_t j = 0; j + 1 < s; ++j) v += (j ? "," : "") + std::to_string(out && j == 0 ? miss : hit + j % 5);
+  }
+  return v;
+}
+
+void add_loo(EvsetsRun& r, int k, std::size_t s, const std::vector<std::size_t>& outside, const char* order = "reverse") {
+  const std::string key = std::to_string(k);
+  r.meta["leave_one_out_" + key] = loo(s, outside);
+  r.meta["leave_one_out_lines_" + key] = std::to_string(s);
+  r.meta["leave_one_out_order_" + key] = order;
+}
+
+}  // namespace
+
+// The H100's case: sweeps stepping late by lines outside the set (forward 20), the leave-one-out
+// checks counting 17 of the set's lines among the first s: 16 ways.
+TEST(L2Sets, LeaveOneOutDecidesTheWays) {
+  EvsetsRun r = minimal_sets({17, 11, 13});
+  r.sweeps[0] = {sweep(step_at(19)), sweep(step_at(16))};
+  r.sweeps[1] = {sweep(step_at(18)), sweep(step_at(20))};
+  r.sweeps[2] = {sweep(step_at(16)), sweep(step_at(16))};
+  add_loo(r, 0, 17, {});
+  add_loo(r, 1, 19, {3, 12}, "forward");
+  add_loo(r, 2, 17, {});
+  const json s = l2_sets_section(evsets_data(r), json::object());
+  EXPECT_EQ(s["ways"], 16) << s.dump(1);
+  EXPECT_EQ(s["ways_from"], "leave-one-out");
+  EXPECT_DOUBLE_EQ(confidence(s, "ways"), 0.9);
+  EXPECT_EQ(s["sets"], 25600);
+  const json& l = s["cyclic_reads"]["leave_one_out"];
+  ASSERT_EQ(l.size(), 3u);
+  EXPECT_EQ(l[1]["members"], 17);
+  EXPECT_EQ(l[1]["outside"], json({3, 12}));
+  EXPECT_EQ(l[1]["ways"], 16);
+  EXPECT_FALSE(s["minimal_sets_match_ways"].get<bool>());
+}
+
+TEST(L2Sets, LeaveOneOutChecksThatDisagreeStayNull) {
+  EvsetsRun r = minimal_sets({16, 16, 16});
+  r.sweeps[0] = {sweep(step_at(16)), sweep(step_at(16))};
+  r.sweeps[1] = {sweep(step_at(17)), sweep(step_at(17))};
+  add_loo(r, 0, 17, {});
+  add_loo(r, 1, 18, {});
+  const json s = l2_sets_section(evsets_data(r), json::object());
+  EXPECT_TRUE(s["ways"].is_null());
+  EXPECT_NE(reason(s, "ways").find("the leave-one-out checks disagree"), std::string::npos) << reason(s, "ways");
+  EXPECT_TRUE(s["sets"].is_null());
+}
+
+// A sweep can step late, never early: one that steps after 14 lines contradicts 16 ways.
+TEST(L2Sets, ASweepBelowTheLeaveOneOutWaysContradicts) {
+  EvsetsRun r = minimal_sets({16, 16, 16});
+  r.sweeps[0] = {sweep(step_at(16)), sweep(step_at(14))};
+  r.sweeps[1] = {sweep(step_at(16)), sweep(step_at(16))};
+  add_loo(r, 0, 17, {});
+  add_loo(r, 1, 17, {});
+  const json s = l2_sets_section(evsets_data(r), json::object());
+  EXPECT_TRUE(s["ways"].is_null());
+  EXPECT_NE(reason(s, "ways").find("steps after 14 lines, fewer than the 16 ways"), std::string::npos) << reason(s, "ways");
+}
+
+TEST(L2Sets, OneLeaveOneOutCheckIsLessSure) {
+  EvsetsRun r = minimal_sets({16, 14, 12});
+  r.sweeps[0] = {sweep(step_at(16)), sweep(step_at(16))};
+  add_loo(r, 0, 17, {});
+  const json s = l2_sets_section(evsets_data(r), json::object());
+  EXPECT_EQ(s["ways"], 16) << s.dump(1);
+  EXPECT_DOUBLE_EQ(confidence(s, "ways"), 0.6);
+}
+
+TEST(L2Sets, ALeaveOneOutWithoutTwoOfTheSetsLines) {
+  EvsetsRun r = minimal_sets({16, 16, 16});
+  r.sweeps[0] = {sweep(step_at(16)), sweep(step_at(16))};
+  r.sweeps[1] = {sweep(step_at(16)), sweep(step_at(16))};
+  add_loo(r, 0, 17, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15});
+  add_loo(r, 1, 17, {});
+  r.meta["leave_one_out_2"] = "1,2;3";  // no lines count: does not read
+  const json s = l2_sets_section(evsets_data(r), json::object());
+  EXPECT_EQ(s["ways"], 16) << s.dump(1);
+  const json& l = s["cyclic_reads"]["leave_one_out"];
+  EXPECT_NE(l[0].value("reason", std::string()).find("fewer than 2 of the 17 lines"), std::string::npos) << l.dump();
+  EXPECT_DOUBLE_EQ(confidence(s, "ways"), 0.6);
+}
