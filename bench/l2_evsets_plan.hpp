@@ -10,10 +10,10 @@
 // in 5 of 5 tests and without any one of its lines in none of 3.
 // The ways: a verified set's size is not the ways on the H100 (11 to 18 lines by target: the
 // policy keeps lines by their history), so for the first `class_targets` verified targets the plan
-// also collects a class of `extras` lines that each take the place of one line of the set (binary
-// search over the pool: the first line that makes the set without its first line evict again), and
-// times one thread's cyclic reads of the class's first k lines (k = 1 ... extras, in pool order and
-// reversed) after a thrash: while k lines fit their set the last of 8 rounds hits throughout; from
+// also collects a class of up to `extras` lines that each take the place of one line of the set
+// (binary search over the pool: the first line that makes the set without its first line evict
+// again), and times one thread's cyclic reads of the first k lines of the class followed by the
+// set's own lines (k = 1 ... all of them, in that order and reversed) after a thrash: while k lines fit their set the last of 8 rounds hits throughout; from
 // k = ways + 1 on it misses. A line of the class outside the set (the class is found through
 // evictions of a dirty line, the sweeps see one SM's reads) only delays the step, so the earlier
 // step's first s lines are checked one by one: each left out, the others read cyclically; the lines

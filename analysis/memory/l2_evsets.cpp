@@ -106,9 +106,14 @@ void read_sweeps(const Trace& t, int k, EvsetData* d) {
     }
     if (w.error.empty() && !has_class)
       w.error = "the trace has no " + ck + " for its " + it->first;
-    else if (w.error.empty() && w.cycles.size() != w.class_lines.size())
-      w.error = "its header key " + it->first + " holds " + std::to_string(w.cycles.size()) + " groups for a class of " +
-                std::to_string(w.class_lines.size()) + " lines";
+    // swept_<k>: the lines the sweep read (the class, then the set's own lines); older traces swept
+    // the class alone
+    std::size_t swept = w.class_lines.size();
+    if (t.meta.count("swept_" + key)) swept = split(t.meta.at("swept_" + key), ',').size();
+    w.swept_lines = swept;
+    if (w.error.empty() && has_class && w.cycles.size() != swept)
+      w.error = "its header key " + it->first + " holds " + std::to_string(w.cycles.size()) + " groups for " +
+                std::to_string(swept) + " swept lines";
     if (!w.error.empty()) w.cycles.clear();
     d->sweeps.push_back(std::move(w));
   }
@@ -314,6 +319,7 @@ EvsetCyclic evset_cyclic_reads(const std::vector<EvsetSweep>& sweeps, int cycle_
     else
       ways = static_cast<int>(step - 1);
     json j = {{"target", w.target}, {"order", w.order}, {"class_lines", w.class_lines}, {"class_tests", w.class_tests},
+              {"swept_lines", w.swept_lines},
               {"misses_by_k", misses}, {"step_k", step ? json(step) : json()}, {"ways", ways ? json(ways) : json()}};
     if (!why.empty()) j["reason"] = why;
     c.cyclic["sweeps"].push_back(j);

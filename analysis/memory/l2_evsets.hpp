@@ -33,6 +33,7 @@ struct EvsetSweep {
   std::string order;  // forward, reverse
   std::vector<std::uint64_t> class_lines;
   std::uint64_t class_tests = 0;
+  std::size_t swept_lines = 0;  // lines the sweep read (swept_<k>: the class, then the set's lines; else the class)
   std::vector<std::vector<std::uint64_t>> cycles;  // [k - 1]: k numbers
   std::string error;  // why the header's lists cannot be read ("" when they can)
 };
