@@ -222,6 +222,23 @@ TEST(CompareTopology, ClassifiesFields) {
   EXPECT_EQ(topology_class("refinement_pending.pchase"), FieldClass::bookkeeping);
 }
 
+// Disjoint brackets of a value stated at low confidence (the L2 TLB's total reach on the H100:
+// 0.4, 61.7 vs 68.7 GB between two runs, each bracket 0.07 GB wide) are no structural change.
+TEST(CompareTopology, DisjointBracketsAtLowConfidenceAreNoChange) {
+  auto topo = [](std::uint64_t lo, double conf) {
+    nlohmann::json c = {{"size_bytes", lo},
+                        {"size_bracket_bytes", {lo, lo + 67108864}},
+                        {"provenance", {{"size_bytes", {{"confidence", conf}}}}}};
+    return nlohmann::json{{"schema", "memhier-topology/1"}, {"caches", {{"l2_tlb", c}}}};
+  };
+  BenchRun a = run_of();
+  const CompareResult unsure = compare_runs(input(a, topo(61740154880ull, 0.4)), input(a, topo(68719476736ull, 0.4)), CompareOptions{});
+  EXPECT_NE(find(unsure, "caches.l2_tlb.size_bytes", "")->verdict, Verdict::changed);
+  EXPECT_EQ(unsure.count(Verdict::changed), 0);
+  const CompareResult sure = compare_runs(input(a, topo(61740154880ull, 0.9)), input(a, topo(68719476736ull, 0.9)), CompareOptions{});
+  EXPECT_EQ(find(sure, "caches.l2_tlb.size_bytes", "")->verdict, Verdict::changed);
+}
+
 TEST(CompareTopology, StatedUncertaintyDecidesStructure) {
   auto topo = [](std::uint64_t lo, std::uint64_t hi, double ways_conf) {
     nlohmann::json c = {{"size_bytes", lo},
