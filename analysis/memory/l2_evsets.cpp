@@ -22,12 +22,16 @@ const char* kMethod =
     "target in 5 of 5 tests and without any one of its lines in none of 3; a set is evicted once W of its lines pass "
     "through it, so a verified minimal set has W lines, or W + 1 where one way holds a line the reads never displace (under "
     "a policy that keeps lines by their history it need not: 11 to 18 lines by target on the H100). Where the trace holds "
-    "cyclic-read sweeps (for up to 2 verified targets a class of lines that each take the place of one line of the set; "
-    "one thread reads the class's first k lines cyclically, k = 1, 2, ..., in class order and reversed, and the last "
+    "cyclic-read sweeps (for up to 3 verified targets a class of lines that each take the place of one line of the set; "
+    "one thread reads the first k of the class's lines followed by the set's own (older traces: the class alone) "
+    "cyclically, k = 1, 2, ..., in that order and reversed, and the last "
     "round is timed) the ways are the last k before the loads miss at every larger k: k lines hit while they fit their "
     "set, whatever the policy. A load misses above 1.5 x the slowest one-line hit (the k = 1 loads): a miss pays the L2 "
     "lookup plus a DRAM access, while the hits of one set's lines, all in one slice, cost alike. At least 2 sweeps must "
-    "show the step and none another; the minimal sets then stay evidence only";
+    "show the step and none another; the minimal sets then stay evidence only. Where the trace holds leave-one-out checks "
+    "they decide instead: a class line outside the set the reads fill only delays a sweep's step, so each of the "
+    "earlier-stepping sweep's first s lines is left out once and the others read cyclically; the lines whose absence "
+    "leaves no miss are the set's, ways + 1 of them. The checks must agree, and no sweep may step before ways + 1";
 
 // What a target's status means (the trace's status list; docs/formats.md, content l2_evset).
 std::string status_meaning(const std::string& s) {
@@ -376,23 +380,43 @@ EvsetLooWays evset_leave_one_out(const std::vector<EvsetLoo>& loo, double thresh
                                     [&](std::uint64_t x) { return static_cast<double>(x) > threshold; });
       if (miss) outside.push_back(i); else ++members;
     }
+    // The sweep the check came from, under this analyzer's threshold (over every sweep; the
+    // producer chose s by the target's own two sweeps, so the first miss here can come later).
+    const json* sw = nullptr;
+    for (const auto& x : sweeps)
+      if (x.value("target", -1) == l.target && x.value("order", std::string()) == l.order) sw = &x;
+    const json step = sw && sw->contains("step_k") ? (*sw)["step_k"] : json();
+    bool s_misses = false;  // the sweep's group k = s (the s lines together) has a load above the threshold
+    if (sw && sw->contains("misses_by_k") && l.lines >= 1 && (*sw)["misses_by_k"].size() >= l.lines)
+      s_misses = (*sw)["misses_by_k"][l.lines - 1].get<std::size_t>() > 0;
+    std::string note;
+    if (l.error.empty() && !(step.is_number() && step.get<std::size_t>() == l.lines))
+      note = "the trace's s = " + std::to_string(l.lines) + " (1.5 x the slowest k = 1 hit of this target's two sweeps) is not the " +
+             l.order + " sweep's first miss under this analyzer's threshold (" +
+             (step.is_number() ? "k = " + std::to_string(step.get<std::size_t>()) : std::string(sw ? "none" : "no such sweep")) + ")";
     std::string why;
     if (!l.error.empty()) why = "the check does not read: " + l.error;
     else if (l.groups.empty()) why = "no line was left out";
     else if (members < 2) why = "fewer than 2 of the " + std::to_string(l.lines) + " lines leave no miss when left out";
+    else if (outside.empty() && !s_misses)
+      why = "no line's absence leaves a miss, and the " + l.order + " sweep's first " + std::to_string(l.lines) +
+            " lines read together show none either under this analyzer's threshold: nothing shows that they overflow their set";
     j["members"] = members;
     j["outside"] = outside;
+    j["sweep_step_k"] = step;
+    if (!note.empty()) j["note"] = note;
     const std::string name = "target " + std::to_string(l.target);
+    const std::string noted = note.empty() ? std::string() : " [" + note + "]";
     if (why.empty()) {
       const int w = static_cast<int>(members) - 1;
       j["ways"] = w;
       by_ways[w].push_back(l.target);
       each.push_back(name + ": " + std::to_string(members) + " of its first " + std::to_string(l.lines) + " " + l.order +
-                     " lines are the set's (ways " + std::to_string(w) + ")");
+                     " lines are the set's (ways " + std::to_string(w) + ")" + noted);
     } else {
       j["ways"] = nullptr;
       j["reason"] = why;
-      each.push_back(name + ": no ways (" + why + ")");
+      each.push_back(name + ": no ways (" + why + ")" + noted);
     }
     r.checks.push_back(j);
   }
@@ -418,7 +442,8 @@ EvsetLooWays evset_leave_one_out(const std::vector<EvsetLoo>& loo, double thresh
   r.confidence = n >= 2 ? (n == class_targets ? 0.9 : 0.8) : 0.6;
   r.text = "the lines of a class that overflowed its set (the earlier-stepping sweep's first s lines), each left out once "
            "and the others read cyclically: the lines whose absence leaves no miss are the set's, ways + 1 of them; " +
-           std::to_string(n) + " check" + (n == 1 ? "" : "s") + " agree" + (n == 1 ? "s" : "") + " on " + std::to_string(w) +
+           (n == 1 ? "only 1 check gives the ways (2 that agree give 0.8, all class targets' 0.9), " + std::to_string(w)
+                   : std::to_string(n) + " checks agree on " + std::to_string(w)) +
            " ways: " + all;
   return r;
 }

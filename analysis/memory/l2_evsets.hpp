@@ -8,7 +8,10 @@
 // the trace holds cyclic-read sweeps of a class (lines that each take the place of one line of a
 // verified set): then the ways are where k lines of the class read cyclically stop hitting, minus
 // one, where at least 2 sweeps show that step and none disagrees (on the H100 the minimal sets hold
-// 11 to 18 lines by target: the policy keeps lines by their history). The sets
+// 11 to 18 lines by target: the policy keeps lines by their history) — unless the trace also holds
+// leave-one-out checks: a sweep's step comes late by the class lines outside the set, so the ways
+// are the lines of the earlier sweep's first s whose absence leaves no miss, minus one, where the
+// checks agree and no sweep steps earlier. The sets
 // are the L2's bytes / (ways x line), per slice over the l2_slices section's slice count. Topology
 // section `l2_sets`; docs/formats.md lists its keys and the trace it reads (content l2_evset).
 #pragma once
@@ -107,10 +110,13 @@ struct EvsetCyclic {
 EvsetCyclic evset_cyclic_reads(const std::vector<EvsetSweep>& sweeps, int cycle_rounds);
 
 // The ways from the leave-one-out checks (docs/formats.md, l2_sets.cyclic_reads.leave_one_out): per
-// check, the lines whose absence leaves no load above `threshold` are the set's lines among the
-// first s, ways + 1 of them (a line outside the set only delays a sweep's step); decided where at
-// least one check has ways and all agree (0.9 with every class target's check, 0.8 with 2 or
-// more, 0.6 with one), and no sweep's step says fewer ways. `json` gets the per-check list.
+// check, the lines whose absence leaves no load above `threshold` (this analyzer's, over every
+// sweep: not the producer's per-target one) are the set's lines among the first s, ways + 1 of
+// them (a line outside the set only delays a sweep's step); where no absence leaves a miss, the s
+// lines must miss together in their sweep (`sweeps`: the section's sweep objects) or the check gives
+// nothing; each check notes where s is not its sweep's first miss here. Decided where at least one
+// check has ways and all agree (0.9 with every class target's check, 0.8 with 2 or more, 0.6 with
+// one), and no sweep's step says fewer ways. `checks` gets the per-check list.
 struct EvsetLooWays {
   nlohmann::json checks = nlohmann::json::array();
   bool any = false;  // some check exists

@@ -543,9 +543,10 @@ std::string loo(std::size_t s, const std::vector<std::size_t>& outside, std::uin
   return v;
 }
 
-void add_loo(EvsetsRun& r, int k, std::size_t s, const std::vector<std::size_t>& outside, const char* order = "reverse") {
+void add_loo(EvsetsRun& r, int k, std::size_t s, const std::vector<std::size_t>& outside, const char* order = "reverse",
+             std::uint64_t hit = 350, std::uint64_t miss = 800) {
   const std::string key = std::to_string(k);
-  r.meta["leave_one_out_" + key] = loo(s, outside);
+  r.meta["leave_one_out_" + key] = loo(s, outside, hit, miss);
   r.meta["leave_one_out_lines_" + key] = std::to_string(s);
   r.meta["leave_one_out_order_" + key] = order;
 }
@@ -572,7 +573,63 @@ TEST(L2Sets, LeaveOneOutDecidesTheWays) {
   EXPECT_EQ(l[1]["members"], 17);
   EXPECT_EQ(l[1]["outside"], json({3, 12}));
   EXPECT_EQ(l[1]["ways"], 16);
+  EXPECT_EQ(l[1]["sweep_step_k"], 19);
+  EXPECT_FALSE(l[0].contains("note")) << l[0].dump();  // s is each sweep's first miss here too
   EXPECT_FALSE(s["minimal_sets_match_ways"].get<bool>());
+}
+
+// Every line of the first 17 a member in all 3 checks, while a forward sweep steps only at 20.
+TEST(L2Sets, LeaveOneOutWithEveryLineAMember) {
+  EvsetsRun r = minimal_sets({16, 16, 16});
+  for (int k = 0; k < 3; ++k) r.sweeps[k] = {sweep(step_at(k == 1 ? 19 : 16)), sweep(step_at(16))};
+  for (int k = 0; k < 3; ++k) add_loo(r, k, 17, {});
+  const json s = l2_sets_section(evsets_data(r), json::object());
+  EXPECT_EQ(s["ways"], 16) << s.dump(1);
+  EXPECT_DOUBLE_EQ(confidence(s, "ways"), 0.9);
+  EXPECT_EQ(s["cyclic_reads"]["sweeps"][2]["ways"], 19);  // a bound only
+  for (const auto& c : s["cyclic_reads"]["leave_one_out"]) EXPECT_EQ(c["outside"], json::array());
+}
+
+// 2 of 3 class targets have a check (the third's sweeps never missed): 0.8.
+TEST(L2Sets, LeaveOneOutFromTwoOfThreeClassTargets) {
+  EvsetsRun r = minimal_sets({16, 16, 16});
+  r.sweeps[0] = {sweep(step_at(16)), sweep(step_at(16))};
+  r.sweeps[1] = {sweep(step_at(17)), sweep(step_at(16))};
+  r.sweeps[2] = {sweep(std::vector<int>(20, 0)), sweep(std::vector<int>(20, 0))};
+  add_loo(r, 0, 17, {}, "forward");
+  add_loo(r, 1, 17, {});
+  const json s = l2_sets_section(evsets_data(r), json::object());
+  EXPECT_EQ(s["ways"], 16) << s.dump(1);
+  EXPECT_DOUBLE_EQ(confidence(s, "ways"), 0.8);
+}
+
+// The producer picks s by the target's own sweeps' k = 1 hits; the analyzer's threshold is over
+// every sweep. Target 1's slower hits (560: threshold 840) make target 0's 800-cycle loads hits
+// here: its check (no absence misses) shows no overflow and gives nothing, with the note; target
+// 2's check whose absences miss at 900 still counts, noted.
+TEST(L2Sets, LeaveOneOutUsesTheAnalyzersThreshold) {
+  EvsetsRun r = minimal_sets({16, 16, 16});
+  r.sweeps[0] = {sweep(step_at(16)), sweep(step_at(16))};
+  r.sweeps[1] = {sweep(step_at(16), 560, 1300), sweep(step_at(16), 560, 1300)};
+  r.sweeps[2] = {sweep(step_at(17), 350, 800), sweep(step_at(17), 350, 800)};
+  add_loo(r, 0, 17, {});
+  add_loo(r, 1, 17, {}, "reverse", 560, 1300);
+  add_loo(r, 2, 18, {4}, "forward", 350, 900);
+  const json s = l2_sets_section(evsets_data(r), json::object());
+  EXPECT_EQ(s["ways"], 16) << s.dump(1);
+  const json& l = s["cyclic_reads"]["leave_one_out"];
+  ASSERT_EQ(l.size(), 3u);
+  EXPECT_TRUE(l[0]["ways"].is_null());
+  EXPECT_NE(l[0].value("reason", std::string()).find("nothing shows that they overflow"), std::string::npos) << l[0].dump();
+  EXPECT_NE(l[0].value("note", std::string()).find("is not the reverse sweep's first miss under this analyzer's threshold (none)"),
+            std::string::npos)
+      << l[0].dump();
+  EXPECT_FALSE(l[1].contains("note"));
+  EXPECT_EQ(l[2]["ways"], 16);
+  EXPECT_TRUE(l[2]["sweep_step_k"].is_null());
+  EXPECT_TRUE(l[2].contains("note"));
+  EXPECT_DOUBLE_EQ(confidence(s, "ways"), 0.8);  // 2 checks of 3 class targets
+  EXPECT_NE(s["provenance"]["ways"].value("note", std::string()).find("is not the reverse sweep's first miss"), std::string::npos);
 }
 
 TEST(L2Sets, LeaveOneOutChecksThatDisagreeStayNull) {
@@ -606,6 +663,7 @@ TEST(L2Sets, OneLeaveOneOutCheckIsLessSure) {
   const json s = l2_sets_section(evsets_data(r), json::object());
   EXPECT_EQ(s["ways"], 16) << s.dump(1);
   EXPECT_DOUBLE_EQ(confidence(s, "ways"), 0.6);
+  EXPECT_NE(s["provenance"]["ways"].value("note", std::string()).find("only 1 check gives the ways"), std::string::npos);
 }
 
 TEST(L2Sets, ALeaveOneOutWithoutTwoOfTheSetsLines) {
