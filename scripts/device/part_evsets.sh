@@ -50,9 +50,9 @@ for f in glob.glob(os.path.join(out, "**", "*l2_evsets*"), recursive=True):
             parts = line.rstrip("\n").split(" ", 1)
             if len(parts) == 2 and not parts[0][:1].isdigit():
                 meta[parts[0]] = parts[1]
-    for k in ("status", "sizes", "tests", "readout_reason"):
+    for k in ("status", "sizes", "tests", "backtracks", "readout_reason"):
         if k in meta:
-            print("  trace %-8s %s" % (k, meta[k][:300]))
+            print("  trace %-10s %s" % (k, meta[k][:300]))
 try:
     t = json.load(open(os.path.join(out, "infer", "topology.json")))
     s = t.get("l2_sets")
@@ -71,8 +71,9 @@ try:
                 print("    target %s %-7s step_k %s ways %s misses_by_k %s%s" % (w.get("target"), w.get("order"), w.get("step_k"), w.get("ways"),
                       ",".join(str(x) for x in w.get("misses_by_k", [])), ("  (" + w["reason"] + ")") if w.get("reason") else ""))
             for l in c.get("leave_one_out", []):
-                print("    leave-one-out target %s %-7s s %s members %s outside %s ways %s%s" % (l.get("target"), l.get("order"), l.get("lines"),
-                      l.get("members"), l.get("outside"), l.get("ways"), ("  (" + l["reason"] + ")") if l.get("reason") else ""))
+                print("    leave-one-out target %s %-7s s %s members %s outside %s ways %s%s%s" % (l.get("target"), l.get("order"), l.get("lines"),
+                      l.get("members"), l.get("outside"), l.get("ways"), ("  (" + l["reason"] + ")") if l.get("reason") else "",
+                      ("  [" + l["note"] + "]") if l.get("note") else ""))
 except Exception as e:
     print("  no topology: %s" % e)
 PY
