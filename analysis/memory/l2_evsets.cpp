@@ -365,61 +365,70 @@ EvsetCyclic evset_cyclic_reads(const std::vector<EvsetSweep>& sweeps, int cycle_
   return c;
 }
 
+namespace {
+
+// One leave-one-out check: its entry of cyclic_reads.leave_one_out; its ways (if any) into `by_ways`,
+// its line of the note or reason into `each`.
+json loo_check(const EvsetLoo& l, double threshold, const json& sweeps, std::map<int, std::vector<int>>& by_ways,
+             std::vector<std::string>& each) {
+  json j = {{"target", l.target}, {"order", l.order}, {"lines", l.lines}};
+  std::vector<std::size_t> outside;
+  std::size_t members = 0;
+  for (std::size_t i = 0; i < l.groups.size(); ++i) {
+    const bool miss = std::any_of(l.groups[i].begin(), l.groups[i].end(),
+                                  [&](std::uint64_t x) { return static_cast<double>(x) > threshold; });
+    if (miss) outside.push_back(i); else ++members;
+  }
+  // The sweep the check came from, under this analyzer's threshold (over every sweep; the
+  // producer chose s by the target's own two sweeps, so the first miss here can come later).
+  const json* sw = nullptr;
+  for (const auto& x : sweeps)
+    if (x.value("target", -1) == l.target && x.value("order", std::string()) == l.order) sw = &x;
+  const json step = sw && sw->contains("step_k") ? (*sw)["step_k"] : json();
+  bool s_misses = false;  // the sweep's group k = s (the s lines together) has a load above the threshold
+  if (sw && sw->contains("misses_by_k") && l.lines >= 1 && (*sw)["misses_by_k"].size() >= l.lines)
+    s_misses = (*sw)["misses_by_k"][l.lines - 1].get<std::size_t>() > 0;
+  std::string note;
+  if (l.error.empty() && !(step.is_number() && step.get<std::size_t>() == l.lines))
+    note = "the trace's s = " + std::to_string(l.lines) + " (1.5 x the slowest k = 1 hit of this target's two sweeps) is not the " +
+           l.order + " sweep's first miss under this analyzer's threshold (" +
+           (step.is_number() ? "k = " + std::to_string(step.get<std::size_t>()) : std::string(sw ? "none" : "no such sweep")) + ")";
+  std::string why;
+  if (!l.error.empty()) why = "the check does not read: " + l.error;
+  else if (l.groups.empty()) why = "no line was left out";
+  else if (members < 2) why = "fewer than 2 of the " + std::to_string(l.lines) + " lines leave no miss when left out";
+  else if (outside.empty() && !s_misses)
+    why = "no line's absence leaves a miss, and the " + l.order + " sweep's first " + std::to_string(l.lines) +
+          " lines read together show none either under this analyzer's threshold: nothing shows that they overflow their set";
+  j["members"] = members;
+  j["outside"] = outside;
+  j["sweep_step_k"] = step;
+  if (!note.empty()) j["note"] = note;
+  const std::string name = "target " + std::to_string(l.target);
+  const std::string noted = note.empty() ? std::string() : " [" + note + "]";
+  if (why.empty()) {
+    const int w = static_cast<int>(members) - 1;
+    j["ways"] = w;
+    by_ways[w].push_back(l.target);
+    each.push_back(name + ": " + std::to_string(members) + " of its first " + std::to_string(l.lines) + " " + l.order +
+                   " lines are the set's (ways " + std::to_string(w) + ")" + noted);
+  } else {
+    j["ways"] = nullptr;
+    j["reason"] = why;
+    each.push_back(name + ": no ways (" + why + ")" + noted);
+  }
+  return j;
+}
+
+}  // namespace
+
 EvsetLooWays evset_leave_one_out(const std::vector<EvsetLoo>& loo, double threshold, const json& sweeps,
                                  std::size_t class_targets) {
   EvsetLooWays r;
   r.any = !loo.empty();
   std::map<int, std::vector<int>> by_ways;  // ways -> targets
   std::vector<std::string> each;
-  for (const auto& l : loo) {
-    json j = {{"target", l.target}, {"order", l.order}, {"lines", l.lines}};
-    std::vector<std::size_t> outside;
-    std::size_t members = 0;
-    for (std::size_t i = 0; i < l.groups.size(); ++i) {
-      const bool miss = std::any_of(l.groups[i].begin(), l.groups[i].end(),
-                                    [&](std::uint64_t x) { return static_cast<double>(x) > threshold; });
-      if (miss) outside.push_back(i); else ++members;
-    }
-    // The sweep the check came from, under this analyzer's threshold (over every sweep; the
-    // producer chose s by the target's own two sweeps, so the first miss here can come later).
-    const json* sw = nullptr;
-    for (const auto& x : sweeps)
-      if (x.value("target", -1) == l.target && x.value("order", std::string()) == l.order) sw = &x;
-    const json step = sw && sw->contains("step_k") ? (*sw)["step_k"] : json();
-    bool s_misses = false;  // the sweep's group k = s (the s lines together) has a load above the threshold
-    if (sw && sw->contains("misses_by_k") && l.lines >= 1 && (*sw)["misses_by_k"].size() >= l.lines)
-      s_misses = (*sw)["misses_by_k"][l.lines - 1].get<std::size_t>() > 0;
-    std::string note;
-    if (l.error.empty() && !(step.is_number() && step.get<std::size_t>() == l.lines))
-      note = "the trace's s = " + std::to_string(l.lines) + " (1.5 x the slowest k = 1 hit of this target's two sweeps) is not the " +
-             l.order + " sweep's first miss under this analyzer's threshold (" +
-             (step.is_number() ? "k = " + std::to_string(step.get<std::size_t>()) : std::string(sw ? "none" : "no such sweep")) + ")";
-    std::string why;
-    if (!l.error.empty()) why = "the check does not read: " + l.error;
-    else if (l.groups.empty()) why = "no line was left out";
-    else if (members < 2) why = "fewer than 2 of the " + std::to_string(l.lines) + " lines leave no miss when left out";
-    else if (outside.empty() && !s_misses)
-      why = "no line's absence leaves a miss, and the " + l.order + " sweep's first " + std::to_string(l.lines) +
-            " lines read together show none either under this analyzer's threshold: nothing shows that they overflow their set";
-    j["members"] = members;
-    j["outside"] = outside;
-    j["sweep_step_k"] = step;
-    if (!note.empty()) j["note"] = note;
-    const std::string name = "target " + std::to_string(l.target);
-    const std::string noted = note.empty() ? std::string() : " [" + note + "]";
-    if (why.empty()) {
-      const int w = static_cast<int>(members) - 1;
-      j["ways"] = w;
-      by_ways[w].push_back(l.target);
-      each.push_back(name + ": " + std::to_string(members) + " of its first " + std::to_string(l.lines) + " " + l.order +
-                     " lines are the set's (ways " + std::to_string(w) + ")" + noted);
-    } else {
-      j["ways"] = nullptr;
-      j["reason"] = why;
-      each.push_back(name + ": no ways (" + why + ")" + noted);
-    }
-    r.checks.push_back(j);
-  }
+  for (const auto& l : loo) r.checks.push_back(loo_check(l, threshold, sweeps, by_ways, each));
   const std::string all = join(each, "; ");
   if (by_ways.empty()) {
     r.text = "no leave-one-out check gives the ways: " + all;
