@@ -16,12 +16,6 @@ constexpr int kDropTests = 3;         // and without any one of its lines in non
 constexpr std::uint64_t kMaxVerifiedLines = 256;
 constexpr int kMaxBacktracks = 24;                 // undone removals a target may have  // a reduced set larger than this is not checked line by line
 
-std::string join_words(const std::vector<std::string>& v) {
-  std::string s;
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + v[i];
-  return s;
-}
-
 struct TargetOutcome {
   std::string status;
   std::vector<EvsetRange> set;
@@ -184,21 +178,20 @@ std::size_t first_miss(const std::vector<std::vector<std::vector<std::uint32_t>>
 // set; each is left out once and the s - 1 others read cyclically. A line of the set left out leaves
 // W lines that fit (no miss); a line of another set left out leaves the overflow. So the lines whose
 // absence leaves no miss are the W + 1 lines of the set among the s (the analyzer counts them).
-void leave_one_out(EvsetOracle& o, const EvsetParams& p, const std::vector<std::uint64_t>& extra,
-                   const std::vector<std::uint64_t>& thrash, const std::vector<std::vector<std::vector<std::uint32_t>>>& sweeps,
-                   const std::string& key, Trace* tr) {
+void leave_one_out(EvsetOracle& o, const EvsetParams& p, const std::vector<std::uint64_t>& swept,
+                   const std::vector<std::vector<std::vector<std::uint32_t>>>& sweeps, const std::string& key, Trace* tr) {
   const std::size_t f = first_miss(sweeps, 0), r = first_miss(sweeps, 1);
   if (!f && !r) return;
   const int which = (f && (!r || f <= r)) ? 0 : 1;
   const std::size_t s = which ? r : f;
-  std::vector<std::uint64_t> order = extra;
+  std::vector<std::uint64_t> order = swept;
   if (which) std::reverse(order.begin(), order.end());
   order.resize(s);
   std::vector<std::vector<std::uint32_t>> per_line;
   for (std::size_t i = 0; i < s; ++i) {
     std::vector<std::uint64_t> rest = order;
     rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
-    per_line.push_back(o.cycle(thrash, rest, p.cycle_rounds));
+    per_line.push_back(o.cycle(swept, rest, p.cycle_rounds));
   }
   tr->meta["leave_one_out_order_" + key] = which ? "reverse" : "forward";
   tr->meta["leave_one_out_lines_" + key] = std::to_string(s);
@@ -212,6 +205,34 @@ std::string join_cycles(const std::vector<std::vector<std::uint32_t>>& per_k) {
     for (std::size_t i = 0; i < per_k[k].size(); ++i) s += (i ? "," : "") + std::to_string(per_k[k][i]);
   }
   return s;
+}
+
+// For one verified target: its class, the cyclic-read sweeps of the class followed by the set's own
+// lines (after a thrash by the same lines), in that order and reversed, and the leave-one-out check,
+// into the trace under `key` (the target's number); returns the class search's eviction tests.
+// (On the H100 the class search ended at 16 - 18 lines in most runs, too few to overflow a set of
+// 16 ways on its own; lines of either that are not in the set only delay a step, and the
+// leave-one-out check counts the set's lines whatever else the sweep holds.)
+std::uint32_t class_sweeps(EvsetOracle& o, const EvsetParams& p, std::uint64_t target, const std::vector<EvsetRange>& set,
+                           const std::string& key, Trace* tr) {
+  std::uint32_t class_tests = 0;
+  const std::vector<std::uint64_t> extra = class_lines(o, p, target, set, &class_tests);
+  std::vector<std::uint64_t> swept = extra;
+  for (const auto& r : set)
+    for (std::uint64_t q = r.begin; q < r.end; ++q) swept.push_back(o.pool().line(q));
+  tr->meta["class_" + key] = slice_join(extra);
+  tr->meta["class_tests_" + key] = std::to_string(class_tests);
+  std::vector<std::vector<std::vector<std::uint32_t>>> sweeps(2);
+  for (int rev = 0; rev < 2; ++rev) {
+    std::vector<std::uint64_t> order = swept;
+    if (rev) std::reverse(order.begin(), order.end());
+    for (std::size_t n = 1; n <= order.size(); ++n)
+      sweeps[rev].push_back(o.cycle(swept, std::vector<std::uint64_t>(order.begin(), order.begin() + n), p.cycle_rounds));
+    tr->meta[(rev ? "cycles_reverse_" : "cycles_forward_") + key] = join_cycles(sweeps[rev]);
+  }
+  tr->meta["swept_" + key] = slice_join(swept);
+  leave_one_out(o, p, swept, sweeps, key, tr);
+  return class_tests;
 }
 
 }  // namespace
@@ -289,31 +310,7 @@ LevelResult run_evsets(EvsetOracle& o, const EvsetParams& p) {
       if (out.status == "minimal") verified.push_back(static_cast<double>(out.size));
       if (out.status == "minimal" && classes < p.class_targets) {
         ++classes;
-        std::uint32_t class_tests = 0;
-        const std::vector<std::uint64_t> extra = class_lines(o, p, t, out.set, &class_tests);
-        total_tests += class_tests;
-        // The class, then the set's own lines: the sweeps read both (on the H100 the class search
-        // ended at 16 - 18 lines in most runs, too few to overflow a set of 16 ways on its own; lines
-        // of either that are not in the set only delay a step, and the leave-one-out check counts
-        // the set's lines whatever else the sweep holds).
-        std::vector<std::uint64_t> thrash = extra;
-        for (const auto& r : out.set)
-          for (std::uint64_t q = r.begin; q < r.end; ++q) thrash.push_back(pool.line(q));
-        const std::vector<std::uint64_t>& swept = thrash;
-        const std::string key = std::to_string(k);
-        tr.meta["class_" + key] = slice_join(extra);
-        tr.meta["class_tests_" + key] = std::to_string(class_tests);
-        std::vector<std::vector<std::vector<std::uint32_t>>> sweeps(2);
-        for (int rev = 0; rev < 2; ++rev) {
-          std::vector<std::uint64_t> order = swept;
-          if (rev) std::reverse(order.begin(), order.end());
-          auto& per_k = sweeps[rev];
-          for (std::size_t n = 1; n <= order.size(); ++n)
-            per_k.push_back(o.cycle(thrash, std::vector<std::uint64_t>(order.begin(), order.begin() + n), p.cycle_rounds));
-          tr.meta[(rev ? "cycles_reverse_" : "cycles_forward_") + key] = join_cycles(per_k);
-        }
-        tr.meta["swept_" + key] = slice_join(swept);
-        leave_one_out(o, p, swept, thrash, sweeps, key, &tr);
+        total_tests += class_sweeps(o, p, t, out.set, std::to_string(k), &tr);
       }
     }
     c["minimal"] = static_cast<double>(verified.size());
@@ -330,7 +327,7 @@ LevelResult run_evsets(EvsetOracle& o, const EvsetParams& p) {
                {"targets", std::to_string(p.targets)},
                {"passes", std::to_string(p.passes)},
                {"readout_ok", readout ? "1" : "0"},
-               {"status", join_words(status)},
+               {"status", slice_join(status)},
                {"sizes", slice_join(sizes)},
                {"tests", slice_join(tests)},
                {"backtracks", slice_join(backtracks)},

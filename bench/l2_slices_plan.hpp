@@ -5,17 +5,22 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bench/levels.hpp"
 
 namespace memhier {
 
-// "a,b,c": the trace header lists of the l2_slices host code.
+// "a,b,c": the trace header lists of the l2_slices and l2_evsets host code (numbers or words).
 template <typename T>
 std::string slice_join(const std::vector<T>& v) {
   std::string s;
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) s += ",";
+    if constexpr (std::is_same_v<T, std::string>) s += v[i];
+    else s += std::to_string(v[i]);
+  }
   return s;
 }
 

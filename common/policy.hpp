@@ -37,6 +37,17 @@
 
 namespace memhier::policy {
 
+// splitmix64's output for state z (its finalizer after the golden-ratio step): a well-mixed 64-bit
+// hash of z, the same on every platform (the simulator's seeded per-line and per-call draws).
+inline std::uint64_t splitmix64_mix(std::uint64_t z) {
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+// The top 53 bits of x as a number in [0, 1).
+inline double unit_interval(std::uint64_t x) { return static_cast<double>(x >> 11) * (1.0 / 9007199254740992.0); }
+
 // splitmix64: small, fast, the same sequence on every platform.
 class SplitMix64 {
  public:
@@ -49,7 +60,7 @@ class SplitMix64 {
     return z ^ (z >> 31);
   }
   // Uniform in [0, 1) with 53 random bits.
-  double uniform() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }
+  double uniform() { return unit_interval(next()); }
 
  private:
   std::uint64_t state_ = 0;

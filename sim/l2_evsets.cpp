@@ -19,12 +19,7 @@ constexpr std::uint64_t kMaxLines = std::uint64_t{1} << 22;
 
 [[noreturn]] void fail(const std::string& what) { throw std::runtime_error("l2_evsets: " + what); }
 
-std::uint64_t mix(std::uint64_t z) {  // splitmix64's finalizer
-  z += 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+std::uint64_t mix(std::uint64_t z) { return policy::splitmix64_mix(z); }
 
 std::uint64_t get_uint(const json& j, const char* k, std::uint64_t dflt, std::uint64_t lo, std::uint64_t hi) {
   if (!j.contains(k)) return dflt;
@@ -98,7 +93,7 @@ std::uint64_t evset_set_of(const L2EvsetsModel& m, std::uint64_t line) {
 
 bool evset_set_pinned(const L2EvsetsModel& m, std::uint64_t set) {
   if (m.pinned_fraction <= 0) return false;
-  const double u = static_cast<double>(mix(mix(m.seed ^ 0x5EEDF1ull) ^ set) >> 11) * (1.0 / 9007199254740992.0);
+  const double u = policy::unit_interval(mix(mix(m.seed ^ 0x5EEDF1ull) ^ set));
   return u < m.pinned_fraction;
 }
 

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "common/policy.hpp"
+
 namespace memhier::sim {
 namespace {
 
@@ -14,15 +16,10 @@ using json = nlohmann::json;
 
 [[noreturn]] void fail(const std::string& what) { throw std::runtime_error("l2_slices: " + what); }
 
-std::uint64_t mix(std::uint64_t z) {  // splitmix64's finalizer
-  z += 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+std::uint64_t mix(std::uint64_t z) { return policy::splitmix64_mix(z); }
 
 double unit(std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint64_t d) {
-  return (mix(mix(mix(mix(a) ^ b) ^ c) ^ d) >> 11) * (1.0 / 9007199254740992.0);
+  return policy::unit_interval(mix(mix(mix(mix(a) ^ b) ^ c) ^ d));
 }
 
 int parity(std::uint64_t x) { return __builtin_popcountll(x) & 1; }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "common/policy.hpp"
 #include "sim/levels.hpp"
 
 namespace memhier::sim {
@@ -12,12 +13,7 @@ namespace {
 
 constexpr double KiB = 1024, MiB = 1024 * KiB;
 
-std::uint64_t mix(std::uint64_t x) {  // splitmix64 finalizer
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+std::uint64_t mix(std::uint64_t x) { return policy::splitmix64_mix(x); }
 
 // A uniform number in [0, 1) of this benchmark, call and salt: the same in every process.
 double uniform(const LevelsModel& m, const LevelQuery& q, std::uint64_t call, std::uint64_t salt) {
@@ -30,7 +26,7 @@ double uniform(const LevelsModel& m, const LevelQuery& q, std::uint64_t call, st
   for (const auto& [k, v] : q.params) add(k + "=" + v);
   h = mix(h ^ call);
   h = mix(h ^ salt);
-  return static_cast<double>(h >> 11) / 9007199254740992.0;
+  return policy::unit_interval(h);
 }
 
 // Mean jitter of `accesses` accesses of uniform jitter in [0, J]: J/2, moved by ~J/sqrt(accesses).

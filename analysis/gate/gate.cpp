@@ -53,9 +53,11 @@ std::string samples_text(int a, int b) {
 void judge_measured(GateRow& row, const Figure& a, const Figure& b, const GateOptions& o) {
   const double va = a.value.get<double>(), vb = b.value.get<double>(), delta = vb - va;
   if (va != 0) row.change = delta / std::fabs(va);
-  const double latency_rel = row.id == "host_memory.latency_cycles" ? o.host_latency_threshold : o.latency_threshold;
-  row.threshold = row.kind == Figure::Kind::bandwidth ? o.bandwidth_threshold * std::fabs(va)
-                                                      : std::max(o.latency_floor_cycles, latency_rel * std::fabs(va));
+  const double rel = a.relative_threshold > 0                 ? a.relative_threshold
+                     : row.kind == Figure::Kind::bandwidth ? o.bandwidth_threshold
+                                                           : o.latency_threshold;
+  row.threshold = row.kind == Figure::Kind::bandwidth ? rel * std::fabs(va)
+                                                      : std::max(o.latency_floor_cycles, rel * std::fabs(va));
   row.spread = std::max(a.spread, b.spread);
   row.samples_base = a.samples;
   row.samples_now = b.samples;

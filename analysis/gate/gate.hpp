@@ -18,11 +18,6 @@ struct GateOptions {
   double bandwidth_threshold = 0.05;   // relative change of a bandwidth that counts
   double latency_threshold = 0.05;     // relative change of a latency that counts ...
   double latency_floor_cycles = 10;    // ... and at least this many cycles
-  // The host link's latency (host_memory.latency_cycles) passes the root complex and the host's
-  // memory, whose state the GPU does not set: the lowest of 3 chases of five back-to-back H100
-  // processes spanned 2363 - 2589 cycles (9.6 %, 2026-11-27 19:55Z; 2700 in an earlier session), so
-  // it counts from this relative change.
-  double host_latency_threshold = 0.15;
   double size_tolerance = 0.05;        // structural sizes: see CompareOptions::size_tolerance
   int min_samples = kMinSamples;       // fewer samples: never decides alone
   bool ignore_device = false;          // different GPUs: side by side, no verdicts

@@ -324,6 +324,10 @@ Headline extract_headline(const nlohmann::json& topology, const BenchRun& bench)
       continue;
     if (fig.kind == Figure::Kind::bandwidth) add_repetition_spread(bench, h.flat, fig);
     if (id == "l2_persisting.largest_kept_bytes") add_kept_spread(h.flat, fig);
+    // The host link's latency passes the root complex and the host's memory, whose state the GPU
+    // does not set: the lowest of 3 chases of five back-to-back H100 processes spanned 2363 - 2589
+    // cycles (9.6 %, 2026-11-27 19:55Z; 2700 in an earlier session), so it counts from 15 %.
+    if (id == "host_memory.latency_cycles") fig.relative_threshold = 0.15;
     const auto parts = path_parts(id);
     if (parts.size() == 3 && parts[0] == "caches" && (parts[2] == "hit_latency_cycles" || parts[2] == "miss_penalty_cycles"))
       add_level_spread(bench, topology.at("caches"), parts[1], fig, histos);

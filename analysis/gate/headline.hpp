@@ -22,6 +22,7 @@ struct Figure {
   int samples = 0;            // how many accesses the value rests on, where few; 0: not known
   int spread_samples = 0;     // how many samples the spread was taken from
   std::string spread_source;  // "repetitions", "pattern samples", "family samples" or ""
+  double relative_threshold = 0;  // > 0: this figure's own relative threshold in place of its kind's
 };
 
 struct Headline {

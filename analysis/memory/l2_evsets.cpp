@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -74,6 +75,27 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
+// The ';'-separated groups of ','-separated whole numbers in `text`, group i holding size(i) of
+// them, up to the first group that does not (its index in `bad`; npos when every group does).
+std::vector<std::vector<std::uint64_t>> number_groups(const std::string& text,
+                                                      const std::function<std::size_t(std::size_t)>& size, std::size_t* bad) {
+  std::vector<std::vector<std::uint64_t>> out;
+  *bad = std::string::npos;
+  const std::vector<std::string> groups = split(text, ';');
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const std::vector<std::string> parts = split(groups[i], ',');
+    std::vector<std::uint64_t> g(parts.size());
+    bool ok = parts.size() == size(i);
+    for (std::size_t j = 0; ok && j < parts.size(); ++j) ok = whole_number(parts[j], &g[j]);
+    if (!ok) {
+      *bad = i;
+      break;
+    }
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
 // The sweeps of target k's class (header keys class_<k>, class_tests_<k>, cycles_forward_<k>,
 // cycles_reverse_<k>) into `d`; a list that does not read is kept as the sweep's error.
 void read_sweeps(const Trace& t, int k, EvsetData* d) {
@@ -96,17 +118,12 @@ void read_sweeps(const Trace& t, int k, EvsetData* d) {
     }
     if (t.meta.count("class_tests_" + key) && !whole_number(t.meta.at("class_tests_" + key), &w.class_tests) && w.error.empty())
       w.error = "its header key class_tests_" + key + " is not a number";
-    const std::vector<std::string> groups = split(it->second, ';');
-    for (std::size_t i = 0; i < groups.size() && w.error.empty(); ++i) {
-      const std::vector<std::string> parts = split(groups[i], ',');
-      std::vector<std::uint64_t> g(parts.size());
-      bool ok = parts.size() == i + 1;
-      for (std::size_t j = 0; ok && j < parts.size(); ++j) ok = whole_number(parts[j], &g[j]);
-      if (!ok)
-        w.error = "its header key " + it->first + " does not hold k numbers in group k (group " + std::to_string(i + 1) + ": '" +
-                  groups[i].substr(0, 80) + "')";
-      else
-        w.cycles.push_back(std::move(g));
+    if (w.error.empty()) {
+      std::size_t bad = 0;
+      w.cycles = number_groups(it->second, [](std::size_t i) { return i + 1; }, &bad);
+      if (bad != std::string::npos)
+        w.error = "its header key " + it->first + " does not hold k numbers in group k (group " + std::to_string(bad + 1) + ": '" +
+                  split(it->second, ';')[bad].substr(0, 80) + "')";
     }
     if (w.error.empty() && !has_class)
       w.error = "the trace has no " + ck + " for its " + it->first;
@@ -135,18 +152,14 @@ void read_loo(const Trace& t, int k, EvsetData* d) {
   if (!t.meta.count("leave_one_out_lines_" + key) || !whole_number(t.meta.at("leave_one_out_lines_" + key), &s) || s > 100000)
     l.error = "its header key leave_one_out_lines_" + key + " is missing or not a number";
   l.lines = static_cast<std::size_t>(s);
-  const std::vector<std::string> groups = split(it->second, ';');
-  if (l.error.empty() && groups.size() != l.lines)
-    l.error = "its header key " + it->first + " holds " + std::to_string(groups.size()) + " groups for " + std::to_string(l.lines) + " lines";
-  for (std::size_t i = 0; i < groups.size() && l.error.empty(); ++i) {
-    const std::vector<std::string> parts = split(groups[i], ',');
-    std::vector<std::uint64_t> g(parts.size());
-    bool ok = parts.size() + 1 == l.lines;
-    for (std::size_t j = 0; ok && j < parts.size(); ++j) ok = whole_number(parts[j], &g[j]);
-    if (!ok)
-      l.error = "its header key " + it->first + " does not hold " + std::to_string(l.lines - 1) + " numbers in group " + std::to_string(i + 1);
-    else
-      l.groups.push_back(std::move(g));
+  const std::size_t n_groups = split(it->second, ';').size();
+  if (l.error.empty() && n_groups != l.lines)
+    l.error = "its header key " + it->first + " holds " + std::to_string(n_groups) + " groups for " + std::to_string(l.lines) + " lines";
+  if (l.error.empty()) {
+    std::size_t bad = 0;
+    l.groups = number_groups(it->second, [&](std::size_t) { return l.lines - 1; }, &bad);
+    if (bad != std::string::npos)
+      l.error = "its header key " + it->first + " does not hold " + std::to_string(l.lines - 1) + " numbers in group " + std::to_string(bad + 1);
   }
   if (!l.error.empty()) l.groups.clear();
   d->loo.push_back(std::move(l));
