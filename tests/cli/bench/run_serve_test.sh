@@ -71,7 +71,9 @@ d=$work/bad; mkdir -p "$d/serve"
   --memhier_serve="$d/serve" > /dev/null 2> "$d/err" &
 pid=$!
 wait_for "$d/bench.json" "$pid" || fail "no bench.json (bad-request case)"
-echo '{"format": "memhier-requests/1", "pchase": [{"path": "l3"}]}' > "$d/serve/requests-1.json"
+# placed whole, as characterize.sh places its requests (written beside, then renamed): a file the
+# server found while echo was still writing it read as empty JSON (a CI run of 2026-11-27)
+echo '{"format": "memhier-requests/1", "pchase": [{"path": "l3"}]}' > "$d/serve/.r" && mv "$d/serve/.r" "$d/serve/requests-1.json"
 wait "$pid"; rc=$?
 [ "$rc" = 2 ] || fail "a bad requests file: exit $rc, expected 2"
 grep -q "serving stopped: .*unknown path 'l3'" "$d/err" || { cat "$d/err"; fail "no clear line for the bad requests file"; }
