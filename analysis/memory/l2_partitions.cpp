@@ -119,6 +119,97 @@ std::vector<bool> slow_set(const std::vector<double>& lat, double threshold) {
   return v;
 }
 
+// The lines of one pass on the given slots, by line class: (cls true, cls false).
+std::pair<std::vector<double>, std::vector<double>> by_class(const MapData& d, const std::vector<std::size_t>& slots, int p,
+                                                             const std::vector<bool>& cls) {
+  std::pair<std::vector<double>, std::vector<double>> v;
+  for (std::size_t s : slots)
+    for (std::size_t i = 0; i < cls.size(); ++i)
+      if (std::isfinite(d.lat[s][p][i])) (cls[i] ? v.first : v.second).push_back(d.lat[s][p][i]);
+  return v;
+}
+
+// median(b) - median(a) in standard errors of that difference (the median's: 1.2533 sigma / sqrt n,
+// sigma the pooled robust deviation, at least 2 cycles); 0 when a class is empty.
+double class_shift(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.empty() || b.empty()) return 0;
+  const double sigma = std::max(2.0, std::sqrt(0.5 * (std::pow(robust_sigma(a), 2) + std::pow(robust_sigma(b), 2))));
+  return (median(b) - median(a)) / (1.2533 * sigma * std::sqrt(1.0 / a.size() + 1.0 / b.size()));
+}
+
+// When no pass splits on its own (every SM's lines pooled: the cold pass's DRAM spread, ~53 cycles
+// a class on the H100 inside a characterization, hides a 190-cycle step from the 4-deviation test):
+// the primer pass E gives the line classes, the cold pass A confirms them. In E the SMs opposite the
+// primer's partition read the lines homed there as far hits (>= 5 % of their lines slow) and the
+// primer's own SMs read every line near; the classes are the opposite SMs' line-wise majority (homed
+// with the primer, or not). A, an independent pass, must then show them on both sides, as shifts of
+// >= 4 standard errors of opposite sign: on the primer's side the lines not homed there read slower,
+// on the other side the lines homed with the primer. Far lines: on the opposite side E's slow set;
+// on the primer's side A's (and D's, when D shows A's shift: a second cold pass, a line far when slow
+// in both) slow set at the SM's own midpoint between its class medians. An SM whose cold shift has
+// the other side's sign stays without a set (unassigned).
+void primer_far_sets(const MapData& d, PartitionMap& m, std::vector<std::vector<bool>>& far) {
+  const TwoClass e = split_pooled(pooled(d, kMapPassPrimer));
+  if (!e.split) return;
+  const std::size_t n = d.offsets.size(), minc = min_class(n);
+  std::vector<std::size_t> side[2];  // 0: the primer's partition (E all near), 1: the opposite one
+  std::vector<std::vector<bool>> slow(d.lat.size());
+  std::vector<int> votes(n, 0);
+  for (std::size_t s = 0; s < d.lat.size(); ++s) {
+    if (!has_pass(d, s, kMapPassPrimer) || !has_pass(d, s, kMapPassCold)) continue;
+    slow[s] = slow_set(d.lat[s][kMapPassPrimer], e.threshold);
+    const bool opposite = static_cast<std::size_t>(std::count(slow[s].begin(), slow[s].end(), true)) >= minc;
+    side[opposite].push_back(s);
+    if (opposite)
+      for (std::size_t i = 0; i < n; ++i) votes[i] += slow[s][i] ? 1 : -1;
+  }
+  std::vector<bool> homed(n);  // homed in the primer's partition
+  for (std::size_t i = 0; i < n; ++i) homed[i] = votes[i] > 0;
+  const std::size_t k = static_cast<std::size_t>(std::count(homed.begin(), homed.end(), true));
+  if (side[0].empty() || side[1].empty() || k < minc || n - k < minc) {
+    m.primer_note = "the primer pass splits " + std::to_string(side[1].size()) + " of " +
+                    std::to_string(side[0].size() + side[1].size()) + " SMs into near and far lines: no two SM sides with two line classes";
+    return;
+  }
+  // A's shift (lines homed elsewhere minus lines homed with the primer) per side, in standard errors
+  double shift[2], dshift[2];
+  for (int g = 0; g < 2; ++g) {
+    auto [h, o] = by_class(d, side[g], kMapPassCold, homed);
+    shift[g] = class_shift(h, o);
+    auto [dh, dn] = by_class(d, side[g], kMapPassPressure, homed);
+    dshift[g] = class_shift(dh, dn);
+  }
+  if (!(shift[0] >= 4 && shift[1] <= -4)) {
+    m.primer_note = "the primer pass splits " + std::to_string(side[1].size()) + " of " +
+                    std::to_string(side[0].size() + side[1].size()) +
+                    " SMs, but the cold pass does not confirm its line classes on both sides (shifts of " +
+                    std::to_string(shift[0]) + " and " + std::to_string(shift[1]) + " standard errors; 4 and -4 needed)";
+    return;
+  }
+  const bool d_cold = dshift[0] >= 4 && dshift[1] <= -4;  // the pressure evicted both partitions' copies
+  if (d_cold) m.pressure_outcome = "evicted";
+  for (std::size_t s : side[1]) {
+    auto [h, o] = by_class(d, {s}, kMapPassCold, homed);
+    if (!h.empty() && !o.empty() && median(h) > median(o)) {
+      far[s] = slow[s];
+      m.pass_used[s] = "after_primer";
+    }
+  }
+  for (std::size_t s : side[0]) {
+    auto [h, o] = by_class(d, {s}, kMapPassCold, homed);
+    if (h.empty() || o.empty() || median(o) <= median(h)) continue;
+    far[s] = slow_set(d.lat[s][kMapPassCold], 0.5 * (median(h) + median(o)));
+    if (d_cold && has_pass(d, s, kMapPassPressure)) {
+      auto [dh, dn] = by_class(d, {s}, kMapPassPressure, homed);
+      if (!dh.empty() && !dn.empty() && median(dn) > median(dh)) {
+        const std::vector<bool> again = slow_set(d.lat[s][kMapPassPressure], 0.5 * (median(dh) + median(dn)));
+        for (std::size_t i = 0; i < n; ++i) far[s][i] = far[s][i] && again[i];
+      }
+    }
+    m.pass_used[s] = "cold";
+  }
+}
+
 // Per slot the far lines, from the least noisy pass that splits: after the write (far = slow: hits
 // in the far partition), after the pressure when it kept the far lines (far = fast: far hits against
 // DRAM), else cold (far = slow: DRAM through the far partition), where a pressure pass that evicted
@@ -155,6 +246,7 @@ std::vector<std::vector<bool>> far_sets(const MapData& d, PartitionMap& m) {
       m.pass_used[s] = "cold";
     }
   }
+  if (std::all_of(far.begin(), far.end(), [](const std::vector<bool>& f) { return f.empty(); })) primer_far_sets(d, m, far);
   return far;
 }
 
@@ -275,7 +367,8 @@ PartitionMap infer_partition_map(const MapData& d) {
   const std::vector<std::vector<bool>> far = far_sets(d, m);
   const std::vector<bool> far0 = group_sms(far, m);
   if (far0.empty()) {
-    m.reason = "no SM's latencies split into a near and a far class in any pass";
+    m.reason = "no SM's latencies split into a near and a far class in any pass" +
+               (m.primer_note.empty() ? std::string() : " (" + m.primer_note + ")");
     return m;
   }
   m.line_home.resize(far0.size());

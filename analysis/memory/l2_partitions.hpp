@@ -44,11 +44,12 @@ struct PartitionMap {
   std::vector<int> sm_partition;        // per slot: 0 or 1 (-1: not classified)
   std::vector<double> sm_agreement;     // per slot: fraction of lines agreeing with its group's map
   std::vector<int> line_home;           // per line: partition whose SMs see it near
-  std::vector<std::string> pass_used;   // per slot: after_write, after_pressure or cold
+  std::vector<std::string> pass_used;   // per slot: after_write, after_pressure, cold or after_primer
   double near_cycles = NAN, far_cycles = NAN, cold_near_cycles = NAN, cold_far_cycles = NAN;
   std::string far_from;                 // the pass the far-partition hits came from ("" when none)
   int primer_split_sms = 0;             // SMs whose far lines read slower than their near ones after the primer
   std::string pressure_outcome;         // after the pressure: far_kept, evicted (like cold), no_split
+  std::string primer_note;              // why the primer pass's classes gave no far sets ("" when not tried or they did)
   std::vector<std::int64_t> page_mask;  // per page: offset bits that flip the home (-1: not linear)
   bool linear = false;                  // every page's mask predicts all of its lines
 };
