@@ -54,6 +54,20 @@ class SimEvsetOracle final : public EvsetOracle {
     cycle_seconds_ += static_cast<double>(3 * thrash.size() + rounds * lines.size()) * m_.miss_cycles / clock_hz_;
     return sim::evset_cycle(m_, thrash, lines, rounds, (call_ << 32) + tests_);
   }
+  std::vector<std::vector<std::uint32_t>> sequences(const std::vector<std::uint64_t>& lines,
+                                                    const std::vector<std::vector<std::uint32_t>>& seqs) override {
+    ++tests_;
+    std::vector<std::vector<std::uint64_t>> as_lines;
+    for (const auto& q : seqs) {
+      as_lines.emplace_back();
+      for (std::uint32_t i : q) {
+        if (i >= lines.size()) throw std::runtime_error("l2_evsets: a policy sequence names a line it was not given");
+        as_lines.back().push_back(lines[i]);
+      }
+      cycle_seconds_ += static_cast<double>(4 * lines.size() + q.size()) * m_.miss_cycles / clock_hz_;
+    }
+    return sim::evset_sequences(m_, as_lines, (call_ << 32) + tests_);
+  }
   // 10 us per launch, 1 ns per line a test reads, dependent loads at the miss latency.
   double seconds() const override { return static_cast<double>(tests_) * 10e-6 + read_lines_ * 1e-9 + cycle_seconds_; }
 

@@ -162,40 +162,52 @@ std::vector<std::uint64_t> class_lines(EvsetOracle& o, const EvsetParams& p, std
 
 std::string join_cycles(const std::vector<std::vector<std::uint32_t>>& per_k);
 
-// The first k of a sweep with a load above 1.5 x the slowest one-line hit of both sweeps (the
-// analyzer's threshold; docs/formats.md, l2_sets.cyclic_reads), 0 when none.
-std::size_t first_miss(const std::vector<std::vector<std::vector<std::uint32_t>>>& sweeps, int which) {
+// 1.5 x the slowest one-line hit of both sweeps (the analyzer's threshold; docs/formats.md,
+// l2_sets.cyclic_reads).
+double miss_threshold(const std::vector<std::vector<std::vector<std::uint32_t>>>& sweeps) {
   double h1 = 0;
   for (const auto& sw : sweeps)
     if (!sw.empty() && !sw[0].empty()) h1 = std::max(h1, static_cast<double>(sw[0][0]));
+  return 1.5 * h1;
+}
+
+// The first k of a sweep with a load above the miss threshold, 0 when none.
+std::size_t first_miss(const std::vector<std::vector<std::vector<std::uint32_t>>>& sweeps, int which) {
+  const double t = miss_threshold(sweeps);
   for (std::size_t k = 0; k < sweeps[which].size(); ++k)
     for (std::uint32_t c : sweeps[which][k])
-      if (c > 1.5 * h1) return k + 1;
+      if (c > t) return k + 1;
   return 0;
 }
 
 // The leave-one-out check of the sweep that first missed earlier: its first s lines overflow their
 // set; each is left out once and the s - 1 others read cyclically. A line of the set left out leaves
 // W lines that fit (no miss); a line of another set left out leaves the overflow. So the lines whose
-// absence leaves no miss are the W + 1 lines of the set among the s (the analyzer counts them).
-void leave_one_out(EvsetOracle& o, const EvsetParams& p, const std::vector<std::uint64_t>& swept,
+// absence leaves no miss are the W + 1 lines of the set among the s (the analyzer counts them);
+// returns them (the plan's own reading, for the policy sequences).
+std::vector<std::uint64_t> leave_one_out(EvsetOracle& o, const EvsetParams& p, const std::vector<std::uint64_t>& swept,
                    const std::vector<std::vector<std::vector<std::uint32_t>>>& sweeps, const std::string& key, Trace* tr) {
   const std::size_t f = first_miss(sweeps, 0), r = first_miss(sweeps, 1);
-  if (!f && !r) return;
+  if (!f && !r) return {};
   const int which = (f && (!r || f <= r)) ? 0 : 1;
   const std::size_t s = which ? r : f;
   std::vector<std::uint64_t> order = swept;
   if (which) std::reverse(order.begin(), order.end());
   order.resize(s);
   std::vector<std::vector<std::uint32_t>> per_line;
+  std::vector<std::uint64_t> members;
+  const double t = miss_threshold(sweeps);
   for (std::size_t i = 0; i < s; ++i) {
     std::vector<std::uint64_t> rest = order;
     rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
     per_line.push_back(o.cycle(swept, rest, p.cycle_rounds));
+    if (std::none_of(per_line.back().begin(), per_line.back().end(), [&](std::uint32_t c) { return c > t; }))
+      members.push_back(order[i]);
   }
   tr->meta["leave_one_out_order_" + key] = which ? "reverse" : "forward";
   tr->meta["leave_one_out_lines_" + key] = std::to_string(s);
   tr->meta["leave_one_out_" + key] = join_cycles(per_line);
+  return members;
 }
 
 std::string join_cycles(const std::vector<std::vector<std::uint32_t>>& per_k) {
@@ -209,12 +221,13 @@ std::string join_cycles(const std::vector<std::vector<std::uint32_t>>& per_k) {
 
 // For one verified target: its class, the cyclic-read sweeps of the class followed by the set's own
 // lines (after a thrash by the same lines), in that order and reversed, and the leave-one-out check,
-// into the trace under `key` (the target's number); returns the class search's eviction tests.
+// into the trace under `key` (the target's number); returns the class search's eviction tests and
+// puts the leave-one-out's lines of the set into `members`.
 // (On the H100 the class search ended at 16 - 18 lines in most runs, too few to overflow a set of
 // 16 ways on its own; lines of either that are not in the set only delay a step, and the
 // leave-one-out check counts the set's lines whatever else the sweep holds.)
 std::uint32_t class_sweeps(EvsetOracle& o, const EvsetParams& p, std::uint64_t target, const std::vector<EvsetRange>& set,
-                           const std::string& key, Trace* tr) {
+                           const std::string& key, Trace* tr, std::vector<std::uint64_t>* members) {
   std::uint32_t class_tests = 0;
   const std::vector<std::uint64_t> extra = class_lines(o, p, target, set, &class_tests);
   std::vector<std::uint64_t> swept = extra;
@@ -231,11 +244,48 @@ std::uint32_t class_sweeps(EvsetOracle& o, const EvsetParams& p, std::uint64_t t
     tr->meta[(rev ? "cycles_reverse_" : "cycles_forward_") + key] = join_cycles(sweeps[rev]);
   }
   tr->meta["swept_" + key] = slice_join(swept);
-  leave_one_out(o, p, swept, sweeps, key, tr);
+  *members = leave_one_out(o, p, swept, sweeps, key, tr);
   return class_tests;
 }
 
+// The policy sequences over the set's lines (ways + 1 of them: the leave-one-out's), into the trace
+// under `key`: policy_lines_<k>, policy_sequences_<k> (indices into the lines), policy_cycles_<k>.
+void policy_runs(EvsetOracle& o, const EvsetParams& p, const std::vector<std::uint64_t>& members, const std::string& key,
+                 Trace* tr) {
+  const auto ways = static_cast<std::uint32_t>(members.size() - 1);
+  const auto seqs = evset_policy_sequences(ways, p.policy_sequences, 0xC0FFEEull + ways);
+  const auto cycles = o.sequences(members, seqs);
+  tr->meta["policy_lines_" + key] = slice_join(members);
+  tr->meta["policy_sequences_" + key] = join_cycles(seqs);
+  tr->meta["policy_cycles_" + key] = join_cycles(cycles);
+}
+
 }  // namespace
+
+std::vector<std::vector<std::uint32_t>> evset_policy_sequences(std::uint32_t ways, int count, std::uint64_t seed) {
+  policy::SplitMix64 rng(seed);
+  std::vector<std::vector<std::uint32_t>> once;
+  for (int n = 0; n < count && ways >= 1; ++n) {
+    std::vector<std::uint32_t> ids(ways + 1);
+    std::iota(ids.begin(), ids.end(), 0u);
+    for (std::uint32_t i = ways + 1; i > 1; --i) std::swap(ids[i - 1], ids[rng.next() % i]);
+    std::vector<std::uint32_t> q(ids.begin(), ids.begin() + ways);  // the fill: all but ids[ways]
+    std::vector<std::uint32_t> recent(q.rbegin(), q.rend());         // every line, the last used first
+    recent.push_back(ids[ways]);                                     // (the one left out last)
+    for (std::uint32_t k = 0; k < 3 * ways; ++k) {
+      const std::uint64_t r = rng.next();
+      const std::uint64_t old = std::max<std::uint32_t>(1, ways / 2);
+      const std::uint32_t x = (r & 1) ? recent[(r >> 1) % std::min<std::size_t>(4, recent.size())] : recent[ways - (r >> 1) % old];
+      q.push_back(x);
+      recent.erase(std::remove(recent.begin(), recent.end(), x), recent.end());
+      recent.insert(recent.begin(), x);
+    }
+    once.push_back(std::move(q));
+  }
+  std::vector<std::vector<std::uint32_t>> out = once;
+  out.insert(out.end(), once.begin(), once.end());
+  return out;
+}
 
 std::uint64_t evset_count(const std::vector<EvsetRange>& r) {
   std::uint64_t n = 0;
@@ -281,7 +331,7 @@ LevelResult run_evsets(EvsetOracle& o, const EvsetParams& p) {
     std::vector<int> backtracks;
     std::vector<double> verified;
     std::uint32_t total_tests = 0, max_tests = 0;
-    int classes = 0;
+    int classes = 0, policies = 0;
     for (int k = 0; readout && k < p.targets; ++k) {
       const std::uint64_t t = o.target_line(k);
       TargetOutcome out;
@@ -310,7 +360,12 @@ LevelResult run_evsets(EvsetOracle& o, const EvsetParams& p) {
       if (out.status == "minimal") verified.push_back(static_cast<double>(out.size));
       if (out.status == "minimal" && classes < p.class_targets) {
         ++classes;
-        total_tests += class_sweeps(o, p, t, out.set, std::to_string(k), &tr);
+        std::vector<std::uint64_t> members;
+        total_tests += class_sweeps(o, p, t, out.set, std::to_string(k), &tr, &members);
+        if (members.size() >= 3 && policies < p.policy_targets) {
+          ++policies;
+          policy_runs(o, p, members, std::to_string(k), &tr);
+        }
       }
     }
     c["minimal"] = static_cast<double>(verified.size());
@@ -319,6 +374,7 @@ LevelResult run_evsets(EvsetOracle& o, const EvsetParams& p) {
       c["set_size_min"] = *std::min_element(verified.begin(), verified.end());
       c["set_size_max"] = *std::max_element(verified.begin(), verified.end());
     }
+    c["policy_targets"] = policies;
     c["tests"] = total_tests;
     c["tests_max_target"] = max_tests;
     tr.meta.insert({{"content", "l2_evset"},

@@ -19,7 +19,14 @@
 // step's first s lines are checked one by one: each left out, the others read cyclically; the lines
 // whose absence leaves no miss are the set's ways + 1. The last round's cycles go into the trace;
 // the analyzer decides. A reduction that finds its set no longer evicting (a removal that passed by
-// the set's history) undoes the last removal (at most 24 times a target). Plain C++.
+// the set's history) undoes the last removal (at most 24 times a target).
+// The policy (issue 20 item 3): for the first `policy_targets` class targets whose leave-one-out
+// check finds at least 3 lines of the set (the set's lines: ways + 1 of them), access sequences over
+// those lines from a known state, as nanoBench does for CPU caches: before each sequence the lines
+// are read cyclically 3 times (every way of the set then holds one of them) and discarded from the
+// L2 (discard.global.L2), which leaves the set empty; then one thread reads the sequence, each load
+// timed. The sequences (evset_policy_sequences) fill the set with ways fresh lines in a seeded order
+// and go on with accesses that hit or bring in the one line left out, each sequence twice. Plain C++.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -52,6 +59,12 @@ class EvsetOracle {
   // clock pair's overhead included). Line numbers as target_line's.
   virtual std::vector<std::uint32_t> cycle(const std::vector<std::uint64_t>& thrash, const std::vector<std::uint64_t>& lines,
                                            int rounds) = 0;
+  // Per sequence of `seqs` (indices into `lines`, the lines of one set): `lines` read cyclically 3
+  // times by one thread, each then discarded from the L2 (discard.global.L2: the set is empty), then
+  // the sequence's lines read by that thread, each load dependent on the one before and timed; the
+  // cycles of every load (the clock pair's overhead included).
+  virtual std::vector<std::vector<std::uint32_t>> sequences(const std::vector<std::uint64_t>& lines,
+                                                            const std::vector<std::vector<std::uint32_t>>& seqs) = 0;
   // Device seconds spent so far (the benchmark's manual time).
   virtual double seconds() const = 0;
 };
@@ -65,7 +78,19 @@ struct EvsetParams {
   int class_targets = 3;          // verified targets that get a class, the cyclic-read sweeps and the leave-one-out check
   int extras = 24;                // lines of each class (ways up to extras - 1 can be seen)
   int cycle_rounds = 8;
+  int policy_targets = 2;         // class targets that get the policy sequences
+  int policy_sequences = 48;      // distinct sequences (each run twice)
 };
+
+// The policy sequences over the lines 0 ... ways of one set (ways + 1 lines; seeded, the same on
+// every platform): each fills the set with `ways` of them in a random order and goes on with
+// 3 x ways accesses, each to one of the 4 lines used last or to one of the ways / 2 used longest
+// ago (half and half): hits that refresh young lines, and accesses to old ones that miss where the
+// policy evicted them, so that policies that evict different lines soon predict different
+// outcomes (uniform choices over the ways + 1 lines left LRU, SRRIP and 143 other candidates
+// indistinguishable on a simulated 16-way LRU set). Every sequence is listed twice (the second run
+// of each follows the first run of all).
+std::vector<std::vector<std::uint32_t>> evset_policy_sequences(std::uint32_t ways, int count, std::uint64_t seed);
 
 // Runs the reduction for every target; the trace (content l2_evset, docs/formats.md) and counters
 // (docs/methodology.md, "l2_evsets").

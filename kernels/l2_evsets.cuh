@@ -81,6 +81,37 @@ __global__ void evset_cycle(const std::uint32_t* base, const std::uint64_t* thra
   if (dep == 0xFFFFFFFFu) out[n] = dep;  // keeps the chain
 }
 
+// The policy sequences (one thread): per sequence q, the `n_lines` lines read cyclically 3 times,
+// each then discarded from the L2 (the set is empty), then lines[ids[start[q] .. start[q+1])] read,
+// each load dependent on the one before and timed (clock64 pair, its overhead included) into
+// out[start[q] ..].
+template <int Unused = 0>
+__global__ void evset_sequences(std::uint32_t* base, const std::uint64_t* lines, std::uint32_t n_lines,
+                                const std::uint32_t* ids, const std::uint32_t* start, std::uint32_t n_seqs,
+                                std::uint32_t* out) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if (threadIdx.x != 0 || blockIdx.x != 0) return;
+  std::uint32_t dep = 0;  // always 0: orders the loads
+  for (std::uint32_t q = 0; q < n_seqs; ++q) {
+    for (int r = 0; r < 3; ++r)
+      for (std::uint32_t i = 0; i < n_lines; ++i) dep += evset_ld_cg(base + lines[i] * kEvsetLineWords + (dep & 0));
+    for (std::uint32_t i = 0; i < n_lines; ++i)
+      asm volatile("discard.global.L2 [%0], 128;" ::"l"(base + lines[i] * kEvsetLineWords + (dep & 0)) : "memory");
+    __threadfence();
+    for (std::uint32_t a = start[q]; a < start[q + 1]; ++a) {
+      const long long t0 = clock64();
+      const std::uint32_t v = evset_ld_cg(base + lines[ids[a]] * kEvsetLineWords + (dep & 0));
+      dep += v;
+      const long long t1 = clock64() + (dep & 0);
+      out[a] = static_cast<std::uint32_t>(t1 - t0);
+    }
+  }
+  if (dep == 0xFFFFFFFFu) out[start[n_seqs]] = dep;  // keeps the chain
+#else
+  __trap();  // discard.global.L2 needs sm_80; the family is not offered below compute capability 8
+#endif
+}
+
 // The readout, first launch: drop the line from the L2 without writing it back.
 template <int Unused = 0>
 __global__ void evset_discard(std::uint32_t* base, std::uint64_t line) {

@@ -107,11 +107,14 @@ namespace {
 // fewer where a line is pinned.
 class SetSim {
  public:
-  SetSim(const L2EvsetsModel& m, std::uint64_t set, std::uint64_t draw_seed) : tag_(evset_ways_offered(m, set), INT64_MIN) {
+  // empty: the set starts with no line (the policy sequences' reset), else full of junk lines.
+  SetSim(const L2EvsetsModel& m, std::uint64_t set, std::uint64_t draw_seed, bool empty = false)
+      : tag_(evset_ways_offered(m, set), INT64_MIN) {
     policy::RandomParams rnd;
     rnd.seed = draw_seed;
     p_ = policy::make_policy(m.policy, static_cast<std::uint32_t>(tag_.size()), rnd);
-    for (std::size_t k = 0; k < tag_.size(); ++k) access(-1 - static_cast<std::int64_t>(k));
+    if (!empty)
+      for (std::size_t k = 0; k < tag_.size(); ++k) access(-1 - static_cast<std::int64_t>(k));
   }
   // Reads or writes `line`; true on a hit.
   bool access(std::int64_t line) {
@@ -167,6 +170,23 @@ std::vector<std::uint32_t> evset_cycle(const L2EvsetsModel& m, const std::vector
       if (r + 1 == rounds) cycles[i] = hit ? m.hit_cycles : m.miss_cycles;
     }
   return cycles;
+}
+
+std::vector<std::vector<std::uint32_t>> evset_sequences(const L2EvsetsModel& m,
+                                                        const std::vector<std::vector<std::uint64_t>>& seqs,
+                                                        std::uint64_t test_no) {
+  std::vector<std::vector<std::uint32_t>> out;
+  for (std::size_t q = 0; q < seqs.size(); ++q) {
+    std::map<std::uint64_t, SetSim> sets;
+    out.emplace_back();
+    for (std::uint64_t line : seqs[q]) {
+      const std::uint64_t set = evset_set_of(m, line);
+      auto it = sets.find(set);
+      if (it == sets.end()) it = sets.emplace(set, SetSim(m, set, draw_seed(m, mix(test_no) ^ q, set), true)).first;
+      out.back().push_back(it->second.access(static_cast<std::int64_t>(line)) ? m.hit_cycles : m.miss_cycles);
+    }
+  }
+  return out;
 }
 
 }  // namespace memhier::sim

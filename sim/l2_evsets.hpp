@@ -54,4 +54,12 @@ bool evset_test(const L2EvsetsModel& m, std::uint64_t target_line, const std::ve
 std::vector<std::uint32_t> evset_cycle(const L2EvsetsModel& m, const std::vector<std::uint64_t>& thrash,
                                        const std::vector<std::uint64_t>& lines, int rounds, std::uint64_t test_no);
 
+// The policy sequences: each starts from empty sets (the family's thrash and discard empty the sets
+// of its lines; a pinned set keeps its pinned line: ways - 1 empty ways) and reads its lines in
+// order; the cycles of each load (hit_cycles or miss_cycles). Random draws from (seed, test_no,
+// sequence, set).
+std::vector<std::vector<std::uint32_t>> evset_sequences(const L2EvsetsModel& m,
+                                                        const std::vector<std::vector<std::uint64_t>>& seqs,
+                                                        std::uint64_t test_no);
+
 }  // namespace memhier::sim

@@ -1,6 +1,8 @@
 // The L2's ways and sets from minimal eviction sets (analysis/memory/l2_evsets.hpp).
 // docs/methodology.md, section l2_evsets; docs/formats.md, topology section l2_sets.
 #include "analysis/memory/l2_evsets.hpp"
+#include "analysis/memory/l2_policy.hpp"
+
 
 #include <algorithm>
 #include <cmath>
@@ -165,6 +167,49 @@ void read_loo(const Trace& t, int k, EvsetData* d) {
   d->loo.push_back(std::move(l));
 }
 
+// Target k's policy sequences into `d` (none where the trace has no policy_cycles_<k>).
+void read_policy(const Trace& t, int k, EvsetData* d) {
+  const std::string key = std::to_string(k);
+  const auto it = t.meta.find("policy_cycles_" + key);
+  if (it == t.meta.end()) return;
+  EvsetPolicyRun r;
+  r.target = k;
+  std::size_t bad = 0;
+  const std::string lk = "policy_lines_" + key, sk = "policy_sequences_" + key;
+  for (const auto& x : split(t.meta.count(lk) ? t.meta.at(lk) : std::string(), ',')) {
+    std::uint64_t v = 0;
+    if (!whole_number(x, &v)) {
+      r.error = "its header key " + lk + " is missing or not a comma list of line numbers";
+      break;
+    }
+    r.lines.push_back(v);
+  }
+  if (r.error.empty() && r.lines.empty()) r.error = "the trace has no " + lk;
+  if (r.error.empty()) {
+    for (const auto& g : split(t.meta.count(sk) ? t.meta.at(sk) : std::string(), ';')) {
+      std::vector<std::uint64_t> q;
+      for (const auto& x : split(g, ',')) {
+        std::uint64_t v = 0;
+        if (!whole_number(x, &v) || v >= r.lines.size()) {
+          r.error = "its header key " + sk + " is missing or holds something other than indices into " + lk;
+          break;
+        }
+        q.push_back(v);
+      }
+      if (!r.error.empty()) break;
+      r.sequences.push_back(std::move(q));
+    }
+    if (r.sequences.empty() && r.error.empty()) r.error = "the trace has no " + sk;
+  }
+  if (r.error.empty()) {
+    r.cycles = number_groups(it->second, [&](std::size_t i) { return i < r.sequences.size() ? r.sequences[i].size() : 0; }, &bad);
+    if (bad != std::string::npos || r.cycles.size() != r.sequences.size())
+      r.error = "its header key " + it->first + " does not hold one number per access of each sequence";
+  }
+  if (!r.error.empty()) r.sequences.clear(), r.cycles.clear();
+  d->policy.push_back(std::move(r));
+}
+
 // The trace's header into `d`; false with the reason when it is not an l2_evset trace this reads.
 bool read_trace(const Trace& t, EvsetData* d, std::string* why) {
   if (t.meta.count("content") && t.meta.at("content") != "l2_evset") {
@@ -197,6 +242,7 @@ bool read_trace(const Trace& t, EvsetData* d, std::string* why) {
     if (d->status[k] == "minimal") ++d->minimal;
   for (std::size_t k = 0; k < n; ++k) read_sweeps(t, static_cast<int>(k), d);
   for (std::size_t k = 0; k < n; ++k) read_loo(t, static_cast<int>(k), d);
+  for (std::size_t k = 0; k < n; ++k) read_policy(t, static_cast<int>(k), d);
   try {
     d->backtracks = numbers(t, "backtracks");
   } catch (const std::exception&) {
@@ -639,6 +685,7 @@ json l2_sets_section(const Dataset& data, const json& topology) {
   const int ways = decide_ways(d, ev, s);
   const double conf = ways > 0 ? s["provenance"]["ways"]["confidence"].get<double>() : 0.0;
   decide_sets(topology, ways, conf, d.line_bytes, ev, s);
+  decide_l2_policy(d, ways, ev, s);
   return s;
 }
 

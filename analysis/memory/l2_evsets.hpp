@@ -52,6 +52,17 @@ struct EvsetLoo {
   std::string error;  // why the header's lists cannot be read ("" when they can)
 };
 
+// The policy sequences of one class target (header keys policy_lines_<k>, policy_sequences_<k>,
+// policy_cycles_<k>; docs/formats.md, content l2_evset): the lines of its set (the producer's
+// leave-one-out reading), each sequence as indices into them (every sequence twice: the second half
+// repeats the first) and the cycles of each of its loads.
+struct EvsetPolicyRun {
+  int target = 0;
+  std::vector<std::uint64_t> lines;
+  std::vector<std::vector<std::uint64_t>> sequences, cycles;
+  std::string error;  // why the header's lists cannot be read ("" when they can)
+};
+
 // What one l2_evsets entry found, from its trace (content l2_evset) or, without one, its counters.
 struct EvsetData {
   std::string benchmark;
@@ -70,6 +81,7 @@ struct EvsetData {
   std::vector<EvsetSweep> sweeps;
   int cycle_rounds = 0;
   std::vector<EvsetLoo> loo;      // the leave-one-out checks (per class target whose sweeps missed)
+  std::vector<EvsetPolicyRun> policy;  // the policy sequences (per class target that ran them)
   std::vector<std::uint64_t> backtracks;  // per target: removals the reduction undid
   // From the counters (where there is no trace): verified targets and their smallest and largest size.
   int minimal = 0;

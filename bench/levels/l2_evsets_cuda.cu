@@ -111,6 +111,33 @@ class CudaEvsetOracle final : public EvsetOracle {
     return out;
   }
 
+  std::vector<std::vector<std::uint32_t>> sequences(const std::vector<std::uint64_t>& lines,
+                                                    const std::vector<std::vector<std::uint32_t>>& seqs) override {
+    std::vector<std::uint32_t> ids, start{0};
+    for (const auto& q : seqs) {
+      for (std::uint32_t i : q)
+        if (i >= lines.size()) throw std::runtime_error("l2_evsets: a policy sequence names a line it was not given");
+      ids.insert(ids.end(), q.begin(), q.end());
+      start.push_back(static_cast<std::uint32_t>(ids.size()));
+    }
+    if (lines.empty() || ids.empty()) return std::vector<std::vector<std::uint32_t>>(seqs.size());
+    DeviceBuffer<std::uint64_t> l(lines.size());
+    DeviceBuffer<std::uint32_t> d_ids(ids.size()), d_start(start.size()), d_out(ids.size() + 1);
+    l.upload(lines.data(), lines.size());
+    d_ids.upload(ids.data(), ids.size());
+    d_start.upload(start.data(), start.size());
+    timer_.start();
+    kern::evset_sequences<<<1, 32>>>(buf_.get(), l.get(), static_cast<std::uint32_t>(lines.size()), d_ids.get(), d_start.get(),
+                                     static_cast<std::uint32_t>(seqs.size()), d_out.get());
+    MEMHIER_LAUNCH_CHECK();
+    const std::vector<std::uint32_t> all = d_out.download(ids.size());
+    timer_.stop();
+    seconds_ += timer_.seconds();
+    std::vector<std::vector<std::uint32_t>> out;
+    for (std::size_t q = 0; q < seqs.size(); ++q) out.emplace_back(all.begin() + start[q], all.begin() + start[q + 1]);
+    return out;
+  }
+
   double seconds() const override { return seconds_; }
 
  private:

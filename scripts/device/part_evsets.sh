@@ -74,6 +74,16 @@ try:
                 print("    leave-one-out target %s %-7s s %s members %s outside %s ways %s%s%s" % (l.get("target"), l.get("order"), l.get("lines"),
                       l.get("members"), l.get("outside"), l.get("ways"), ("  (" + l["reason"] + ")") if l.get("reason") else "",
                       ("  [" + l["note"] + "]") if l.get("note") else ""))
+        ps = s.get("policy_sequences")
+        if ps:
+            print("  policy sequences: %s" % json.dumps({k: ps.get(k) for k in ("sequences", "accesses", "first_accesses", "first_accesses_hit", "spurious_misses_per_access", "miss_threshold_cycles")}))
+            for r in ps.get("runs", []):
+                print("    %s" % json.dumps(r))
+        p = prov.get("replacement") or {}
+        print("  l2_sets replacement: %s (confidence %s); %s" % (json.dumps(s.get("replacement")), p.get("confidence"), (p.get("reason") or p.get("note") or "")[:500]))
+        for k in ("replacement_consistent", "replacement_gpgpusim", "replacement_nearest", "hit_probability_by_age"):
+            if k in s:
+                print("  %s: %s" % (k, json.dumps(s[k])[:700]))
 except Exception as e:
     print("  no topology: %s" % e)
 PY

@@ -5,6 +5,8 @@
 // of the set. Skips, visibly, without a device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/gpu/gpu_backend.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 
@@ -67,5 +69,25 @@ TEST(L2EvsetsGpu, TheSearchVerifiesASetAndTheClassSteps) {
       members += misses == 0;
     }
     EXPECT_GE(members, 2) << "target " << k;
+    // The policy sequences (where they ran): after the thrash and the discard the set is empty, so
+    // the first access of each line in a sequence misses.
+    const auto pc = meta.find("policy_cycles_" + std::to_string(k));
+    if (pc == meta.end()) continue;
+    const std::vector<std::string> seqs = split(meta.at("policy_sequences_" + std::to_string(k)), ';'),
+                                   cycles = split(pc->second, ';');
+    ASSERT_EQ(seqs.size(), cycles.size());
+    int first = 0, first_hits = 0;
+    for (std::size_t q = 0; q < seqs.size(); ++q) {
+      const std::vector<std::string> ids = split(seqs[q], ','), cyc = split(cycles[q], ',');
+      ASSERT_EQ(ids.size(), cyc.size());
+      std::vector<std::string> seen;
+      for (std::size_t a = 0; a < ids.size(); ++a) {
+        if (std::find(seen.begin(), seen.end(), ids[a]) != seen.end()) continue;
+        seen.push_back(ids[a]);
+        ++first;
+        first_hits += std::stod(cyc[a]) <= 1.5 * one;
+      }
+    }
+    EXPECT_EQ(first_hits, 0) << "of " << first << " first accesses after the discard, target " << k;
   }
 }

@@ -305,3 +305,70 @@ TEST(SimL2EvsetsFamily, AbsentModelAndBadParameters) {
 
 }  // namespace
 }  // namespace memhier
+
+namespace memhier {
+namespace {
+
+// The policy sequences of the family (bench/l2_evsets_plan.hpp): for the first 2 class targets, the
+// lines of the leave-one-out check that leave no miss (ways + 1 lines, all of the target's set),
+// the sequences over them (every one twice, each filling the set with `ways` lines first) and one
+// cycle count per access: from the empty set every line's first access misses, and the repeated
+// runs of a deterministic policy agree.
+TEST(SimL2EvsetsFamily, PolicySequencesOverTheSetsLines) {
+  for (const std::string policy : {"lru", "srrip"}) {
+    const std::string cfg = R"({"ways": 8, "sets": 256, "index": "hash", "policy": ")" + policy + R"(", "seed": 5})";
+    auto be = backend_of(sim_config(cfg));
+    const LevelResult r = run_family(*be, 3);
+    ASSERT_TRUE(r.trace);
+    const sim::L2EvsetsModel m = sim::parse_l2_evsets_model(nlohmann::json::parse(cfg));
+    const std::vector<Target> ts = targets_of(r);
+    EXPECT_EQ(r.counters.at("policy_targets"), 2) << policy;
+    for (int k = 0; k < 2; ++k) {
+      const auto& meta = r.trace->meta;
+      const std::string key = std::to_string(k);
+      ASSERT_TRUE(meta.count("policy_lines_" + key)) << policy << " target " << k;
+      const std::vector<std::string> lines = split(meta.at("policy_lines_" + key));
+      ASSERT_EQ(lines.size(), m.ways + 1u);
+      for (const auto& l : lines) EXPECT_EQ(sim::evset_set_of(m, std::stoull(l)), sim::evset_set_of(m, ts.at(k).line));
+      const auto seqs = evset_policy_sequences(m.ways, 48, 0xC0FFEEull + m.ways);
+      std::stringstream cs(meta.at("policy_cycles_" + key));
+      std::vector<std::vector<std::string>> cycles;
+      for (std::string g; std::getline(cs, g, ';');) cycles.push_back(split(g));
+      ASSERT_EQ(cycles.size(), seqs.size());
+      for (std::size_t q = 0; q < seqs.size(); ++q) {
+        ASSERT_EQ(cycles[q].size(), seqs[q].size());
+        ASSERT_GE(seqs[q].size(), m.ways);
+        for (std::size_t p = 0; p < m.ways; ++p) EXPECT_EQ(cycles[q][p], std::to_string(m.miss_cycles));  // the fill
+        if (q >= seqs.size() / 2) EXPECT_EQ(cycles[q], cycles[q - seqs.size() / 2]);
+      }
+    }
+  }
+}
+
+// The generated sequences: 2 x count of them, the second half the first again; each fills with
+// `ways` distinct lines of 0 ... ways, then 3 x ways accesses; both the line left out of the fill
+// and old lines come back (some accesses name a line outside the last `ways` distinct ones).
+TEST(SimL2EvsetsFamily, PolicySequenceShapes) {
+  const auto s = evset_policy_sequences(16, 10, 7);
+  ASSERT_EQ(s.size(), 20u);
+  std::size_t returns = 0;
+  for (std::size_t q = 0; q < 10; ++q) {
+    EXPECT_EQ(s[q], s[q + 10]);
+    ASSERT_EQ(s[q].size(), 64u);
+    std::vector<std::uint32_t> fill(s[q].begin(), s[q].begin() + 16);
+    std::sort(fill.begin(), fill.end());
+    EXPECT_EQ(std::unique(fill.begin(), fill.end()), fill.end());
+    for (auto x : s[q]) EXPECT_LE(x, 16u);
+    for (std::size_t p = 16; p < 64; ++p) {
+      std::vector<std::uint32_t> last;  // the 16 distinct lines used last before p
+      for (std::size_t i = p; i-- > 0 && last.size() < 16;)
+        if (std::find(last.begin(), last.end(), s[q][i]) == last.end()) last.push_back(s[q][i]);
+      returns += std::find(last.begin(), last.end(), s[q][p]) == last.end() ? 1 : 0;
+    }
+  }
+  EXPECT_GT(returns, 15u);  // about 1 in 16: half the accesses, 1 in ways / 2 of them the line left out (LRU)
+  EXPECT_NE(evset_policy_sequences(16, 10, 8), s);
+}
+
+}  // namespace
+}  // namespace memhier

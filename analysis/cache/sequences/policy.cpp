@@ -90,10 +90,22 @@ double observed(const RanSequence& r, std::size_t s) {
 // What a deterministic candidate predicts: whether it fits every record, how many records it
 // predicts exactly, and its predicted records (every sequence's slots in turn: the signature of its
 // class of identical outcomes).
+// A record's log-likelihood: of one access, Bernoulli with the predicted miss share kept within
+// [1/2R, 1 - 1/2R] (R: runs); of several, normal with variance var + 0.25.
+double record_loglik(double o, double e, double var, double accesses, unsigned runs) {
+  if (accesses <= 1) {
+    const double lo = 0.5 / runs, p = std::min(1 - lo, std::max(lo, e));
+    return std::log(o > 0.5 ? p : 1 - p);
+  }
+  const double v = var + 0.25;
+  return -0.5 * (o - e) * (o - e) / v - 0.5 * std::log(v);
+}
+
 struct DetResult {
   bool fits = true;
   std::size_t predicted = 0;
   std::vector<double> records;
+  double loglik = 0;  // the records' log-likelihood (record_loglik, variance 0, R = 32)
 };
 
 // A deterministic candidate predicts every record, up to spurious misses: noise only adds latency,
@@ -110,8 +122,12 @@ DetResult deterministic_eval(const std::string& pol, std::uint32_t W, const std:
     for (std::size_t k = 0; k < hit.size(); ++k) mp[k] = hit[k] ? 0 : 1;
     for (std::size_t k = 0; k < hit.size(); ++k) hits += hit[k] && q.ran->slot[k] != kUntimed ? 1 : 0;
     const auto pred = slot_prediction(*q.ran, mp);
+    std::vector<double> per_slot(pred.size(), 0);
+    for (auto x : q.ran->slot)
+      if (x != kUntimed && x < per_slot.size()) ++per_slot[x];
     for (std::size_t s = 0; s < pred.size(); ++s) {
       const double d = observed(*q.ran, s) - pred[s];
+      r.loglik += record_loglik(observed(*q.ran, s), pred[s], 0, q.ran->mode == RecordMode::miss_count ? per_slot[s] : 1, 32);
       if (std::fabs(d) < 0.5) ++r.predicted;
       else if (std::getenv("MEMHIER_DEBUG_POLICY") && pol == std::getenv("MEMHIER_DEBUG_POLICY")) {
         std::fprintf(stderr, "%s: slot %zu predicted %.0f observed %.0f; lines", pol.c_str(), s, pred[s], observed(*q.ran, s));
@@ -140,14 +156,29 @@ struct StochasticFit {
   double loglik = 0;
 };
 
-double record_loglik(double o, double e, double var, double accesses, unsigned runs) {
-  if (accesses <= 1) {
-    const double lo = 0.5 / runs, p = std::min(1 - lo, std::max(lo, e));
-    return std::log(o > 0.5 ? p : 1 - p);
+
+// Records binned by their predicted miss share: a candidate's expected misses must match the
+// observed ones per bin (a calibration test). Per record alone a single access always lies within
+// 4 standard deviations, so records of one access each (the L2's policy sequences) test nothing
+// one by one; summed over a bin, a policy that predicts the wrong accesses is rejected.
+struct CalibrationBins {
+  static constexpr int kBins = 5;  // predicted miss share [0, .05) [.05, .25) [.25, .75) [.75, .95) [.95, 1]
+  double observed[kBins] = {}, expected[kBins] = {}, variance[kBins] = {}, accesses[kBins] = {};
+  void add(double o, double e, double n, unsigned runs) {
+    const double share = n > 0 ? e / n : 0, lo = 0.5 / runs, p = std::min(1 - lo, std::max(lo, share));
+    const int b = share < 0.05 ? 0 : share < 0.25 ? 1 : share < 0.75 ? 2 : share < 0.95 ? 3 : 4;
+    observed[b] += o, expected[b] += e, accesses[b] += n, variance[b] += n * p * (1 - p);
   }
-  const double v = var + 0.25;
-  return -0.5 * (o - e) * (o - e) / v - 0.5 * std::log(v);
-}
+  // Every bin within 4 standard deviations + 1 of its expected misses (excess misses the noise explains allowed).
+  bool fits(double noise) const {
+    for (int b = 0; b < kBins; ++b) {
+      double d = observed[b] - expected[b];
+      if (d > 0) d = std::max(0.0, d - noise * (accesses[b] - expected[b]));
+      if (std::fabs(d) > 4 * std::sqrt(variance[b]) + 1) return false;
+    }
+    return true;
+  }
+};
 
 StochasticFit stochastic_fits(const std::string& pol, std::uint32_t W, const std::vector<SetSequence>& seqs,
                               double noise) {
@@ -155,6 +186,7 @@ StochasticFit stochastic_fits(const std::string& pol, std::uint32_t W, const std
   const unsigned runs = uniform ? 32 : 128;
   std::size_t total = 0;
   double surprises = 0, certain = 0;
+  CalibrationBins bins;
   StochasticFit f;
   for (const auto& q : seqs) {  // within the budget: a sequence too long for what is left is passed over
     if (total + q.lines.size() > kRandomAccesses) continue;
@@ -168,7 +200,9 @@ StochasticFit stochastic_fits(const std::string& pol, std::uint32_t W, const std
     const auto pred = slot_prediction(*q.ran, mp, &var);
     for (std::size_t s = 0; s < pred.size(); ++s) {
       const double e = pred[s], o = observed(*q.ran, s);
-      f.loglik += record_loglik(o, e, var[s], q.ran->mode == RecordMode::miss_count ? per_slot[s] : 1, runs);
+      const double n = q.ran->mode == RecordMode::miss_count ? per_slot[s] : 1;
+      f.loglik += record_loglik(o, e, var[s], n, runs);
+      if (uniform || var[s] > 0) bins.add(o, e, n, runs);
       if (!uniform && var[s] == 0) {
         certain += per_slot[s];
         surprises += std::fabs(o - e) > 0.5 ? std::fabs(o - e) : 0;
@@ -185,6 +219,10 @@ StochasticFit stochastic_fits(const std::string& pol, std::uint32_t W, const std
   if (std::getenv("MEMHIER_DEBUG_POLICY"))
     std::fprintf(stderr, "%s: %zu of %zu accesses examined, %.0f in records all runs agree on\n", pol.c_str(), total,
                  [&] { std::size_t t = 0; for (const auto& q : seqs) t += q.lines.size(); return t; }(), certain);
+  if (f.fits && !bins.fits(noise)) {
+    if (std::getenv("MEMHIER_DEBUG_POLICY")) std::fprintf(stderr, "%s misfit: the binned expected misses\n", pol.c_str());
+    f.fits = false;
+  }
   f.fits = f.fits && (surprises == 0 || poisson_upper_tail(surprises, certain / runs + noise * certain) >= kNoiseFitAlpha);
   return f;
 }
@@ -248,6 +286,7 @@ void classify(const std::vector<std::string>& names, std::uint32_t W, const std:
               double noise, SeqPolicy& out) {
   std::map<std::vector<double>, std::size_t> class_of;
   std::vector<std::pair<std::string, double>> fitting;  // randomized candidates that fit: log-likelihood
+  double best = -1e300;                                 // the best log-likelihood of any consistent candidate
   for (const auto& n : names) {
     if (!policy::policy_is_deterministic(n)) {
       const StochasticFit f = stochastic_fits(n, W, seqs, noise);
@@ -260,6 +299,7 @@ void classify(const std::vector<std::string>& names, std::uint32_t W, const std:
     const DetResult r = deterministic_eval(n, W, seqs, noise, gpgpusim);
     if (gpgpusim) out.gpgpusim.push_back({n, r.predicted});
     if (!r.fits) continue;
+    best = std::max(best, r.loglik);
     auto [it, fresh] = class_of.emplace(r.records, out.classes.size());
     if (fresh) out.classes.emplace_back();
     out.classes[it->second].push_back(n);
@@ -268,9 +308,9 @@ void classify(const std::vector<std::string>& names, std::uint32_t W, const std:
     out.consistent_total += c.size();
     out.consistent.push_back(c.front());
   }
-  // Randomized candidates that both fit: one whose records are 1/kNoiseFitAlpha times less likely
-  // than the other's is dropped (a likelihood ratio; random and brrip).
-  double best = -1e300;
+  // A randomized candidate whose records are 1/kNoiseFitAlpha times less likely than another
+  // consistent candidate's (randomized or deterministic) is dropped (a likelihood ratio): records
+  // of one access each lie within any randomized candidate's spread one by one.
   for (const auto& [n, ll] : fitting) best = std::max(best, ll);
   std::vector<std::string> stochastic;
   for (const auto& [n, ll] : fitting)
@@ -350,7 +390,10 @@ void write_none(nlohmann::json& c, const SeqPolicy& p, const Evidence& ev, const
 }  // namespace
 
 void write_seq_replacement(CacheJob& job, const SeqStructure& s, const SeqPolicy& p) {
-  nlohmann::json& c = job.cache;
+  write_seq_replacement(job.cache, s, p);
+}
+
+void write_seq_replacement(nlohmann::json& c, const SeqStructure& s, const SeqPolicy& p) {
   Evidence ev;
   ev.add(s.benchmark);
   const std::string base = std::to_string(p.sequences) + " sequences in the eviction set's cache set (" +

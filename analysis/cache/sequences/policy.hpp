@@ -43,5 +43,7 @@ constexpr std::size_t kListedPolicies = 8;
 // replacement (one name, a class or the shortest list), replacement_consistent, replacement_gpgpusim,
 // and where none is consistent hit_probability_by_age and replacement_nearest (docs/formats.md).
 void write_seq_replacement(CacheJob& job, const SeqStructure& s, const SeqPolicy& p);
+// The same into any topology object `c` (the L2's l2_sets section).
+void write_seq_replacement(nlohmann::json& c, const SeqStructure& s, const SeqPolicy& p);
 
 }  // namespace memhier::analysis

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -14,6 +15,8 @@
 #include "analysis/gate/compare.hpp"
 #include "analysis/memory/l2_evsets.hpp"
 #include "analysis/report/sm_resources.hpp"
+#include "common/policy.hpp"
+#include "sim/l2_evsets.hpp"
 #include "tests/analysis/bench_entries.hpp"
 
 using namespace memhier;
@@ -678,4 +681,161 @@ TEST(L2Sets, ALeaveOneOutWithoutTwoOfTheSetsLines) {
   const json& l = s["cyclic_reads"]["leave_one_out"];
   EXPECT_NE(l[0].value("reason", std::string()).find("fewer than 2 of the 17 lines"), std::string::npos) << l.dump();
   EXPECT_DOUBLE_EQ(confidence(s, "ways"), 0.6);
+}
+
+// ---- The L2's policy from the policy sequences (analysis/memory/l2_policy.hpp; issue 20 item 3) ----
+
+namespace {
+
+// Sequences as the plan writes them (bench/l2_evsets_plan.hpp, evset_policy_sequences; generated
+// here from the test's own seed): each fills the set with `ways` of the ways + 1 lines in a random
+// order, then 3 x ways accesses, half to one of the 4 lines used last, half to one of the ways / 2
+// used longest ago; every sequence twice.
+std::vector<std::vector<std::uint64_t>> policy_sequences(std::uint32_t ways, int count, std::uint64_t seed) {
+  policy::SplitMix64 rng(seed);
+  std::vector<std::vector<std::uint64_t>> once;
+  for (int n = 0; n < count; ++n) {
+    std::vector<std::uint64_t> ids(ways + 1);
+    for (std::uint32_t i = 0; i <= ways; ++i) ids[i] = i;
+    for (std::uint32_t i = ways + 1; i > 1; --i) std::swap(ids[i - 1], ids[rng.next() % i]);
+    std::vector<std::uint64_t> q(ids.begin(), ids.begin() + ways), recent(q.rbegin(), q.rend());
+    recent.push_back(ids[ways]);  // every line, the last used first (the one left out last)
+    for (std::uint32_t k = 0; k < 3 * ways; ++k) {
+      const std::uint64_t r = rng.next();
+      const std::uint64_t x = (r & 1) ? recent[(r >> 1) % 4] : recent[ways - (r >> 1) % (ways / 2)];
+      q.push_back(x);
+      recent.erase(std::remove(recent.begin(), recent.end(), x), recent.end());
+      recent.insert(recent.begin(), x);
+    }
+    once.push_back(q);
+  }
+  auto out = once;
+  out.insert(out.end(), once.begin(), once.end());
+  return out;
+}
+
+std::string groups(const std::vector<std::vector<std::uint64_t>>& g) {
+  std::string s;
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    if (i) s += ";";
+    for (std::size_t j = 0; j < g[i].size(); ++j) s += (j ? "," : "") + std::to_string(g[i][j]);
+  }
+  return s;
+}
+
+// A run whose leave-one-out checks give `ways` ways (hits 350 cycles, misses 800: threshold 525),
+// with the policy sequences of target 0 simulated in one set of the whole-L2 model under `policy`
+// (`sim_ways`: the set's ways in the model; 0: `ways`). `tweak` may change the cycles first.
+EvsetsRun policy_run(const std::string& policy, std::uint32_t ways, std::uint32_t sim_ways = 0,
+                     const std::function<void(std::vector<std::vector<std::uint64_t>>&)>& tweak = {}) {
+  EvsetsRun r = minimal_sets({ways, ways, ways});
+  for (int k = 0; k < 3; ++k) {
+    r.sweeps[k] = {sweep(step_at(static_cast<int>(ways))), sweep(step_at(static_cast<int>(ways)))};
+    add_loo(r, k, ways + 1, {});
+  }
+  r.context["l2_cache_bytes"] = std::to_string(static_cast<std::uint64_t>(ways) * 128 * 25600);
+  sim::L2EvsetsModel m;
+  m.present = true;
+  m.ways = sim_ways ? sim_ways : ways;
+  m.sets = 64;
+  m.policy = policy;
+  m.hit_cycles = 350;
+  m.miss_cycles = 800;
+  std::vector<std::uint64_t> lines;  // ways + 1 lines of set 5 (modulo index)
+  for (std::uint64_t i = 0; i <= ways; ++i) lines.push_back(5 + 64 * (i + 1));
+  const auto seqs = policy_sequences(ways, 48, 99);
+  std::vector<std::vector<std::uint64_t>> as_lines;
+  for (const auto& q : seqs) {
+    as_lines.emplace_back();
+    for (auto i : q) as_lines.back().push_back(lines[i]);
+  }
+  std::vector<std::vector<std::uint64_t>> cycles;
+  for (const auto& c : sim::evset_sequences(m, as_lines, 1)) cycles.emplace_back(c.begin(), c.end());
+  if (tweak) tweak(cycles);
+  r.meta["policy_lines_0"] = groups({lines});
+  r.meta["policy_sequences_0"] = groups(seqs);
+  r.meta["policy_cycles_0"] = groups(cycles);
+  return r;
+}
+
+bool names(const json& v, const std::string& p) {
+  if (v.is_string()) return v == p;
+  return v.is_array() && std::find(v.begin(), v.end(), json(p)) != v.end();
+}
+
+}  // namespace
+
+// Known policies with 16 and 8 ways: the named policy, or the class that holds it, or the list
+// where the sequences leave several classes; never "none" and never a list without it.
+TEST(L2Policy, SequencesFromAnEmptySetNameTheSimulatedPolicy) {
+  for (std::uint32_t w : {16u, 8u})
+    for (const std::string p : {"lru", "fifo", "plru", "srrip", "qlru_h11_m1_r0_u0", "qlru_h21_m2_r0_u0_umo", "bit_plru", "nru"}) {
+      const json s = l2_sets_section(evsets_data(policy_run(p, w)), json::object());
+      ASSERT_EQ(s["ways"], w);
+      ASSERT_TRUE(s.contains("replacement")) << s.dump(1);
+      const json& v = s["replacement"];
+      const json members = s["replacement_consistent"]["class_members"];
+      bool in_class = names(v, p);
+      for (const auto& c : members) in_class = in_class || names(c, p);
+      EXPECT_TRUE(in_class) << p << " " << w << ": " << v.dump() << " " << s["provenance"]["replacement"].dump();
+      EXPECT_EQ(s["policy_sequences"]["first_accesses_hit"], 0);
+      EXPECT_DOUBLE_EQ(s["policy_sequences"]["spurious_misses_per_access"].get<double>(), 0.0);
+    }
+}
+
+// LRU's class is LRU alone with 16 ways (the sequences tell it from FIFO, the PLRUs and the QLRUs).
+TEST(L2Policy, LruIsOneClass) {
+  const json s = l2_sets_section(evsets_data(policy_run("lru", 16)), json::object());
+  EXPECT_EQ(s["replacement"], "lru") << s["provenance"]["replacement"].dump() << s["replacement_consistent"].dump();
+  EXPECT_DOUBLE_EQ(s["provenance"]["replacement"]["confidence"].get<double>(), 0.85);
+  EXPECT_EQ(s["replacement_gpgpusim"]["nearest"], "lru");
+}
+
+// Random replacement: random is consistent, no deterministic candidate is.
+TEST(L2Policy, RandomIsRandom) {
+  const json s = l2_sets_section(evsets_data(policy_run("random", 16)), json::object());
+  EXPECT_TRUE(names(s["replacement"], "random")) << s["replacement"].dump() << s["provenance"]["replacement"].dump();
+  EXPECT_EQ(s["replacement_consistent"]["classes"], 1);
+}
+
+// A 12-way LRU set measured as 16 ways (a wrong way count): no candidate with 16 ways predicts the
+// records, so no policy is named.
+TEST(L2Policy, AWrongWayCountNamesNone) {
+  const json s = l2_sets_section(evsets_data(policy_run("lru", 16, 12)), json::object());
+  EXPECT_EQ(s["replacement"], "none of the known policies") << s["replacement"].dump();
+  EXPECT_TRUE(s.contains("hit_probability_by_age"));
+}
+
+// A first access after the discard that hits: the set was not empty, no model applies: null.
+TEST(L2Policy, AResetThatLeftALineStaysNull) {
+  const json s = l2_sets_section(evsets_data(policy_run("lru", 16, 0, [](auto& c) { c[3][0] = 350; })), json::object());
+  EXPECT_TRUE(s["replacement"].is_null());
+  EXPECT_NE(reason(s, "replacement").find("1 of "), std::string::npos) << reason(s, "replacement");
+  EXPECT_NE(reason(s, "replacement").find("did not leave the set empty"), std::string::npos);
+}
+
+// Spurious slow hits in one of the two runs of a sequence: the noise the runs' differences show
+// lets LRU through; the same misses in both runs of every sequence are no noise.
+TEST(L2Policy, NoiseFromTheRepeatedRuns) {
+  const json s = l2_sets_section(evsets_data(policy_run("lru", 16, 0, [](auto& c) { c[2][40] = 800; c[7][30] = 800; })),
+                                 json::object());
+  EXPECT_GT(s["policy_sequences"]["spurious_misses_per_access"].get<double>(), 0);
+  EXPECT_TRUE(names(s["replacement"], "lru")) << s["replacement"].dump();
+}
+
+// No ways, no sequences, broken lists: null with the reason.
+TEST(L2Policy, WhatItNeeds) {
+  EvsetsRun r = policy_run("lru", 16);
+  EXPECT_EQ(reason(l2_sets_section(evsets_data(minimal_sets({16, 16, 16})), json::object()), "replacement").substr(0, 40),
+            std::string("the trace holds no policy sequences (the").substr(0, 40));
+  EvsetsRun bad = r;
+  bad.meta["policy_cycles_0"] = "1,2,3";
+  const json b = l2_sets_section(evsets_data(bad), json::object());
+  EXPECT_TRUE(b["replacement"].is_null());
+  EXPECT_NE(b["policy_sequences"]["runs"][0].value("error", std::string()).find("one number per access"), std::string::npos);
+  EvsetsRun disagree = r;
+  add_loo(disagree, 1, 19, {});  // 19 members: ways 18 against 16: the ways stay null
+  const json d = l2_sets_section(evsets_data(disagree), json::object());
+  EXPECT_TRUE(d["ways"].is_null());
+  EXPECT_EQ(reason(d, "replacement"), "needs the ways");
 }
