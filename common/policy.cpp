@@ -138,6 +138,52 @@ class Nru final : public SetPolicy {
   std::vector<std::uint8_t> nru_;
 };
 
+// Segmented LRU (Karedla et al., 1994; see policy.hpp): recency stamps per way and a protected
+// flag; at most floor(W/2) ways are protected (so a full set always has a probationary way: the
+// victim is its least recently used one).
+class Slru final : public SetPolicy {
+ public:
+  Slru() : SetPolicy("slru") {}
+  void reset(std::uint32_t ways) override {
+    reset_fill(ways);
+    stamp_.assign(ways, 0);
+    prot_.assign(ways, 0);
+    clock_ = 0;
+  }
+  void on_hit(std::uint32_t way) override {
+    stamp_[way] = ++clock_;
+    if (prot_[way]) return;
+    prot_[way] = 1;
+    if (static_cast<std::uint32_t>(std::count(prot_.begin(), prot_.end(), 1)) <= ways() / 2) return;
+    const std::uint32_t lru = oldest(1);  // demoted to the probationary MRU end
+    prot_[lru] = 0;
+    stamp_[lru] = ++clock_;
+  }
+  std::uint32_t victim() override {
+    if (!full()) return empty_way();
+    return oldest(0);
+  }
+  void on_fill(std::uint32_t way) override {
+    note_fill(way);
+    prot_[way] = 0;
+    stamp_[way] = ++clock_;
+  }
+  bool repeat_hit_is_noop() const override { return false; }  // a second access promotes a new line
+
+ private:
+  // The least recently used way of the segment (protected or not).
+  std::uint32_t oldest(std::uint8_t prot) const {
+    std::uint32_t best = 0;
+    bool any = false;
+    for (std::uint32_t w = 0; w < stamp_.size(); ++w)
+      if (prot_[w] == prot && (!any || stamp_[w] < stamp_[best])) best = w, any = true;
+    return best;
+  }
+  std::vector<std::uint64_t> stamp_;
+  std::vector<std::uint8_t> prot_;
+  std::uint64_t clock_ = 0;
+};
+
 // QLRU parameters (see policy.hpp).
 struct QlruParams {
   std::uint8_t hit[4];  // new age after a hit, by old age
@@ -282,7 +328,7 @@ const char* const kAliases[][2] = {
 
 std::string canonical_policy_name(const std::string& name) {
   const std::string s = lower(name);
-  for (const char* n : {"lru", "fifo", "plru", "plru_tree", "bit_plru", "bit_plru_n", "nru", "random", "srrip", "brrip"})
+  for (const char* n : {"lru", "fifo", "plru", "plru_tree", "bit_plru", "bit_plru_n", "nru", "slru", "random", "srrip", "brrip"})
     if (s == n) return s;
   for (const auto& a : kAliases)
     if (s == a[0]) return a[1];
@@ -317,6 +363,7 @@ std::unique_ptr<SetPolicy> make_policy(const std::string& name, std::uint32_t wa
   else if (c == "bit_plru") p = std::make_unique<BitPlru>(c, true);
   else if (c == "bit_plru_n") p = std::make_unique<BitPlru>(c, false);
   else if (c == "nru") p = std::make_unique<Nru>();
+  else if (c == "slru") p = std::make_unique<Slru>();
   else if (c == "random") p = std::make_unique<RandomPolicy>(rnd, ways);
   else if (c == "srrip") {
     parse_qlru("qlru_h00_m2_r0_u0_umo", &q);
@@ -334,7 +381,7 @@ std::unique_ptr<SetPolicy> make_policy(const std::string& name, std::uint32_t wa
 }
 
 std::vector<std::string> candidate_policies(std::uint32_t ways, bool all_qlru) {
-  std::vector<std::string> names = {"lru", "fifo", "plru", "plru_tree", "bit_plru", "bit_plru_n", "nru"};
+  std::vector<std::string> names = {"lru", "fifo", "plru", "plru_tree", "bit_plru", "bit_plru_n", "nru", "slru"};
   if (all_qlru) {
     for (const char* h : {"h21", "h20", "h11", "h10", "h00"})
       for (int m = 0; m <= 3; ++m)

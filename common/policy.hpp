@@ -23,6 +23,14 @@
 //            the max and of the increment); u2 all ages += 1 when no age is 3; u3 the same but the
 //            accessed way is left out of the increment. r0/r2 with u2/u3 are not defined (no age
 //            3 may exist when a victim is needed), as in nanoBench.
+//   slru                segmented LRU (Karedla, Love & Wherry, IEEE Computer 1994) with a protected
+//                       segment of floor(W/2) lines: a miss inserts at the most recently used end of
+//                       the probationary segment and evicts its least recently used line; a hit on a
+//                       probationary line moves it to the protected segment's MRU end (the protected
+//                       LRU line, when that makes more than floor(W/2), to the probationary MRU end);
+//                       a hit on a protected line makes it the protected MRU; empty ways fill lowest
+//                       first. (The half split is the one the H100/H200 L1 traces fit: 1 or 3
+//                       protected of 4 ways do not.)
 //   srrip               = qlru_h00_m2_r0_u0_umo (static RRIP with 2-bit ages, hit promotion to 0)
 //   brrip               bimodal RRIP (Jaleel et al. ISCA'10): srrip, but a line is inserted at age 3,
 //                       with probability 1/32 at age 2; the draws come from a seeded splitmix64
@@ -125,10 +133,11 @@ std::string canonical_policy_name(const std::string& name);
 std::string policy_ways_problem(const std::string& name, std::uint32_t ways);
 bool policy_is_deterministic(const std::string& name);
 
-// Candidate policies for a set of `ways` ways (those that can serve it), deterministic first, then
-// "random" and "brrip". `all_qlru`: every defined deterministic QLRU variant (320 names) instead of the five
-// that nanoBench found in Intel CPUs (qlru_h11_m1_r0_u0, qlru_h21_m2_r0_u0_umo,
-// qlru_h11_m1_r1_u2, qlru_h00_m1_r2_u1, qlru_h00_m1_r0_u1) and srrip.
+// Candidate policies for a set of `ways` ways (those that can serve it), deterministic first (lru,
+// fifo, plru, plru_tree, bit_plru, bit_plru_n, nru, slru, then QLRU), then "random" and "brrip".
+// `all_qlru`: every defined deterministic QLRU variant (320 names) instead of the five that nanoBench
+// found in Intel CPUs (qlru_h11_m1_r0_u0, qlru_h21_m2_r0_u0_umo, qlru_h11_m1_r1_u2,
+// qlru_h00_m1_r2_u1, qlru_h00_m1_r0_u1) and srrip.
 std::vector<std::string> candidate_policies(std::uint32_t ways, bool all_qlru = false);
 
 // Hit (true) or miss of each access when the lines `lines` (ids; equal ids are the same line) are

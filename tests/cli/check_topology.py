@@ -39,7 +39,8 @@ PATH_CACHES = [("global_ca", ["l1"]), ("texture", ["texture"]), ("ldg", ["readon
 STRUCT_KEYS = ["line_bytes", "sector_bytes", "sets", "ways", "index_bits"]
 # What the access sequences can name: common/policy.hpp candidate_policies(W, true), every QLRU
 # variant (qlru_*), the named policies, random and brrip.
-CANDIDATES = {"lru", "fifo", "plru", "plru_tree", "bit_plru", "bit_plru_n", "nru", "srrip", "random", "brrip"}
+CANDIDATES = {"lru", "fifo", "plru", "plru_tree", "bit_plru", "bit_plru_n", "nru", "slru", "srrip", "random",
+              "brrip"}
 
 
 def short(v):

@@ -80,6 +80,54 @@ TEST(Policy, SrripIsScanResistant) {
   EXPECT_EQ(simulate_set("lru", 4, seq), (V{m, m, m, m, h, m, m, m, m, m}));
 }
 
+TEST(Policy, SlruProtectsLinesHitAgain) {
+  // 4 ways, 2 protected: A B C D fill the probationary segment; A and B hit (protected); E, F, G
+  // replace the probationary LRU each time (C, D, E); A and B still hit (LRU would have lost A to G);
+  // C misses again and replaces F.
+  EXPECT_EQ(simulate_set("slru", 4, {A, B, C, D, A, B, E, F, G, A, B, C}), (V{m, m, m, m, h, h, m, m, m, h, h, m}));
+  EXPECT_EQ(simulate_set("lru", 4, {A, B, C, D, A, B, E, F, G, A}), (V{m, m, m, m, h, h, m, m, m, m}));
+}
+
+TEST(Policy, SlruDemotesTheProtectedLru) {
+  // A, B, C hit: C's promotion makes three protected, so A (the protected LRU) goes back to the
+  // probationary MRU end (probationary D, A); E replaces D, F replaces A; A misses (replaces E);
+  // B and C (protected) hit.
+  EXPECT_EQ(simulate_set("slru", 4, {A, B, C, D, A, B, C, E, F, A, B, C}), (V{m, m, m, m, h, h, h, m, m, m, h, h}));
+}
+
+TEST(Policy, SlruStopsTheRefillCascade) {
+  // The H100 L1's age experiment (every archive): fill, hit all four (C and D end protected,
+  // probationary A, B), insert E: E replaces A, A replaces B, B replaces E; C and D still hit.
+  // SRRIP and LRU lose all four one after another.
+  const L q = {A, B, C, D, A, B, C, D, E, A, B, C, D};
+  EXPECT_EQ(simulate_set("slru", 4, q), (V{m, m, m, m, h, h, h, h, m, m, m, h, h}));
+  EXPECT_EQ(simulate_set("srrip", 4, q), (V{m, m, m, m, h, h, h, h, m, m, m, m, m}));
+  EXPECT_EQ(simulate_set("lru", 4, q), (V{m, m, m, m, h, h, h, h, m, m, m, m, m}));
+}
+
+TEST(Policy, SlruFitsTheH100L1SplitSequence) {
+  // The recorded split sequence of the H100/H200 L1 archives: body A B A C D C E C B D A B, seven
+  // times after it the clearing lines F G H I then the body again (8 bodies); misses per body
+  // position over the 8 bodies as recorded: 1 1 0 8 8 0 8 0 1 8 0 0. SRRIP loses A to I in the
+  // first clearing (all four ages 3, A in way 0) and misses A once more.
+  const L body = {A, B, A, C, D, C, E, C, B, D, A, B};
+  constexpr std::int64_t H = 8, I = 9;
+  L q;
+  for (int r = 0; r < 8; ++r) {
+    if (r > 0) q.insert(q.end(), {F, G, H, I});
+    q.insert(q.end(), body.begin(), body.end());
+  }
+  auto misses = [&](const std::string& pol) {
+    const auto hit = simulate_set(pol, 4, q);
+    std::vector<int> per(body.size(), 0);
+    for (std::size_t k = 0; k < q.size(); ++k)  // periods of 16: 12 body accesses, 4 clearing lines
+      if (k % 16 < 12) per[k % 16] += hit[k] ? 0 : 1;
+    return per;
+  };
+  EXPECT_EQ(misses("slru"), (std::vector<int>{1, 1, 0, 8, 8, 0, 8, 0, 1, 8, 0, 0}));
+  EXPECT_EQ(misses("srrip"), (std::vector<int>{2, 1, 0, 8, 8, 0, 8, 0, 1, 8, 0, 0}));
+}
+
 TEST(Policy, QlruH11M1R0U0) {
   // Inserted at age 1; after D all four are 1, so U0 ages them to 3. A hit: 1 3 3 3. E replaces
   // way 1 (B): 1 1 3 3. A is promoted once more (1 -> 0): 0 1 3 3. F replaces C, G replaces D:
@@ -160,7 +208,7 @@ TEST(Policy, NamesAliasesAndCandidates) {
   const auto common4 = candidate_policies(4);
   const auto all4 = candidate_policies(4, true);
   const auto all6 = candidate_policies(6, true);
-  EXPECT_EQ(all4.size(), 7u + 320u + 2u);
+  EXPECT_EQ(all4.size(), 8u + 320u + 2u);
   EXPECT_EQ(all6.size(), all4.size() - 2);  // no tree-PLRU for 6 ways
   EXPECT_EQ(all4[all4.size() - 2], "random");
   EXPECT_EQ(all4.back(), "brrip");
