@@ -14,6 +14,7 @@ namespace {
 constexpr int kConfirmTests = 5;      // a verified set evicts in 5 of 5 tests
 constexpr int kDropTests = 3;         // and without any one of its lines in none of 3
 constexpr std::uint64_t kMaxVerifiedLines = 256;
+constexpr std::size_t kMaxPolicyLines = 64;  // lines of one set the policy sequences take (the kernel's shared memory)
 constexpr int kMaxBacktracks = 24;                 // undone removals a target may have  // a reduced set larger than this is not checked line by line
 
 struct TargetOutcome {
@@ -362,7 +363,7 @@ LevelResult run_evsets(EvsetOracle& o, const EvsetParams& p) {
         ++classes;
         std::vector<std::uint64_t> members;
         total_tests += class_sweeps(o, p, t, out.set, std::to_string(k), &tr, &members);
-        if (members.size() >= 3 && policies < p.policy_targets) {
+        if (members.size() >= 3 && members.size() <= kMaxPolicyLines && policies < p.policy_targets) {
           ++policies;
           policy_runs(o, p, members, std::to_string(k), &tr);
         }

@@ -81,30 +81,55 @@ __global__ void evset_cycle(const std::uint32_t* base, const std::uint64_t* thra
   if (dep == 0xFFFFFFFFu) out[n] = dep;  // keeps the chain
 }
 
+// The SM clock, ordered with the memory operations around it (a "memory" clobber).
+__device__ __forceinline__ long long evset_clock() {
+  long long t;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
+  return t;
+}
+
 // The policy sequences (one thread): per sequence q, the `n_lines` lines read cyclically 3 times,
 // each then discarded from the L2 (the set is empty), then lines[ids[start[q] .. start[q+1])] read,
-// each load dependent on the one before and timed (clock64 pair, its overhead included) into
-// out[start[q] ..].
+// one after the other, each timed (clock64 pair, its overhead included) into
+// out[start[q] ..]; the loaded value is stored (volatile, shared memory) before the second clock
+// read, so that read waits for the load (an arithmetic dependence the compiler folds away does not:
+// "dep & 0" let one clock pair of two close before its load returned). The lines, the sequence's
+// indices and its cycles sit in shared memory: no
+// bookkeeping access of global memory falls in a timed window (with the indices in global memory,
+// an L1 miss of the index array every 8 loads added ~280 cycles to an L2 hit on the H100); the
+// shared loads of the address cost the same in every window.
+constexpr int kEvsetPolicyMaxLines = 64;   // lines of one set (ways + 1)
+constexpr int kEvsetPolicyMaxLength = 1024;  // accesses of one sequence
 template <int Unused = 0>
 __global__ void evset_sequences(std::uint32_t* base, const std::uint64_t* lines, std::uint32_t n_lines,
                                 const std::uint32_t* ids, const std::uint32_t* start, std::uint32_t n_seqs,
                                 std::uint32_t* out) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  __shared__ std::uint64_t s_lines[kEvsetPolicyMaxLines];
+  __shared__ std::uint32_t s_ids[kEvsetPolicyMaxLength], s_out[kEvsetPolicyMaxLength];
+  __shared__ volatile std::uint32_t s_value[kEvsetPolicyMaxLength];
   if (threadIdx.x != 0 || blockIdx.x != 0) return;
-  std::uint32_t dep = 0;  // always 0: orders the loads
+  for (std::uint32_t i = 0; i < n_lines && i < kEvsetPolicyMaxLines; ++i) s_lines[i] = lines[i];
+  std::uint32_t dep = 0;  // the sum of the values read (kept: the loads stay)
   for (std::uint32_t q = 0; q < n_seqs; ++q) {
+    const std::uint32_t a0 = start[q], n = min(start[q + 1] - a0, static_cast<std::uint32_t>(kEvsetPolicyMaxLength));
+    for (std::uint32_t a = 0; a < n; ++a) s_ids[a] = ids[a0 + a];
     for (int r = 0; r < 3; ++r)
-      for (std::uint32_t i = 0; i < n_lines; ++i) dep += evset_ld_cg(base + lines[i] * kEvsetLineWords + (dep & 0));
+      for (std::uint32_t i = 0; i < n_lines; ++i) dep += evset_ld_cg(base + s_lines[i] * kEvsetLineWords);
+    s_value[0] = dep;  // waits for every load of the thrash before the discards
     for (std::uint32_t i = 0; i < n_lines; ++i)
-      asm volatile("discard.global.L2 [%0], 128;" ::"l"(base + lines[i] * kEvsetLineWords + (dep & 0)) : "memory");
+      asm volatile("discard.global.L2 [%0], 128;" ::"l"(base + s_lines[i] * kEvsetLineWords) : "memory");
     __threadfence();
-    for (std::uint32_t a = start[q]; a < start[q + 1]; ++a) {
-      const long long t0 = clock64();
-      const std::uint32_t v = evset_ld_cg(base + lines[ids[a]] * kEvsetLineWords + (dep & 0));
+    for (std::uint32_t a = 0; a < n; ++a) {
+      const std::uint32_t* p = base + s_lines[s_ids[a]] * kEvsetLineWords;
+      const long long t0 = evset_clock();
+      const std::uint32_t v = evset_ld_cg(p);
+      s_value[a] = v;  // a volatile shared store: waits for the load before the second clock read
+      const long long t1 = evset_clock();
+      s_out[a] = static_cast<std::uint32_t>(t1 - t0);
       dep += v;
-      const long long t1 = clock64() + (dep & 0);
-      out[a] = static_cast<std::uint32_t>(t1 - t0);
     }
+    for (std::uint32_t a = 0; a < n; ++a) out[a0 + a] = s_out[a];
   }
   if (dep == 0xFFFFFFFFu) out[start[n_seqs]] = dep;  // keeps the chain
 #else

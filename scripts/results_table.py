@@ -117,7 +117,7 @@ OTHER = (
                                 ("slices_from", "slices decided by", TXT), ("hash.xor_of_offset_bits", "slice is an XOR of offset bits", TXT),
                                 ("hit_latency_cycles.median", "L2 hit from an SM, median", CY))),
     ("L2 sets (eviction sets)", "l2_sets", (("ways", "ways", NUM), ("ways_from", "ways decided by", TXT), ("sets", "sets", NUM),
-                                            ("sets_per_slice", "sets per slice", NUM),
+                                            ("sets_per_slice", "sets per slice", NUM), ("replacement", "replacement", TXT),
                                             ("targets_minimal", "targets with a verified minimal set", NUM),
                                             ("minimal_set_sizes", "verified minimal set sizes", TXT))),
     ("outstanding requests", "outstanding_requests", (("design", "design (MSHR / PRT)", TXT), ("entries_per_sm", "entries per SM", NUM),

@@ -87,8 +87,9 @@ const std::set<std::string> kBookkeepingParts = {
     // cache inference bookkeeping (issue 10)
     "refinement", "eviction_set",
     // l2_sets (issue 20): the cyclic-read sweeps behind the ways (their classes' line numbers and
-    // each sweep's step; l2_sets.ways is the decision)
-    "cyclic_reads"};
+    // each sweep's step; l2_sets.ways is the decision) and the policy sequences behind
+    // l2_sets.replacement (their threshold and counts)
+    "cyclic_reads", "policy_sequences"};
 // Leaves that are bookkeeping wherever they are.
 const std::set<std::string> kBookkeepingLeaves = {
     "benchmark", "peak_benchmark", "confidence", "ambiguity", "accesses", "min", "max", "samples", "bytes",
