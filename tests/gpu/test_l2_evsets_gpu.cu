@@ -70,24 +70,29 @@ TEST(L2EvsetsGpu, TheSearchVerifiesASetAndTheClassSteps) {
     }
     EXPECT_GE(members, 2) << "target " << k;
     // The policy sequences (where they ran): after the thrash and the discard the set is empty, so
-    // the first access of each line in a sequence misses.
+    // the first access of each line in a sequence (DRAM) is slower than any access that repeats the
+    // line before it (a hit of the set) by more than 10 %.
     const auto pc = meta.find("policy_cycles_" + std::to_string(k));
     if (pc == meta.end()) continue;
     const std::vector<std::string> seqs = split(meta.at("policy_sequences_" + std::to_string(k)), ';'),
                                    cycles = split(pc->second, ';');
     ASSERT_EQ(seqs.size(), cycles.size());
-    int first = 0, first_hits = 0;
+    double fastest_first = 1e9, slowest_repeat = 0;
+    int first = 0;
     for (std::size_t q = 0; q < seqs.size(); ++q) {
       const std::vector<std::string> ids = split(seqs[q], ','), cyc = split(cycles[q], ',');
       ASSERT_EQ(ids.size(), cyc.size());
       std::vector<std::string> seen;
       for (std::size_t a = 0; a < ids.size(); ++a) {
+        if (a > 0 && ids[a] == ids[a - 1]) slowest_repeat = std::max(slowest_repeat, std::stod(cyc[a]));
         if (std::find(seen.begin(), seen.end(), ids[a]) != seen.end()) continue;
         seen.push_back(ids[a]);
         ++first;
-        first_hits += std::stod(cyc[a]) <= 1.5 * one;
+        fastest_first = std::min(fastest_first, std::stod(cyc[a]));
       }
     }
-    EXPECT_EQ(first_hits, 0) << "of " << first << " first accesses after the discard, target " << k;
+    const int first_hits = fastest_first > 1.1 * slowest_repeat ? 0 : 1;
+    EXPECT_EQ(first_hits, 0) << "the fastest of " << first << " first accesses after the discard took " << fastest_first
+                             << " cycles, the slowest repeated access " << slowest_repeat << ", target " << k;
   }
 }
