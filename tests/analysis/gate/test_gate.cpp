@@ -367,3 +367,28 @@ TEST(Gate, TlbEntriesAreJudgedAsTheReachTheyCount) {
   GateResult halved = gate_compare(in(bench(), topo(16, 2048), "a"), in(bench(), topo(16, 1024), "b"), o);
   EXPECT_EQ(row(halved, "caches.l2_tlb.entries")->verdict, Verdict::changed);
 }
+
+// The host link's figures count from 15 % (the link's state is not the GPU's: the lowest of 3
+// latency chases and the copies vary by up to ~9 % between back-to-back processes): a 10 % slower
+// copy or latency is no change, 20 % is; a 10 % drop of the GPU's own read bandwidth still is.
+TEST(Gate, TheHostLinkCountsFromFifteenPercent) {
+  auto host = [](double h2d, double d2h, double lat, double read_bw) {
+    nlohmann::json t = kBase;
+    t["global_memory"]["peak_read_bytes_per_second"] = read_bw;
+    t["host_memory"] = {{"latency_cycles", lat},
+                        {"copy", {{"h2d", {{"bytes_per_second", h2d}}}, {"d2h", {{"bytes_per_second", d2h}}}}}};
+    return t;
+  };
+  const nlohmann::json a = host(55e9, 55e9, 2400, 3.2e12);
+  GateResult r = gate_compare(in(bench(), a), in(bench(), host(55e9 * 0.9, 55e9 * 0.9, 2400 * 1.1, 3.2e12 * 0.9)), {});
+  for (const char* id : {"host_memory.copy.h2d.bytes_per_second", "host_memory.copy.d2h.bytes_per_second",
+                         "host_memory.latency_cycles"}) {
+    ASSERT_NE(row(r, id), nullptr) << id;
+    EXPECT_EQ(row(r, id)->verdict, Verdict::same) << id;
+  }
+  EXPECT_EQ(row(r, "global_memory.peak_read_bytes_per_second")->verdict, Verdict::worse);
+  r = gate_compare(in(bench(), a), in(bench(), host(55e9 * 0.8, 55e9 * 0.8, 2400 * 1.2, 3.2e12)), {});
+  for (const char* id : {"host_memory.copy.h2d.bytes_per_second", "host_memory.copy.d2h.bytes_per_second",
+                         "host_memory.latency_cycles"})
+    EXPECT_EQ(row(r, id)->verdict, Verdict::worse) << id;
+}
