@@ -656,6 +656,29 @@ void decide_sets(const json& topology, int ways, double ways_conf, std::uint64_t
             "sets / the " + std::to_string(slices) + " slices of l2_slices.slices");
 }
 
+// The index within a slice as a GF(2) matrix (issue 20 item 2): a linear map of address bits over
+// GF(2) reaches 2^rank values, so where the sets per slice are no power of two no such matrix
+// exists and the index takes a modulo or another non-linear step; where they are one, the
+// eviction sets of a few targets (one set each) cannot give the matrix: that needs lines known to
+// share and known not to share a set within one slice.
+void decide_index(const Evidence& ev, json& s) {
+  if (!s.contains("sets_per_slice") || !s["sets_per_slice"].is_number()) {
+    set_null(s, "index_within_slice", "needs the sets per slice", ev);
+    return;
+  }
+  const auto n = s["sets_per_slice"].get<std::uint64_t>();
+  if (n == 0 || (n & (n - 1)) != 0) {
+    set_value(s, "index_within_slice", "not linear over GF(2)", s["provenance"]["sets_per_slice"].value("confidence", 0.0), ev,
+              std::to_string(n) + " sets per slice is not a power of two: a GF(2) matrix over address bits reaches 2^rank "
+              "values, so the index within a slice takes a modulo or another non-linear step");
+    return;
+  }
+  set_null(s, "index_within_slice",
+           std::to_string(n) + " sets per slice is a power of two, but the eviction sets (one set per target) give no lines "
+           "known to lie in other sets of the same slice, so no matrix is determined",
+           ev);
+}
+
 }  // namespace
 
 json l2_sets_section(const Dataset& data, const json& topology) {
@@ -685,6 +708,7 @@ json l2_sets_section(const Dataset& data, const json& topology) {
   const int ways = decide_ways(d, ev, s);
   const double conf = ways > 0 ? s["provenance"]["ways"]["confidence"].get<double>() : 0.0;
   decide_sets(topology, ways, conf, d.line_bytes, ev, s);
+  decide_index(ev, s);
   decide_l2_policy(d, ways, ev, s);
   return s;
 }

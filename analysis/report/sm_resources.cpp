@@ -234,6 +234,7 @@ void l2_sets(const json& s, std::ostringstream& out) {
       "ways");
   row("sets (L2 bytes / (ways × line))", "sets");
   row("sets per slice (sets / l2_slices.slices)", "sets_per_slice");
+  row("index within a slice", "index_within_slice");
   row("replacement (access sequences over one set's lines from an empty set)", "replacement");
   out << "| readout (a discarded dirty line reads its older value) | "
       << (s.value("readout_ok", false) ? "works" : "does not work" + (s.contains("readout_reason") ? " — " + rf::plain(s["readout_reason"]) : std::string()))

@@ -869,3 +869,23 @@ TEST(L2Policy, WhatItNeeds) {
   EXPECT_TRUE(d["ways"].is_null());
   EXPECT_EQ(reason(d, "replacement"), "needs the ways");
 }
+
+// The index within a slice: 320 sets a slice (the H100's) is no power of two, so no GF(2) matrix
+// maps address bits onto them; 256 would be one, and the eviction sets do not give the matrix.
+TEST(L2Sets, IndexWithinASlice) {
+  auto with_slices = [](double slices) {
+    return json{{"l2_slices", {{"slices", slices}, {"provenance", {{"slices", {{"confidence", 0.8}}}}}}}};
+  };
+  EvsetsRun r = minimal_sets({16, 16, 16});
+  json s = l2_sets_section(evsets_data(r), with_slices(80));
+  ASSERT_EQ(s["sets_per_slice"], 320);
+  EXPECT_EQ(s["index_within_slice"], "not linear over GF(2)");
+  EXPECT_NE(s["provenance"]["index_within_slice"]["note"].get<std::string>().find("320 sets per slice is not a power of two"),
+            std::string::npos);
+  s = l2_sets_section(evsets_data(r), with_slices(100));
+  ASSERT_EQ(s["sets_per_slice"], 256);
+  EXPECT_TRUE(s["index_within_slice"].is_null());
+  EXPECT_NE(reason(s, "index_within_slice").find("256 sets per slice is a power of two"), std::string::npos);
+  s = l2_sets_section(evsets_data(r), json::object());
+  EXPECT_EQ(reason(s, "index_within_slice"), "needs the sets per slice");
+}
