@@ -83,6 +83,9 @@ struct Stage2 {
   std::uint64_t looks_complete = 0;  // first step whose count, noise allowed, reaches every slot (0: none)
   double worst_se = 0;             // largest standard error of a count up to looks_complete (or have)
   double floor_se = 0;             // the part of it more accesses cannot reduce (scatter between footprints)
+  std::vector<std::vector<std::pair<double, double>>> run_counts;  // each run of each step alone: misses, se
+  std::size_t unreplicated = 0;    // first resolved step whose runs round to different counts (0: none)
+  std::vector<double> unreplicated_counts;  // those runs' calibrated counts
   Evidence ev;
 };
 
@@ -102,6 +105,10 @@ Stage2 stage2_of(const TlbContext& T, const TlbLevel& L, std::uint64_t entries) 
     const double n = static_cast<double>(entries + j), f = (p->mean - before) / L.penalty;
     s2.se.push_back(n / L.penalty * std::sqrt(p->se * p->se + T.steps.tau * T.steps.tau + se_before * se_before));
     s2.counts.push_back(n * f);
+    s2.run_counts.emplace_back();
+    for (const auto& [mean, se] : p->runs)
+      s2.run_counts.back().emplace_back(n * (mean - before) / L.penalty,
+                                        n / L.penalty * std::sqrt(se * se + T.steps.tau * T.steps.tau + se_before * se_before));
     if (!s2.looks_complete && s2.counts.back() + 3 * s2.se.back() >= n) s2.looks_complete = j;
     if (s2.resolved + 1 == j && s2.se.back() <= kCountSe) s2.resolved = j;
     if (!s2.looks_complete || j <= s2.looks_complete) {
@@ -115,6 +122,8 @@ Stage2 stage2_of(const TlbContext& T, const TlbLevel& L, std::uint64_t entries) 
   std::vector<double> known(s2.counts.begin(), s2.counts.begin() + static_cast<std::ptrdiff_t>(s2.resolved));
   known = calibrate_tlb_counts(known, s2.counts, s2.se, entries, tlb_height_scatter(L));
   s2.sets = sets_from_counts(known, entries);
+  s2.unreplicated = tlb_unreplicated_step(s2.run_counts, s2.counts, s2.se, entries, tlb_height_scatter(L), s2.resolved,
+                                          kCountSe, &s2.unreplicated_counts);
   return s2;
 }
 
@@ -129,6 +138,19 @@ void write_sets(nlohmann::json& c, const Stage2& s2, std::uint64_t entries, cons
                      " misses (penalty small for the noise; longer runs requested where they can help)");
   if (!s2.sets.complete)
     return null_sets("stage 2 up to j=" + std::to_string(s2.have) + " has not opened every set (more requested)");
+  if (s2.unreplicated) {
+    std::string got;
+    for (double c : s2.unreplicated_counts) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%s%.2f", got.empty() ? "" : ", ", c);
+      got += b;
+    }
+    return null_sets("the runs of stage-2 step j=" + std::to_string(s2.unreplicated) + " (" +
+                     std::to_string(entries + s2.unreplicated) + " slots) give " + got +
+                     " misses per pass once calibrated, each known to " + std::to_string(kCountSe).substr(0, 3) +
+                     " on its own, which round to different counts: how the entries split into sets is not "
+                     "replicated (the rounds that read them drifted apart)");
+  }
   std::uint64_t tw = 0;
   for (int w : s2.sets.ways) tw += static_cast<std::uint64_t>(w);
   const bool ok = tw == entries;

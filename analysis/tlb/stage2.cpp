@@ -48,4 +48,26 @@ std::vector<double> calibrate_tlb_counts(std::vector<double> known, const std::v
   return known;
 }
 
+// The runs of one step are read in different rounds; a round that drifted against the others
+// (the H100's 20261127T215933Z: 1.1 cycles at the reach and one entry beyond) shifts its steps
+// alone, and the calibration carries that shift from the steps of one round to those of another.
+std::size_t tlb_unreplicated_step(const std::vector<std::vector<std::pair<double, double>>>& run_counts,
+                                  const std::vector<double>& counts, const std::vector<double>& se,
+                                  std::uint64_t entries, double tol, std::size_t resolved, double max_se,
+                                  std::vector<double>* calibrated) {
+  const double f = tlb_complete_fraction(counts, se, entries, tol);
+  for (std::size_t j = 0; j < resolved && j < run_counts.size(); ++j) {
+    const double n = static_cast<double>(entries + j + 1);
+    std::vector<double> cal;
+    for (const auto& [c, e] : run_counts[j])
+      if (e / f <= max_se) cal.push_back(std::min(c / f, n));
+    if (cal.size() < 2) continue;
+    const auto [lo, hi] = std::minmax_element(cal.begin(), cal.end());
+    if (std::round(*lo) == std::round(*hi)) continue;
+    if (calibrated) *calibrated = cal;
+    return j + 1;
+  }
+  return 0;
+}
+
 }  // namespace memhier::analysis

@@ -5,6 +5,7 @@
 // slots, so that rounding a count does not flip the ways from run to run.
 #pragma once
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "analysis/tlb/levels.hpp"
@@ -26,5 +27,16 @@ double tlb_complete_fraction(const std::vector<double>& counts, const std::vecto
 // each capped at its step's slots (no step misses more often than it has slots).
 std::vector<double> calibrate_tlb_counts(std::vector<double> known, const std::vector<double>& counts,
                                          const std::vector<double>& se, std::uint64_t entries, double tol);
+
+// The first of the leading `resolved` steps (1-based) where two runs, each known to `max_se`
+// misses on its own and calibrated as the pooled counts are, round to different miss counts: the
+// split of the entries into sets there is not replicated. 0 where they agree (or a step has fewer
+// than two such runs: a run too short to decide alone contradicts nothing). run_counts[j]: the
+// misses per pass and their standard error from each run of step j + 1 alone; `calibrated` gets
+// that step's decisive runs.
+std::size_t tlb_unreplicated_step(const std::vector<std::vector<std::pair<double, double>>>& run_counts,
+                                  const std::vector<double>& counts, const std::vector<double>& se,
+                                  std::uint64_t entries, double tol, std::size_t resolved, double max_se,
+                                  std::vector<double>* calibrated = nullptr);
 
 }  // namespace memhier::analysis

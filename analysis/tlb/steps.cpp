@@ -23,12 +23,14 @@ double standard_error(const BenchEntry& e, const std::vector<WeightedValue>& s) 
   return std::sqrt(std::max(0.0, q / n - m * m) / n);
 }
 
-// Runs of one footprint (repetitions, longer stage-2 runs): inverse-variance weighted.
+// Runs of one footprint (repetitions, longer stage-2 runs): inverse-variance weighted; each run
+// is kept as well (stage 2 checks that they agree on the misses of a step).
 void pool_into(TlbFootprint& p, const TlbFootprint& x) {
   const double wp = 1 / std::max(p.se * p.se, 1e-12), wx = 1 / std::max(x.se * x.se, 1e-12);
   p.mean = (p.mean * wp + x.mean * wx) / (wp + wx);
   p.se = std::sqrt(1 / (wp + wx));
   p.accesses += x.accesses;
+  p.runs.insert(p.runs.end(), x.runs.begin(), x.runs.end());
   p.samples.insert(p.samples.end(), x.samples.begin(), x.samples.end());
   p.evidence.insert(p.evidence.end(), x.evidence.begin(), x.evidence.end());
 }
@@ -46,6 +48,7 @@ std::vector<TlbSeries> tlb_series(const Dataset& data) {
     p.accesses = c.entry->counter("accesses", 0);
     if (const Trace* t = data.trace(c)) p.samples = samples_of(*t);
     p.se = standard_error(*c.entry, p.samples);
+    p.runs.emplace_back(p.mean, p.se);
     p.evidence.push_back(c.name());
     auto& slot = by[{c.entry->params.get_or("alloc", "malloc"), c.stride}];
     auto it = slot.find(c.bytes);

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/core/dataset.hpp"
@@ -26,6 +27,7 @@ struct TlbFootprint {
   double accesses = 0;
   std::vector<WeightedValue> samples;  // histogram or fine latencies (when a trace was kept)
   std::vector<std::string> evidence;   // benchmark names
+  std::vector<std::pair<double, double>> runs;  // each run pooled here: (mean, se), in reading order
 };
 
 struct TlbSeries {
