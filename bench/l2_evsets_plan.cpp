@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "bench/l2_slices_plan.hpp"  // slice_join
+#include "common/l2_evset_sequences.hpp"
 #include "common/policy.hpp"         // SplitMix64
 
 namespace memhier {
@@ -262,31 +263,6 @@ void policy_runs(EvsetOracle& o, const EvsetParams& p, const std::vector<std::ui
 }
 
 }  // namespace
-
-std::vector<std::vector<std::uint32_t>> evset_policy_sequences(std::uint32_t ways, int count, std::uint64_t seed) {
-  policy::SplitMix64 rng(seed);
-  std::vector<std::vector<std::uint32_t>> once;
-  for (int n = 0; n < count && ways >= 1; ++n) {
-    std::vector<std::uint32_t> ids(ways + 1);
-    std::iota(ids.begin(), ids.end(), 0u);
-    for (std::uint32_t i = ways + 1; i > 1; --i) std::swap(ids[i - 1], ids[rng.next() % i]);
-    std::vector<std::uint32_t> q(ids.begin(), ids.begin() + ways);  // the fill: all but ids[ways]
-    std::vector<std::uint32_t> recent(q.rbegin(), q.rend());         // every line, the last used first
-    recent.push_back(ids[ways]);                                     // (the one left out last)
-    for (std::uint32_t k = 0; k < 3 * ways; ++k) {
-      const std::uint64_t r = rng.next();
-      const std::uint64_t old = std::max<std::uint32_t>(1, ways / 2);
-      const std::uint32_t x = (r & 1) ? recent[(r >> 1) % std::min<std::size_t>(4, recent.size())] : recent[ways - (r >> 1) % old];
-      q.push_back(x);
-      recent.erase(std::remove(recent.begin(), recent.end(), x), recent.end());
-      recent.insert(recent.begin(), x);
-    }
-    once.push_back(std::move(q));
-  }
-  std::vector<std::vector<std::uint32_t>> out = once;
-  out.insert(out.end(), once.begin(), once.end());
-  return out;
-}
 
 std::uint64_t evset_count(const std::vector<EvsetRange>& r) {
   std::uint64_t n = 0;

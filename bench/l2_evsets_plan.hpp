@@ -25,7 +25,7 @@
 // those lines from a known state, as nanoBench does for CPU caches: before each sequence the lines
 // are read cyclically 3 times (every way of the set then holds one of them) and discarded from the
 // L2 (discard.global.L2), which leaves the set empty; then one thread reads the sequence, each load
-// timed. The sequences (evset_policy_sequences) fill the set with ways fresh lines in a seeded order
+// timed. The sequences (common/l2_evset_sequences.hpp) fill the set with ways fresh lines in a seeded order
 // and go on with accesses that hit or bring in the one line left out, each sequence twice. Plain C++.
 #pragma once
 #include <cstdint>
@@ -34,6 +34,7 @@
 
 #include "bench/levels.hpp"
 #include "common/l2_evset_pool.hpp"
+#include "common/l2_evset_sequences.hpp"  // evset_policy_sequences
 
 namespace memhier {
 
@@ -82,15 +83,7 @@ struct EvsetParams {
   int policy_sequences = 48;      // distinct sequences (each run twice)
 };
 
-// The policy sequences over the lines 0 ... ways of one set (ways + 1 lines; seeded, the same on
-// every platform): each fills the set with `ways` of them in a random order and goes on with
-// 3 x ways accesses, each to one of the 4 lines used last or to one of the ways / 2 used longest
-// ago (half and half): hits that refresh young lines, and accesses to old ones that miss where the
-// policy evicted them, so that policies that evict different lines soon predict different
-// outcomes (uniform choices over the ways + 1 lines left LRU, SRRIP and 143 other candidates
-// indistinguishable on a simulated 16-way LRU set). Every sequence is listed twice (the second run
-// of each follows the first run of all).
-std::vector<std::vector<std::uint32_t>> evset_policy_sequences(std::uint32_t ways, int count, std::uint64_t seed);
+
 
 // Runs the reduction for every target; the trace (content l2_evset, docs/formats.md) and counters
 // (docs/methodology.md, "l2_evsets").

@@ -143,9 +143,11 @@ class Nru final : public SetPolicy {
 // victim is its least recently used one).
 class Slru final : public SetPolicy {
  public:
-  Slru() : SetPolicy("slru") {}
+  // protect: the protected segment's lines (0: floor(W/2), the plain "slru").
+  Slru(std::string name, std::uint32_t protect) : SetPolicy(std::move(name)), protect_(protect) {}
   void reset(std::uint32_t ways) override {
     reset_fill(ways);
+    limit_ = protect_ ? protect_ : ways / 2;
     stamp_.assign(ways, 0);
     prot_.assign(ways, 0);
     clock_ = 0;
@@ -154,7 +156,7 @@ class Slru final : public SetPolicy {
     stamp_[way] = ++clock_;
     if (prot_[way]) return;
     prot_[way] = 1;
-    if (static_cast<std::uint32_t>(std::count(prot_.begin(), prot_.end(), 1)) <= ways() / 2) return;
+    if (static_cast<std::uint32_t>(std::count(prot_.begin(), prot_.end(), 1)) <= limit_) return;
     const std::uint32_t lru = oldest(1);  // demoted to the probationary MRU end
     prot_[lru] = 0;
     stamp_[lru] = ++clock_;
@@ -182,7 +184,17 @@ class Slru final : public SetPolicy {
   std::vector<std::uint64_t> stamp_;
   std::vector<std::uint8_t> prot_;
   std::uint64_t clock_ = 0;
+  std::uint32_t protect_ = 0, limit_ = 0;
 };
+
+// slru_p<K>: K protected lines (K >= 1); false where `s` is no such name.
+bool parse_slru(const std::string& s, std::uint32_t* k) {
+  if (s.rfind("slru_p", 0) != 0 || s.size() == 6 || s.size() > 9) return false;
+  const std::string d = s.substr(6);
+  if (d.find_first_not_of("0123456789") != std::string::npos || d[0] == '0') return false;
+  *k = static_cast<std::uint32_t>(std::stoul(d));
+  return true;
+}
 
 // QLRU parameters (see policy.hpp).
 struct QlruParams {
@@ -332,6 +344,8 @@ std::string canonical_policy_name(const std::string& name) {
     if (s == n) return s;
   for (const auto& a : kAliases)
     if (s == a[0]) return a[1];
+  std::uint32_t k = 0;
+  if (parse_slru(s, &k)) return s;
   QlruParams p;
   return parse_qlru(s, &p) ? s : "";
 }
@@ -342,6 +356,9 @@ std::string policy_ways_problem(const std::string& name, std::uint32_t ways) {
   if (ways == 0) return "a set needs at least one way";
   if ((c == "plru" || c == "plru_tree") && (!pow2(ways) || ways > 64))
     return "tree-PLRU needs a power-of-two number of ways, at most 64 (not " + std::to_string(ways) + ")";
+  std::uint32_t k = 0;
+  if (parse_slru(c, &k) && k >= ways)
+    return c + " protects " + std::to_string(k) + " lines: it needs more ways than that (not " + std::to_string(ways) + ")";
   return "";
 }
 
@@ -363,7 +380,8 @@ std::unique_ptr<SetPolicy> make_policy(const std::string& name, std::uint32_t wa
   else if (c == "bit_plru") p = std::make_unique<BitPlru>(c, true);
   else if (c == "bit_plru_n") p = std::make_unique<BitPlru>(c, false);
   else if (c == "nru") p = std::make_unique<Nru>();
-  else if (c == "slru") p = std::make_unique<Slru>();
+  else if (c == "slru") p = std::make_unique<Slru>(c, 0);
+  else if (std::uint32_t k = 0; parse_slru(c, &k)) p = std::make_unique<Slru>(c, k);
   else if (c == "random") p = std::make_unique<RandomPolicy>(rnd, ways);
   else if (c == "srrip") {
     parse_qlru("qlru_h00_m2_r0_u0_umo", &q);
@@ -383,6 +401,9 @@ std::unique_ptr<SetPolicy> make_policy(const std::string& name, std::uint32_t wa
 std::vector<std::string> candidate_policies(std::uint32_t ways, bool all_qlru) {
   std::vector<std::string> names = {"lru", "fifo", "plru", "plru_tree", "bit_plru", "bit_plru_n", "nru", "slru"};
   if (all_qlru) {
+    // segmented LRU with every other size of the protected segment (slru protects floor(W/2))
+    for (std::uint32_t k = 1; k < ways; ++k)
+      if (k != ways / 2) names.push_back("slru_p" + std::to_string(k));
     for (const char* h : {"h21", "h20", "h11", "h10", "h00"})
       for (int m = 0; m <= 3; ++m)
         for (int r = 0; r <= 2; ++r)

@@ -31,6 +31,9 @@
 //                       a hit on a protected line makes it the protected MRU; empty ways fill lowest
 //                       first. (The half split is the one the H100/H200 L1 traces fit: 1 or 3
 //                       protected of 4 ways do not.)
+//   slru_p<K>           the same with K protected lines (1 <= K < W); slru_p<floor(W/2)> is slru.
+//                       candidate_policies(W, true) lists every K but floor(W/2), so the traces,
+//                       not this model, choose the protected size.
 //   srrip               = qlru_h00_m2_r0_u0_umo (static RRIP with 2-bit ages, hit promotion to 0)
 //   brrip               bimodal RRIP (Jaleel et al. ISCA'10): srrip, but a line is inserted at age 3,
 //                       with probability 1/32 at age 2; the draws come from a seeded splitmix64

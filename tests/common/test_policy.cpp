@@ -208,8 +208,12 @@ TEST(Policy, NamesAliasesAndCandidates) {
   const auto common4 = candidate_policies(4);
   const auto all4 = candidate_policies(4, true);
   const auto all6 = candidate_policies(6, true);
-  EXPECT_EQ(all4.size(), 8u + 320u + 2u);
-  EXPECT_EQ(all6.size(), all4.size() - 2);  // no tree-PLRU for 6 ways
+  EXPECT_EQ(all4.size(), 8u + 2u + 320u + 2u);  // slru_p1, slru_p3 beside slru (= slru_p2)
+  EXPECT_EQ(all6.size(), all4.size() - 2 + 2);  // no tree-PLRU for 6 ways; slru_p1, p2, p4, p5
+  EXPECT_EQ(canonical_policy_name("SLRU_P3"), "slru_p3");
+  EXPECT_EQ(canonical_policy_name("slru_p0"), "");
+  EXPECT_EQ(canonical_policy_name("slru_p"), "");
+  EXPECT_THROW(make_policy("slru_p4", 4), std::invalid_argument);  // needs more ways than it protects
   EXPECT_EQ(all4[all4.size() - 2], "random");
   EXPECT_EQ(all4.back(), "brrip");
   EXPECT_EQ(common4.back(), "brrip");
@@ -265,4 +269,24 @@ TEST(Policy, BrripInsertsAtAge2OnceIn32) {
   for (std::size_t k = 0; k < r.size(); ++k) d += std::fabs(pb[k] - (det[k] ? 1.0 : 0.0));
   EXPECT_LT(d / static_cast<double>(r.size()), 0.25);
   EXPECT_GT(d, 0.0);
+}
+
+// slru_p<K> protects K lines: slru_p2 is slru on 4 ways, and every other protected size (1, 3)
+// disagrees with it on some sequence of a fixed family (so the traces can choose the size).
+TEST(Policy, SlruProtectedSizes) {
+  std::uint64_t x = 777;
+  bool p1_differs = false, p3_differs = false;
+  for (int n = 0; n < 200; ++n) {
+    L q;
+    for (int k = 0; k < 20; ++k) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      q.push_back(static_cast<std::int64_t>((x >> 33) % 6));
+    }
+    const auto half = simulate_set("slru", 4, q);
+    EXPECT_EQ(simulate_set("slru_p2", 4, q), half);
+    p1_differs = p1_differs || simulate_set("slru_p1", 4, q) != half;
+    p3_differs = p3_differs || simulate_set("slru_p3", 4, q) != half;
+  }
+  EXPECT_TRUE(p1_differs);
+  EXPECT_TRUE(p3_differs);
 }

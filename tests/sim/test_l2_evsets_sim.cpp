@@ -331,6 +331,7 @@ TEST(SimL2EvsetsFamily, PolicySequencesOverTheSetsLines) {
       ASSERT_EQ(lines.size(), m.ways + 1u);
       for (const auto& l : lines) EXPECT_EQ(sim::evset_set_of(m, std::stoull(l)), sim::evset_set_of(m, ts.at(k).line));
       const auto seqs = evset_policy_sequences(m.ways, 48, 0xC0FFEEull + m.ways);
+      ASSERT_EQ(seqs.size(), 120u);
       std::stringstream cs(meta.at("policy_cycles_" + key));
       std::vector<std::vector<std::string>> cycles;
       for (std::string g; std::getline(cs, g, ';');) cycles.push_back(split(g));
@@ -345,20 +346,22 @@ TEST(SimL2EvsetsFamily, PolicySequencesOverTheSetsLines) {
   }
 }
 
-// The generated sequences: 2 x count of them, the second half the first again; each fills with
-// `ways` distinct lines of 0 ... ways, then 3 x ways accesses; both the line left out of the fill
-// and old lines come back (some accesses name a line outside the last `ways` distinct ones).
+// The generated sequences (common/l2_evset_sequences.hpp): count random ones and count / 4
+// protection ones, the whole list twice. A random one fills with `ways` distinct lines of
+// 0 ... ways, then makes 3 x ways accesses, some to a line outside the last `ways` distinct ones; a
+// protection one fills, hits k lines, streams the other ways + 1 - k lines twice, then reads the k.
 TEST(SimL2EvsetsFamily, PolicySequenceShapes) {
   const auto s = evset_policy_sequences(16, 10, 7);
-  ASSERT_EQ(s.size(), 20u);
+  ASSERT_EQ(s.size(), 24u);
   std::size_t returns = 0;
-  for (std::size_t q = 0; q < 10; ++q) {
-    EXPECT_EQ(s[q], s[q + 10]);
-    ASSERT_EQ(s[q].size(), 64u);
+  for (std::size_t q = 0; q < 12; ++q) {
+    EXPECT_EQ(s[q], s[q + 12]);
     std::vector<std::uint32_t> fill(s[q].begin(), s[q].begin() + 16);
     std::sort(fill.begin(), fill.end());
     EXPECT_EQ(std::unique(fill.begin(), fill.end()), fill.end());
     for (auto x : s[q]) EXPECT_LE(x, 16u);
+    if (q >= 10) continue;
+    ASSERT_EQ(s[q].size(), 64u);
     for (std::size_t p = 16; p < 64; ++p) {
       std::vector<std::uint32_t> last;  // the 16 distinct lines used last before p
       for (std::size_t i = p; i-- > 0 && last.size() < 16;)
@@ -367,6 +370,12 @@ TEST(SimL2EvsetsFamily, PolicySequenceShapes) {
     }
   }
   EXPECT_GT(returns, 15u);  // about 1 in 16: half the accesses, 1 in ways / 2 of them the line left out (LRU)
+  // protection: k = 1 hot line hit once (the first of the fill), then the 16 others twice, the hot
+  // line, the others once: 16 + 1 + 32 + 1 + 16 accesses; k = 2 the next
+  ASSERT_EQ(s[10].size(), 66u);
+  EXPECT_EQ(s[10][16], s[10][0]);
+  EXPECT_EQ(s[10][49], s[10][0]);
+  EXPECT_EQ(s[11].size(), 16u + 2 + 30 + 2 + 15);
   EXPECT_NE(evset_policy_sequences(16, 10, 8), s);
 }
 

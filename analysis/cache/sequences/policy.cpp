@@ -164,16 +164,23 @@ struct StochasticFit {
 struct CalibrationBins {
   static constexpr int kBins = 5;  // predicted miss share [0, .05) [.05, .25) [.25, .75) [.75, .95) [.95, 1]
   double observed[kBins] = {}, expected[kBins] = {}, variance[kBins] = {}, accesses[kBins] = {};
-  void add(double o, double e, double n, unsigned runs) {
-    const double share = n > 0 ? e / n : 0, lo = 0.5 / runs, p = std::min(1 - lo, std::max(lo, share));
+  // e_bin places the record (the candidate's runs), e_exp is its expectation from runs of their
+  // own (`runs` of them, kept within [1/2R, 1 - 1/2R]): a record placed by one noisy estimate and
+  // judged by the same would regress towards the middle bins.
+  void add(double o, double e_bin, double e_exp, double n, unsigned runs) {
+    const double share = n > 0 ? e_bin / n : 0, lo = 0.5 / runs;
+    const double p = std::min(1 - lo, std::max(lo, n > 0 ? e_exp / n : 0));
     const int b = share < 0.05 ? 0 : share < 0.25 ? 1 : share < 0.75 ? 2 : share < 0.95 ? 3 : 4;
-    observed[b] += o, expected[b] += e, accesses[b] += n, variance[b] += n * p * (1 - p);
+    observed[b] += o, expected[b] += n * p, accesses[b] += n, variance[b] += n * p * (1 - p);
   }
   // Every bin within 4 standard deviations + 1 of its expected misses (excess misses the noise explains allowed).
   bool fits(double noise) const {
     for (int b = 0; b < kBins; ++b) {
       double d = observed[b] - expected[b];
       if (d > 0) d = std::max(0.0, d - noise * (accesses[b] - expected[b]));
+      if (std::getenv("MEMHIER_DEBUG_POLICY"))
+        std::fprintf(stderr, "bin %d: observed %.1f expected %.1f variance %.1f accesses %.0f\n", b, observed[b], expected[b],
+                     variance[b], accesses[b]);
       if (std::fabs(d) > 4 * std::sqrt(variance[b]) + 1) return false;
     }
     return true;
@@ -198,11 +205,16 @@ StochasticFit stochastic_fits(const std::string& pol, std::uint32_t W, const std
       if (x != kUntimed && x < per_slot.size()) ++per_slot[x];
     std::vector<double> var;
     const auto pred = slot_prediction(*q.ran, mp, &var);
+    // The calibration's expectations: 8 x the runs, seeds of their own.
+    const auto hp8 = policy::hit_probability(pol, W, q.lines, 8 * runs, 1 + runs);
+    std::vector<double> mp8(hp8.size());
+    for (std::size_t k = 0; k < hp8.size(); ++k) mp8[k] = 1 - hp8[k];
+    const auto pred8 = slot_prediction(*q.ran, mp8);
     for (std::size_t s = 0; s < pred.size(); ++s) {
       const double e = pred[s], o = observed(*q.ran, s);
       const double n = q.ran->mode == RecordMode::miss_count ? per_slot[s] : 1;
       f.loglik += record_loglik(o, e, var[s], n, runs);
-      if (uniform || var[s] > 0) bins.add(o, e, n, runs);
+      if (uniform || var[s] > 0) bins.add(o, e, pred8[s], n, 8 * runs);
       if (!uniform && var[s] == 0) {
         certain += per_slot[s];
         surprises += std::fabs(o - e) > 0.5 ? std::fabs(o - e) : 0;

@@ -15,7 +15,7 @@
 #include "analysis/gate/compare.hpp"
 #include "analysis/memory/l2_evsets.hpp"
 #include "analysis/report/sm_resources.hpp"
-#include "common/policy.hpp"
+#include "common/l2_evset_sequences.hpp"
 #include "sim/l2_evsets.hpp"
 #include "tests/analysis/bench_entries.hpp"
 
@@ -690,30 +690,10 @@ TEST(L2Sets, ALeaveOneOutWithoutTwoOfTheSetsLines) {
 
 namespace {
 
-// Sequences as the plan writes them (bench/l2_evsets_plan.hpp, evset_policy_sequences; generated
-// here from the test's own seed): each fills the set with `ways` of the ways + 1 lines in a random
-// order, then 3 x ways accesses, half to one of the 4 lines used last, half to one of the ways / 2
-// used longest ago; every sequence twice.
+// Sequences as the plan writes them (common/l2_evset_sequences.hpp), as line indices.
 std::vector<std::vector<std::uint64_t>> policy_sequences(std::uint32_t ways, int count, std::uint64_t seed) {
-  policy::SplitMix64 rng(seed);
-  std::vector<std::vector<std::uint64_t>> once;
-  for (int n = 0; n < count; ++n) {
-    std::vector<std::uint64_t> ids(ways + 1);
-    for (std::uint32_t i = 0; i <= ways; ++i) ids[i] = i;
-    for (std::uint32_t i = ways + 1; i > 1; --i) std::swap(ids[i - 1], ids[rng.next() % i]);
-    std::vector<std::uint64_t> q(ids.begin(), ids.begin() + ways), recent(q.rbegin(), q.rend());
-    recent.push_back(ids[ways]);  // every line, the last used first (the one left out last)
-    for (std::uint32_t k = 0; k < 3 * ways; ++k) {
-      const std::uint64_t r = rng.next();
-      const std::uint64_t x = (r & 1) ? recent[(r >> 1) % 4] : recent[ways - (r >> 1) % (ways / 2)];
-      q.push_back(x);
-      recent.erase(std::remove(recent.begin(), recent.end(), x), recent.end());
-      recent.insert(recent.begin(), x);
-    }
-    once.push_back(q);
-  }
-  auto out = once;
-  out.insert(out.end(), once.begin(), once.end());
+  std::vector<std::vector<std::uint64_t>> out;
+  for (const auto& q : evset_policy_sequences(ways, count, seed)) out.emplace_back(q.begin(), q.end());
   return out;
 }
 
@@ -773,7 +753,8 @@ bool names(const json& v, const std::string& p) {
 // where the sequences leave several classes; never "none" and never a list without it.
 TEST(L2Policy, SequencesFromAnEmptySetNameTheSimulatedPolicy) {
   for (std::uint32_t w : {16u, 8u})
-    for (const std::string p : {"lru", "fifo", "plru", "srrip", "qlru_h11_m1_r0_u0", "qlru_h21_m2_r0_u0_umo", "bit_plru", "nru"}) {
+    for (const std::string p : {"lru", "fifo", "plru", "srrip", "qlru_h11_m1_r0_u0", "qlru_h21_m2_r0_u0_umo", "bit_plru", "nru",
+                                "slru", "slru_p1"}) {
       const json s = l2_sets_section(evsets_data(policy_run(p, w)), json::object());
       ASSERT_EQ(s["ways"], w);
       ASSERT_TRUE(s.contains("replacement")) << s.dump(1);
@@ -788,12 +769,15 @@ TEST(L2Policy, SequencesFromAnEmptySetNameTheSimulatedPolicy) {
     }
 }
 
-// LRU's class is LRU alone with 16 ways (the sequences tell it from FIFO, the PLRUs and the QLRUs).
+// LRU's class is LRU alone with 16 ways (the sequences tell it from FIFO, the PLRUs, the QLRUs and
+// segmented LRU with one protected line, which only the protection sequences separate from it).
 TEST(L2Policy, LruIsOneClass) {
   const json s = l2_sets_section(evsets_data(policy_run("lru", 16)), json::object());
   EXPECT_EQ(s["replacement"], "lru") << s["provenance"]["replacement"].dump() << s["replacement_consistent"].dump();
   EXPECT_DOUBLE_EQ(s["provenance"]["replacement"]["confidence"].get<double>(), 0.85);
   EXPECT_EQ(s["replacement_gpgpusim"]["nearest"], "lru");
+  const json p1 = l2_sets_section(evsets_data(policy_run("slru_p1", 16)), json::object());
+  EXPECT_EQ(p1["replacement"], "slru_p1") << p1["replacement_consistent"].dump();
 }
 
 // Random replacement: random is consistent, no deterministic candidate is.
