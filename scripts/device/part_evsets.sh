@@ -2,7 +2,8 @@
 # Device part (scripts/device/run.sh evsets:SECONDS), issue 20 item 2: whole-L2 eviction sets.
 # 1. EVSETS_RUNS (default 2) runs of memhier-bench --benchmark_filter='^l2_evsets/' into
 #    DIR/run<N>/bench.json and its trace, memhier-infer on it, and a table: per target the status,
-#    the reduced set's size and its tests; the l2_sets section where the analyzer has one;
+#    the reduced set's size and its tests; the l2_sets section where the analyzer has one (ways,
+#    sets, the policy sequences and the replacement, issue 20 item 3);
 # 2. the gpu-labelled tests L2EvsetsGpu*; 3. compute-sanitizer memcheck over the quick plan's
 #    l2_evsets benchmark, racecheck and synccheck over the small-pool GPU test.
 # Never rebuilds. Writes DIR/summary.txt.
@@ -76,7 +77,7 @@ try:
                       ("  [" + l["note"] + "]") if l.get("note") else ""))
         ps = s.get("policy_sequences")
         if ps:
-            print("  policy sequences: %s" % json.dumps({k: ps.get(k) for k in ("sequences", "accesses", "first_accesses", "first_accesses_hit", "spurious_misses_per_access", "miss_threshold_cycles")}))
+            print("  policy sequences: %s" % json.dumps({k: ps.get(k) for k in ("sequences", "accesses", "first_accesses", "slowest_repeated_access_cycles", "fastest_first_access_cycles", "slower_l2_answers", "spurious_misses_per_access", "miss_threshold_cycles")}))
             for r in ps.get("runs", []):
                 print("    %s" % json.dumps(r))
         p = prov.get("replacement") or {}
