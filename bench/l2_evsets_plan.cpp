@@ -15,7 +15,6 @@ namespace {
 constexpr int kConfirmTests = 5;      // a verified set evicts in 5 of 5 tests
 constexpr int kDropTests = 3;         // and without any one of its lines in none of 3
 constexpr std::uint64_t kMaxVerifiedLines = 256;
-constexpr std::size_t kMaxPolicyLines = 64;  // lines of one set the policy sequences take (the kernel's shared memory)
 constexpr int kMaxBacktracks = 24;                 // undone removals a target may have  // a reduced set larger than this is not checked line by line
 
 struct TargetOutcome {
@@ -162,8 +161,6 @@ std::vector<std::uint64_t> class_lines(EvsetOracle& o, const EvsetParams& p, std
   return out;
 }
 
-std::string join_cycles(const std::vector<std::vector<std::uint32_t>>& per_k);
-
 // 1.5 x the slowest one-line hit of both sweeps (the analyzer's threshold; docs/formats.md,
 // l2_sets.cyclic_reads).
 double miss_threshold(const std::vector<std::vector<std::vector<std::uint32_t>>>& sweeps) {
@@ -208,18 +205,10 @@ std::vector<std::uint64_t> leave_one_out(EvsetOracle& o, const EvsetParams& p, c
   }
   tr->meta["leave_one_out_order_" + key] = which ? "reverse" : "forward";
   tr->meta["leave_one_out_lines_" + key] = std::to_string(s);
-  tr->meta["leave_one_out_" + key] = join_cycles(per_line);
+  tr->meta["leave_one_out_" + key] = evset_join_groups(per_line);
   return members;
 }
 
-std::string join_cycles(const std::vector<std::vector<std::uint32_t>>& per_k) {
-  std::string s;
-  for (std::size_t k = 0; k < per_k.size(); ++k) {
-    if (k) s += ";";
-    for (std::size_t i = 0; i < per_k[k].size(); ++i) s += (i ? "," : "") + std::to_string(per_k[k][i]);
-  }
-  return s;
-}
 
 // For one verified target: its class, the cyclic-read sweeps of the class followed by the set's own
 // lines (after a thrash by the same lines), in that order and reversed, and the leave-one-out check,
@@ -243,7 +232,7 @@ std::uint32_t class_sweeps(EvsetOracle& o, const EvsetParams& p, std::uint64_t t
     if (rev) std::reverse(order.begin(), order.end());
     for (std::size_t n = 1; n <= order.size(); ++n)
       sweeps[rev].push_back(o.cycle(swept, std::vector<std::uint64_t>(order.begin(), order.begin() + n), p.cycle_rounds));
-    tr->meta[(rev ? "cycles_reverse_" : "cycles_forward_") + key] = join_cycles(sweeps[rev]);
+    tr->meta[(rev ? "cycles_reverse_" : "cycles_forward_") + key] = evset_join_groups(sweeps[rev]);
   }
   tr->meta["swept_" + key] = slice_join(swept);
   *members = leave_one_out(o, p, swept, sweeps, key, tr);
@@ -258,8 +247,8 @@ void policy_runs(EvsetOracle& o, const EvsetParams& p, const std::vector<std::ui
   const auto seqs = evset_policy_sequences(ways, p.policy_sequences, 0xC0FFEEull + ways);
   const auto cycles = o.sequences(members, seqs);
   tr->meta["policy_lines_" + key] = slice_join(members);
-  tr->meta["policy_sequences_" + key] = join_cycles(seqs);
-  tr->meta["policy_cycles_" + key] = join_cycles(cycles);
+  tr->meta["policy_sequences_" + key] = evset_join_groups(seqs);
+  tr->meta["policy_cycles_" + key] = evset_join_groups(cycles);
 }
 
 }  // namespace
@@ -339,7 +328,7 @@ LevelResult run_evsets(EvsetOracle& o, const EvsetParams& p) {
         ++classes;
         std::vector<std::uint64_t> members;
         total_tests += class_sweeps(o, p, t, out.set, std::to_string(k), &tr, &members);
-        if (members.size() >= 3 && members.size() <= kMaxPolicyLines && policies < p.policy_targets) {
+        if (members.size() >= 3 && members.size() <= static_cast<std::size_t>(kEvsetPolicyMaxLines) && policies < p.policy_targets) {
           ++policies;
           policy_runs(o, p, members, std::to_string(k), &tr);
         }

@@ -4,9 +4,26 @@
 // same on every platform. Plain C++.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace memhier {
+
+// What one policy run takes (the kernel keeps the lines and a sequence in shared memory).
+constexpr int kEvsetPolicyMaxLines = 64;     // lines of one set (ways + 1)
+constexpr int kEvsetPolicyMaxLength = 1024;  // accesses of one sequence
+
+// Groups of numbers as the l2_evset trace writes them (docs/formats.md, content l2_evset): ';'
+// between groups, ',' within one.
+template <class T>
+std::string evset_join_groups(const std::vector<std::vector<T>>& groups) {
+  std::string s;
+  for (std::size_t k = 0; k < groups.size(); ++k) {
+    if (k) s += ";";
+    for (std::size_t i = 0; i < groups[k].size(); ++i) s += (i ? "," : "") + std::to_string(groups[k][i]);
+  }
+  return s;
+}
 
 // `count` random sequences, then count / 4 protection sequences, every one listed twice (the second
 // run of each follows the first run of all):

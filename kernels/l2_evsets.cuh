@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "common/l2_evset_pool.hpp"
+#include "common/l2_evset_sequences.hpp"  // kEvsetPolicyMaxLines, kEvsetPolicyMaxLength
 
 namespace memhier::kern {
 
@@ -98,8 +99,6 @@ __device__ __forceinline__ long long evset_clock() {
 // bookkeeping access of global memory falls in a timed window (with the indices in global memory,
 // an L1 miss of the index array every 8 loads added ~280 cycles to an L2 hit on the H100); the
 // shared loads of the address cost the same in every window.
-constexpr int kEvsetPolicyMaxLines = 64;   // lines of one set (ways + 1)
-constexpr int kEvsetPolicyMaxLength = 1024;  // accesses of one sequence
 template <int Unused = 0>
 __global__ void evset_sequences(std::uint32_t* base, const std::uint64_t* lines, std::uint32_t n_lines,
                                 const std::uint32_t* ids, const std::uint32_t* start, std::uint32_t n_seqs,

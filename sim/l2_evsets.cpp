@@ -139,6 +139,26 @@ std::uint64_t draw_seed(const L2EvsetsModel& m, std::uint64_t test_no, std::uint
   return mix(mix(mix(m.seed) ^ test_no) ^ set);
 }
 
+// The sets a read touches, each set up on its first access (junk-full, or empty for the policy
+// sequences), its draws from (seed, draw_no, set).
+class TouchedSets {
+ public:
+  TouchedSets(const L2EvsetsModel& m, std::uint64_t draw_no, bool empty) : m_(m), draw_no_(draw_no), empty_(empty) {}
+  // Reads `line`; true on a hit.
+  bool access(std::uint64_t line) {
+    const std::uint64_t set = evset_set_of(m_, line);
+    auto it = sets_.find(set);
+    if (it == sets_.end()) it = sets_.emplace(set, SetSim(m_, set, draw_seed(m_, draw_no_, set), empty_)).first;
+    return it->second.access(static_cast<std::int64_t>(line));
+  }
+
+ private:
+  const L2EvsetsModel& m_;
+  std::uint64_t draw_no_;
+  bool empty_;
+  std::map<std::uint64_t, SetSim> sets_;
+};
+
 }  // namespace
 
 bool evset_test(const L2EvsetsModel& m, std::uint64_t target_line, const std::vector<std::uint64_t>& congruent_in_order,
@@ -154,19 +174,13 @@ bool evset_test(const L2EvsetsModel& m, std::uint64_t target_line, const std::ve
 
 std::vector<std::uint32_t> evset_cycle(const L2EvsetsModel& m, const std::vector<std::uint64_t>& thrash,
                                        const std::vector<std::uint64_t>& lines, int rounds, std::uint64_t test_no) {
-  std::map<std::uint64_t, SetSim> sets;
-  auto access = [&](std::uint64_t line) {
-    const std::uint64_t set = evset_set_of(m, line);
-    auto it = sets.find(set);
-    if (it == sets.end()) it = sets.emplace(set, SetSim(m, set, draw_seed(m, test_no, set))).first;
-    return it->second.access(static_cast<std::int64_t>(line));
-  };
+  TouchedSets sets(m, test_no, false);
   for (int r = 0; r < 3; ++r)
-    for (std::uint64_t line : thrash) access(line);
+    for (std::uint64_t line : thrash) sets.access(line);
   std::vector<std::uint32_t> cycles(lines.size(), 0);
   for (int r = 0; r < rounds; ++r)
     for (std::size_t i = 0; i < lines.size(); ++i) {
-      const bool hit = access(lines[i]);
+      const bool hit = sets.access(lines[i]);
       if (r + 1 == rounds) cycles[i] = hit ? m.hit_cycles : m.miss_cycles;
     }
   return cycles;
@@ -177,14 +191,9 @@ std::vector<std::vector<std::uint32_t>> evset_sequences(const L2EvsetsModel& m,
                                                         std::uint64_t test_no) {
   std::vector<std::vector<std::uint32_t>> out;
   for (std::size_t q = 0; q < seqs.size(); ++q) {
-    std::map<std::uint64_t, SetSim> sets;
+    TouchedSets sets(m, mix(test_no) ^ q, true);
     out.emplace_back();
-    for (std::uint64_t line : seqs[q]) {
-      const std::uint64_t set = evset_set_of(m, line);
-      auto it = sets.find(set);
-      if (it == sets.end()) it = sets.emplace(set, SetSim(m, set, draw_seed(m, mix(test_no) ^ q, set), true)).first;
-      out.back().push_back(it->second.access(static_cast<std::int64_t>(line)) ? m.hit_cycles : m.miss_cycles);
-    }
+    for (std::uint64_t line : seqs[q]) out.back().push_back(sets.access(line) ? m.hit_cycles : m.miss_cycles);
   }
   return out;
 }

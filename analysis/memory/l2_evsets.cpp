@@ -77,6 +77,16 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
+// The ','-separated whole numbers of `text` into `out`; false where one is not a whole number.
+bool number_list(const std::string& text, std::vector<std::uint64_t>* out) {
+  for (const auto& x : split(text, ',')) {
+    std::uint64_t v = 0;
+    if (!whole_number(x, &v)) return false;
+    out->push_back(v);
+  }
+  return true;
+}
+
 // The ';'-separated groups of ','-separated whole numbers in `text`, group i holding size(i) of
 // them, up to the first group that does not (its index in `bad`; npos when every group does).
 std::vector<std::vector<std::uint64_t>> number_groups(const std::string& text,
@@ -110,14 +120,8 @@ void read_sweeps(const Trace& t, int k, EvsetData* d) {
     w.order = order;
     const std::string ck = "class_" + key;
     const bool has_class = t.meta.count(ck) > 0;
-    for (const auto& x : split(has_class ? t.meta.at(ck) : std::string(), ',')) {
-      std::uint64_t v = 0;
-      if (!whole_number(x, &v)) {
-        w.error = "its header key " + ck + " is not a comma list of line numbers";
-        break;
-      }
-      w.class_lines.push_back(v);
-    }
+    if (!number_list(has_class ? t.meta.at(ck) : std::string(), &w.class_lines))
+      w.error = "its header key " + ck + " is not a comma list of line numbers";
     if (t.meta.count("class_tests_" + key) && !whole_number(t.meta.at("class_tests_" + key), &w.class_tests) && w.error.empty())
       w.error = "its header key class_tests_" + key + " is not a number";
     if (w.error.empty()) {
@@ -176,27 +180,16 @@ void read_policy(const Trace& t, int k, EvsetData* d) {
   r.target = k;
   std::size_t bad = 0;
   const std::string lk = "policy_lines_" + key, sk = "policy_sequences_" + key;
-  for (const auto& x : split(t.meta.count(lk) ? t.meta.at(lk) : std::string(), ',')) {
-    std::uint64_t v = 0;
-    if (!whole_number(x, &v)) {
-      r.error = "its header key " + lk + " is missing or not a comma list of line numbers";
-      break;
-    }
-    r.lines.push_back(v);
-  }
+  if (!number_list(t.meta.count(lk) ? t.meta.at(lk) : std::string(), &r.lines))
+    r.error = "its header key " + lk + " is missing or not a comma list of line numbers";
   if (r.error.empty() && r.lines.empty()) r.error = "the trace has no " + lk;
   if (r.error.empty()) {
     for (const auto& g : split(t.meta.count(sk) ? t.meta.at(sk) : std::string(), ';')) {
       std::vector<std::uint64_t> q;
-      for (const auto& x : split(g, ',')) {
-        std::uint64_t v = 0;
-        if (!whole_number(x, &v) || v >= r.lines.size()) {
-          r.error = "its header key " + sk + " is missing or holds something other than indices into " + lk;
-          break;
-        }
-        q.push_back(v);
+      if (!number_list(g, &q) || std::any_of(q.begin(), q.end(), [&](std::uint64_t v) { return v >= r.lines.size(); })) {
+        r.error = "its header key " + sk + " is missing or holds something other than indices into " + lk;
+        break;
       }
-      if (!r.error.empty()) break;
       r.sequences.push_back(std::move(q));
     }
     if (r.sequences.empty() && r.error.empty()) r.error = "the trace has no " + sk;

@@ -114,13 +114,13 @@ class CudaEvsetOracle final : public EvsetOracle {
   std::vector<std::vector<std::uint32_t>> sequences(const std::vector<std::uint64_t>& lines,
                                                     const std::vector<std::vector<std::uint32_t>>& seqs) override {
     std::vector<std::uint32_t> ids, start{0};
-    if (lines.size() > static_cast<std::size_t>(kern::kEvsetPolicyMaxLines))
+    if (lines.size() > static_cast<std::size_t>(kEvsetPolicyMaxLines))
       throw std::runtime_error("l2_evsets: policy sequences over " + std::to_string(lines.size()) + " lines (at most " +
-                               std::to_string(kern::kEvsetPolicyMaxLines) + ")");
+                               std::to_string(kEvsetPolicyMaxLines) + ")");
     for (const auto& q : seqs) {
-      if (q.size() > static_cast<std::size_t>(kern::kEvsetPolicyMaxLength))
+      if (q.size() > static_cast<std::size_t>(kEvsetPolicyMaxLength))
         throw std::runtime_error("l2_evsets: a policy sequence of " + std::to_string(q.size()) + " accesses (at most " +
-                                 std::to_string(kern::kEvsetPolicyMaxLength) + ")");
+                                 std::to_string(kEvsetPolicyMaxLength) + ")");
       for (std::uint32_t i : q)
         if (i >= lines.size()) throw std::runtime_error("l2_evsets: a policy sequence names a line it was not given");
       ids.insert(ids.end(), q.begin(), q.end());

@@ -697,15 +697,6 @@ std::vector<std::vector<std::uint64_t>> policy_sequences(std::uint32_t ways, int
   return out;
 }
 
-std::string groups(const std::vector<std::vector<std::uint64_t>>& g) {
-  std::string s;
-  for (std::size_t i = 0; i < g.size(); ++i) {
-    if (i) s += ";";
-    for (std::size_t j = 0; j < g[i].size(); ++j) s += (j ? "," : "") + std::to_string(g[i][j]);
-  }
-  return s;
-}
-
 // A run whose leave-one-out checks give `ways` ways (hits 350 cycles, misses 800: threshold 525),
 // with the policy sequences of target 0 simulated in one set of the whole-L2 model under `policy`
 // (`sim_ways`: the set's ways in the model; 0: `ways`). `tweak` may change the cycles first.
@@ -736,9 +727,9 @@ EvsetsRun policy_run(const std::string& policy, std::uint32_t ways, std::uint32_
   std::vector<std::vector<std::uint64_t>> cycles;
   for (const auto& c : sim::evset_sequences(m, as_lines, 1)) cycles.emplace_back(c.begin(), c.end());
   if (tweak) tweak(cycles, seqs);
-  r.meta["policy_lines_0"] = groups({lines});
-  r.meta["policy_sequences_0"] = groups(seqs);
-  r.meta["policy_cycles_0"] = groups(cycles);
+  r.meta["policy_lines_0"] = evset_join_groups(std::vector<std::vector<std::uint64_t>>{lines});
+  r.meta["policy_sequences_0"] = evset_join_groups(seqs);
+  r.meta["policy_cycles_0"] = evset_join_groups(cycles);
   return r;
 }
 
