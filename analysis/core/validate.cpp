@@ -43,7 +43,20 @@ bool decimal_integer(const std::string& v) {
   return true;
 }
 
+// Google Benchmark writes `run_name` (what the analysis reads) and `name` (the same for an iteration
+// run, run_name + "_" + aggregate_name for an aggregate). A file where they disagree was edited or
+// made by another tool: which of the two it meant cannot be known, so the entry is not analyzed.
+std::string check_run_name(const BenchEntry& e) {
+  const std::string want = e.run_type == "aggregate" && !e.aggregate_name.empty() ? e.run_name + "_" + e.aggregate_name
+                                                                                   : e.run_name;
+  if (e.name == want) return {};
+  return "its name and run_name disagree (run_name '" + e.run_name + "', which the analysis reads" +
+         (e.run_type == "aggregate" ? ", with aggregate '" + e.aggregate_name + "'" : std::string()) +
+         "): fix one of them";
+}
+
 std::string check_name(const BenchEntry& e) {
+  if (std::string why = check_run_name(e); !why.empty()) return why;
   if (e.params.family().empty()) return "the name has no family";
   for (const auto& [k, v] : e.params.params()) {
     if (k.empty()) return "a parameter without a key";

@@ -172,3 +172,20 @@ TEST(Validate, RequestsStayWithinTheSharedMemoryOfACudaBlock) {
   sim.set_limits({{"device_backend", "sim:x"}, {"smem_per_block_optin_bytes", "49152"}});
   EXPECT_TRUE(sim.fits(fine));
 }
+
+// The analysis reads run_name; a name that says something else (an edited file) is an error naming
+// the entry, an aggregate's name is run_name + "_" + its aggregate, and a file without run_name
+// (older Google Benchmark) reads name alone.
+TEST(Validate, NameAndRunNameMustAgree) {
+  BenchEntry e = entry(kGood, {{"latency_cycles", 30}});
+  e.name = "pchase/path:global_ca/mode:count/bytes:8192/stride:-32/iters:256/warm:1/carveout:0";
+  const std::string p = problem_of(e);
+  EXPECT_NE(p.find("benchmark '" + e.name + "': its name and run_name disagree (run_name '" + kGood), std::string::npos) << p;
+  BenchEntry agg = entry(kGood, {{"latency_cycles", 30}});
+  agg.run_type = "aggregate";
+  agg.aggregate_name = "median";
+  agg.name = kGood + "_median";
+  EXPECT_EQ(problem_of(agg), "");
+  agg.name = kGood + "_mean";
+  EXPECT_NE(problem_of(agg).find("with aggregate 'median'"), std::string::npos) << problem_of(agg);
+}

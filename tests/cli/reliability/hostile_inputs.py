@@ -59,6 +59,15 @@ def set_all(counter, value):
     return f
 
 
+def rename_name_only(family, old, new):
+    """Every entry of `family`: `name` changed, `run_name` (what the analysis reads) left as it was."""
+    def f(d):
+        for b in d["benchmarks"]:
+            if b["name"].startswith(family) and "run_name" in b:
+                b["name"] = b["name"].replace(old, new)
+    return f
+
+
 def rename_first(old, new):
     def f(d):
         b = d["benchmarks"][0]
@@ -176,6 +185,8 @@ I("miss rate 1.5", [bench_variant("mr.json", lambda d: d["benchmarks"][3].update
 I("more misses than accesses", [bench_variant("mm.json", lambda d: d["benchmarks"][3].update(misses=1e6))], "more misses")
 I("name with stride:-32", [bench_variant("negstride.json", rename_first("stride:32", "stride:-32"))], "parameter stride: '-32' is negative")
 I("name with bytes:abc", [bench_variant("abc.json", rename_first("bytes:", "bytes:abc"))], "is not a non-negative integer|is not a number")
+I("every pchase name renamed to stride:-32, run_name left", [bench_variant("nameonly.json", rename_name_only("pchase/", "stride:32", "stride:-32"))],
+  "its name and run_name disagree")
 def add_entry(name):
     def f(d):
         b = json.loads(json.dumps(d["benchmarks"][0]))
@@ -220,7 +231,7 @@ C("--threshold without its value", [base, base, "--threshold"], "--threshold nee
 # characterize.sh
 H = lambda label, args, want: cases.append((label, ["bash", CHAR] + args, 2, want, None))
 H("unknown argument", ["--fast"], "unknown argument '--fast'")
-H("--plan huge", ["--plan", "huge"], "--plan must be full or quick")
+H("--plan huge", ["--plan", "huge"], "--plan must be full, quick or check")
 H("--rounds -1", ["--rounds", "-1"], "--rounds must be an integer")
 H("--rounds abc", ["--rounds=abc"], "--rounds must be an integer")
 H("--rounds 99", ["--rounds", "99"], "from 0 to 20")
