@@ -61,6 +61,9 @@ class CudaBackend final : public Backend {
     MEMHIER_CUDA(cudaDeviceGetAttribute(&max_tex_width_, cudaDevAttrMaxTexture1DLinearWidth, index));
     clock_start_mhz_ = measure_sm_clock_mhz();
     wide_limits_ = cuda_wide_limits(desc_);
+    size_t free = 0, total = 0;  // what other processes left (the whole-memory families are sized to it)
+    MEMHIER_CUDA(cudaMemGetInfo(&free, &total));
+    memory_free_at_start_ = free;
   }
 
   std::string name() const override { return "cuda"; }
@@ -85,6 +88,7 @@ class CudaBackend final : public Backend {
     for (const auto& [k, v] : levels::link_context(desc_)) c[k] = v;
     for (const auto& [k, v] : levels::persist_context(desc_)) c[k] = v;
     c["sm_clock_measured_mhz_start"] = std::to_string(clock_start_mhz_);
+    c["memory_free_bytes_at_start"] = std::to_string(memory_free_at_start_);
     return c;
   }
 
@@ -460,6 +464,7 @@ class CudaBackend final : public Backend {
   DeviceDescription desc_;
   int max_tex_width_ = 0;
   double clock_start_mhz_ = 0;
+  std::uint64_t memory_free_at_start_ = 0;
   DeviceBuffer<std::uint32_t> pool_;
   DeviceBuffer<std::uint32_t> flush_;
   DeviceBuffer<std::uint32_t> tlb_flush_;

@@ -1,5 +1,7 @@
 #include "bench/conditions.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include <memory>
@@ -51,6 +53,13 @@ void conditions_begin_cuda(int index) {
   if (!s.dev->available()) return;
   s.before = s.dev->sample();
   s.statics = s.dev->statics();
+  // Said at once (the run is marked contended at its end): scripts/characterize.sh no longer looks
+  // for itself unless asked to wait (--wait-idle), which saved a CUDA start per run.
+  if (s.before.compute_processes > 0 || s.before.gpu_utilization_pct >= 10)
+    std::fprintf(stderr,
+                 "memhier-bench: warning: the GPU is busy before the plan (%d other compute process(es), GPU %d %% busy): "
+                 "the run will be marked contended (characterize.sh --wait-idle waits until it is idle)\n",
+                 std::max(0, s.before.compute_processes), std::max(0, s.before.gpu_utilization_pct));
 }
 
 void conditions_begin_sim() { state().cuda = false; }

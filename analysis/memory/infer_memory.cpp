@@ -151,6 +151,74 @@ namespace {
 // "true" / "false" / anything else (unknown) as a JSON bool or null.
 nlohmann::json tri(const std::string& v) { return v == "true" ? nlohmann::json(true) : v == "false" ? nlohmann::json(false) : nlohmann::json(); }
 
+// The evidence of the plan and of every refinement round as one line: one memhier-bench process
+// writes them all, each round's a running total of the one before ("other compute processes during
+// cache_sequences (1), pchase (1)"), so a clause is kept once and the families of clauses that
+// differ only in their list ("... during A (1)" and "... during A (1), B (1)") are merged.
+std::string merge_evidence(const std::vector<std::string>& texts) {
+  std::vector<std::string> order;                             // clause heads, first seen first
+  std::map<std::string, std::vector<std::string>> items;      // head -> list items (after " during ")
+  for (const auto& text : texts) {
+    std::size_t at = 0;
+    while (at <= text.size()) {
+      const std::size_t end = std::min(text.find("; ", at), text.size());
+      const std::string clause = text.substr(at, end - at);
+      at = end + 2;
+      if (clause.empty()) continue;
+      const std::size_t d = clause.find(" during ");
+      const std::string head = d == std::string::npos ? clause : clause.substr(0, d);
+      if (!items.count(head)) order.push_back(head);
+      auto& list = items[head];
+      if (d == std::string::npos) continue;
+      const std::string rest = clause.substr(d + 8);
+      std::size_t p = 0;
+      while (p < rest.size()) {  // "a (1), b (2)": split at ", " outside parentheses
+        std::size_t q = p;
+        for (int depth = 0; q < rest.size() && !(depth == 0 && rest.compare(q, 2, ", ") == 0); ++q)
+          depth += rest[q] == '(' ? 1 : rest[q] == ')' ? -1 : 0;
+        const std::string item = rest.substr(p, q - p);
+        if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+        p = q + 2;
+      }
+    }
+  }
+  std::string out;
+  for (const auto& head : order) {
+    std::string clause = head;
+    const auto& list = items[head];
+    for (std::size_t i = 0; i < list.size(); ++i) clause += (i ? ", " : " during ") + list[i];
+    out += (out.empty() ? "" : "; ") + clause;
+  }
+  return out;
+}
+
+// The device memory the run found free (memory_free_bytes_at_start, memhier-bench's context): the
+// whole-memory experiments (the TLB map's footprints up to tlb_limit_bytes, the latency spectrum)
+// are sized to it, so memory another process held limits them. Below 90 % of the device's memory
+// free the section says so and names what was limited; nothing for runs that did not record it.
+void measurement_memory(const Dataset& data, nlohmann::json& m) {
+  const BenchRun& plan = data.runs().front();
+  const double total = std::strtod(plan.context_or("global_mem_bytes", "0").c_str(), nullptr);
+  const double free = std::strtod(plan.context_or("memory_free_bytes_at_start", "-1").c_str(), nullptr);
+  if (total <= 0 || free < 0) return;
+  nlohmann::json j = {{"total_bytes", total}, {"free_bytes_at_start", free}};
+  j["limited"] = free < 0.9 * total;
+  if (free < 0.9 * total) {
+    nlohmann::json lim = nlohmann::json::array();
+    const double tlb = std::strtod(plan.context_or("tlb_limit_bytes", "0").c_str(), nullptr);
+    if (tlb > 0) lim.push_back({{"family", "tlb"}, {"largest_footprint_bytes", tlb},
+                                {"limits", "TLB reach and entries beyond this footprint are not seen"}});
+    double spectrum = 0;
+    for (const auto* e : data.family("latency_spectrum")) spectrum = std::max(spectrum, static_cast<double>(e->params.get_int_or("bytes", 0)));
+    if (spectrum > 0) lim.push_back({{"family", "latency_spectrum"}, {"largest_footprint_bytes", spectrum},
+                                     {"limits", "the far patterns' pages lie within this footprint"}});
+    j["limited_families"] = lim;
+    j["note"] = "another process held " + std::to_string(static_cast<long long>((total - free) / (1 << 20))) +
+                " MiB of the device's memory when the run started: the whole-memory experiments were sized to the rest";
+  }
+  m["memory"] = j;
+}
+
 // What memhier-bench saw of the device while it measured (bench/conditions.hpp): contended,
 // throttled, their evidence, and the per-family looks; a refinement round's verdict counts too.
 // Nothing for archives written before memhier-bench recorded conditions.
@@ -162,19 +230,17 @@ void measurement_conditions(const Dataset& data, nlohmann::json& m) {
   for (const char* k : {"gpu_uuid", "gpu_serial", "ecc_mode", "mig_mode", "persistence_mode"})
     if (!plan.context_or(k).empty()) j[k] = plan.context_or(k);
   std::string contended = plan.context_or("measurement_contended"), throttled = plan.context_or("measurement_throttled");
-  std::string evidence = plan.context_or("measurement_evidence");
+  std::vector<std::string> evidence = {plan.context_or("measurement_evidence")};
   for (std::size_t r = 1; r < data.runs().size(); ++r) {
     const BenchRun& run = data.runs()[r];
     const bool c = run.context_or("measurement_contended") == "true", t = run.context_or("measurement_throttled") == "true";
     if (c) contended = "true";
     if (t) throttled = "true";
-    if ((c || t) && run.context_or("measurement_evidence") != evidence)
-      evidence += (evidence.empty() ? "" : "; ") + std::string("in ") +
-                  std::filesystem::path(run.path).filename().string() + ": " + run.context_or("measurement_evidence");
+    if (c || t) evidence.push_back(run.context_or("measurement_evidence"));
   }
   j["contended"] = plan.context.count("measurement_contended") ? tri(contended) : nlohmann::json();
   j["throttled"] = plan.context.count("measurement_throttled") ? tri(throttled) : nlohmann::json();
-  j["evidence"] = evidence;
+  j["evidence"] = merge_evidence(evidence);
   if (!plan.context_or("measurement_conditions").empty()) {
     try {
       j["looks"] = nlohmann::json::parse(plan.context_or("measurement_conditions"));
@@ -189,6 +255,7 @@ void measurement_conditions(const Dataset& data, nlohmann::json& m) {
 
 void infer_measurement(InferContext& ctx, nlohmann::json& m) {
   measurement_conditions(ctx.data, m);
+  measurement_memory(ctx.data, m);
   for (auto* e : ctx.data.family("clock_overhead")) {
     const std::string k = e->params.get_or("kind", "?");
     Evidence ev;

@@ -283,6 +283,25 @@ void render_conditions_lines(std::ostringstream& o, const json& m) {
                                 << (c.value("gpu_serial", std::string()).empty() ? "" : ", serial " + c["gpu_serial"].get<std::string>()) << "\n";
 }
 
+// The device memory free at the start (measurement.memory) and, where other processes held much of
+// it, which whole-memory experiments it limited: one line.
+void render_memory_line(std::ostringstream& o, const json& m) {
+  if (!m.contains("memory") || !m["memory"].is_object()) return;
+  const json& mem = m["memory"];
+  o << "- device memory free at the start: " << rf::bytes_short(mem.value("free_bytes_at_start", 0.0)) << " of "
+    << rf::bytes_short(mem.value("total_bytes", 0.0));
+  if (mem.value("limited", false)) {
+    o << " (**limited**: " << mem.value("note", std::string());
+    std::string lim;
+    for (const auto& f : mem.value("limited_families", json::array()))
+      lim += (lim.empty() ? "" : ", ") + f.value("family", std::string()) + " up to " +
+             rf::bytes_short(f.value("largest_footprint_bytes", 0.0)) + " (" + f.value("limits", std::string()) + ")";
+    if (!lim.empty()) o << "; " << lim;
+    o << ")";
+  }
+  o << "\n";
+}
+
 void render_measurement(std::ostringstream& o, const json& t) {
   static const std::vector<std::pair<const char*, std::pair<const char*, const char*>>> kDevice = {
       {"characterize_wall_seconds", {"characterization wall time", "s"}}, {"plan_wall_seconds", {"plan wall time", "s"}},
@@ -302,6 +321,7 @@ void render_measurement(std::ostringstream& o, const json& t) {
       o << "- timer overhead, fine runs (removed from the latencies): " << figure(m, "clock_overhead_fine_cycles", "cycles") << "\n";
     render_refinement_line(o, t);
     render_conditions_lines(o, m);
+    render_memory_line(o, m);
     if (m.contains("skipped_benchmarks") && m["skipped_benchmarks"].is_array() && !m["skipped_benchmarks"].empty())
       o << "- skipped benchmarks (failed on the device, invalid, or measured with a throttled clock; each with "
            "its reason in topology.json, measurement.skipped_benchmarks): "

@@ -426,6 +426,14 @@ std::string missing_reason(const TlbContext& T, const std::vector<TlbLevel>& fou
   if (slots)
     r += "; a further level holds at least " + std::to_string(slots) + " translations of " + std::to_string(E) +
          " bytes (" + std::to_string(slots) + " slots at stride " + std::to_string(at) + ", each in an entry of its own)";
+  // The footprints stop at the memory the run found free (measurement.memory): say so where other
+  // processes held much of it, so that a short reach is not read as the TLB's.
+  const BenchRun& plan = T.ctx.data.runs().front();
+  const double total = std::strtod(plan.context_or("global_mem_bytes", "0").c_str(), nullptr);
+  const double free = std::strtod(plan.context_or("memory_free_bytes_at_start", "-1").c_str(), nullptr);
+  if (total > 0 && free >= 0 && free < 0.9 * total)
+    r += "; the reach was limited by the device memory free at the start (" + std::to_string(static_cast<long long>(free) >> 20) +
+         " of " + std::to_string(static_cast<long long>(total) >> 20) + " MiB: another process held the rest)";
   return r;
 }
 
