@@ -48,7 +48,7 @@ using namespace memhier;
 namespace {
 
 const char* kUsage =
-    "usage: memhier-bench [--device=cuda:N|sim:<config.json>|list] [--plan=full|quick|none]\n"
+    "usage: memhier-bench [--device=cuda:N|sim:<config.json>|list] [--plan=full|quick|check|none]\n"
     "                     [--memhier_extra=requests.json] [--memhier_trace_dir=DIR]\n"
     "                     [Google Benchmark flags]\n"
     "  --device            where to run: a CUDA device (default cuda:0) or the simulated device\n"
@@ -56,7 +56,9 @@ const char* kUsage =
     "                      devices of this host (index, name, architecture, SMs, memory, L2,\n"
     "                      driver, archive folder) and exit\n"
     "  --plan              full: the characterization plan; quick: a small plan of every family;\n"
-    "                      none: only the --memhier_extra requests\n"
+    "                      check: the regression check's part of the full plan (the same\n"
+    "                      benchmarks; scripts/regression_check.sh); none: only the --memhier_extra\n"
+    "                      requests\n"
     "  --memhier_extra     also run the chases a requests file asks for (memhier-infer\n"
     "                      --next-requests writes one; format in docs/formats.md)\n"
     "  --memhier_progress=N  one progress line per family on stderr instead of the console\n"
@@ -125,7 +127,7 @@ void check_serving(const Options& o) {
   if (o.list_tests) die("--memhier_serve does not combine with --benchmark_list_tests");
   if (o.out.empty() || o.out_format != "json")
     die("--memhier_serve needs --benchmark_out in JSON (refine-N.json are written beside it)");
-  if (o.plan == "none") die("--memhier_serve serves after a plan: use --plan=full or quick");
+  if (o.plan == "none") die("--memhier_serve serves after a plan: use --plan=full, quick or check");
   if (!o.defer.empty() && !o.filter.empty()) die("--memhier_defer does not combine with --benchmark_filter");
   std::error_code ec;
   if (!fs::is_directory(o.serve, ec)) die("--memhier_serve " + o.serve + ": no such directory");
@@ -184,8 +186,8 @@ Options take_options(int* argc, char** argv) {
   }
   for (std::size_t i = 0; i < keep.size(); ++i) argv[i] = keep[i];
   *argc = static_cast<int>(keep.size());
-  if (o.plan != "full" && o.plan != "quick" && o.plan != "none")
-    die("unknown plan '" + o.plan + "': use full, quick or none");
+  if (o.plan != "full" && o.plan != "quick" && o.plan != "check" && o.plan != "none")
+    die("unknown plan '" + o.plan + "': use full, quick, check or none");
   if (o.plan == "none" && o.extra.empty()) die("--plan=none runs only --memhier_extra requests; give one");
   long n = 0;
   if (!o.progress.empty() && o.progress != "auto")
@@ -394,13 +396,15 @@ void register_families(Backend& be, Plan p, const std::vector<std::string>& only
 // One more run of this process (--memhier_serve): what `spec` selects into `target`, atomically,
 // with its wall time, the end-of-run checks, its own failures and `context` in the JSON context.
 std::size_t run_into(const Options& o, Backend& be, const std::string& spec, const std::string& target,
-                     const std::map<std::string, std::string>& context) {
+                     const std::map<std::string, std::string>& context, bool quiet) {
   const auto t0 = std::chrono::steady_clock::now();
   const int failed_before = fault_log().failed;
   rearm_atomic_output(o.temp, target);
   std::unique_ptr<benchmark::BenchmarkReporter> display;
-  if (!o.progress.empty())
+  if (!o.progress.empty() && !quiet)
     display = std::make_unique<ProgressReporter>(o.progress == "auto" ? expected_runs(spec) : 0);
+  else if (quiet)
+    display = std::make_unique<SilentReporter>();
   const std::size_t ran = benchmark::RunSpecifiedBenchmarks(display.get(), nullptr, spec);
   if (ran == 0) {
     abandon_atomic_output();
@@ -422,10 +426,10 @@ int serve_after_plan(const Options& o, Backend& be, const std::string& out_file)
   c.plan_json = out_file;
   c.plan = plan();
   c.deferred = o.defer;
+  c.progress = !o.progress.empty();
   ServeHooks h;
-  h.run = [&](const std::string& spec, const std::string& target, const std::map<std::string, std::string>& ctx) {
-    return run_into(o, be, spec, target, ctx);
-  };
+  h.run = [&](const std::string& spec, const std::string& target, const std::map<std::string, std::string>& ctx,
+              bool quiet) { return run_into(o, be, spec, target, ctx, quiet); };
   h.register_families = [&](Plan p, const std::vector<std::string>& only) { register_families(be, p, only, false); };
   return serve(c, h);
 }
@@ -456,7 +460,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     die(std::string("unknown flag '") + argv[i] + "'; see --help");
 
-  set_plan(o.plan == "quick" ? Plan::quick : o.plan == "none" ? Plan::none : Plan::full);
+  set_plan(o.plan == "quick" ? Plan::quick : o.plan == "check" ? Plan::check : o.plan == "none" ? Plan::none : Plan::full);
   if (!o.extra.empty()) {
     try {
       set_extra_requests(load_extra_requests(o.extra));
@@ -529,6 +533,13 @@ int main(int argc, char** argv) {
   if (ran == 0) die("no benchmark of this plan matches the filter; nothing written");
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::map<std::string, std::string> end = end_of_run(be);
+  // The families this process runs later (--memhier_defer), named before they are merged: the
+  // analyzer of the rounds knows what is still to come (e.g. the L2's eviction sets).
+  if (!o.serve.empty() && !o.defer.empty()) {
+    std::string names;
+    for (const auto& f : o.defer) names += (names.empty() ? "" : ",") + f;
+    end["memhier_deferred"] = names;
+  }
   if (!o.out.empty() && o.out_format == "json") {
     record_wall_time(o.temp, wall, end);
   }

@@ -24,4 +24,12 @@ class ProgressReporter : public benchmark::BenchmarkReporter {
   std::chrono::steady_clock::time_point t0_;
 };
 
+// No display at all (Google Benchmark prints to the console when given none): the deferred
+// families' chunks while serving, whose progress serve() prints per family.
+class SilentReporter : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>&) override {}
+};
+
 }  // namespace memhier

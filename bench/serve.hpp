@@ -6,7 +6,8 @@
 //   <out dir>/refine-N.json  that round's output, renamed into place when the round has finished
 //   DIR/stop              no more rounds: run what is left of the deferred families, merge their
 //                         runs into the plan's JSON (renamed into place), exit
-// Rounds come first: a deferred family runs only while no requests file is waiting. The GPU is
+// Rounds come first: the deferred families run a chunk of benchmarks at a time (about 0.25 s) while
+// no requests file is waiting, so a round waits for one chunk at most. The GPU is
 // thus busy while the analyzer works, and the whole characterization takes about the measuring
 // time plus one analysis (docs/methodology.md, wall time).
 #pragma once
@@ -23,8 +24,9 @@ namespace memhier {
 struct ServeHooks {
   // Runs the registered benchmarks that `spec` (a Google Benchmark filter) selects into `target`
   // (JSON, renamed into place when complete), `context` added to its context; the runs' count.
+  // `quiet`: no progress lines (the deferred families' chunks: serve() says when a family is done).
   std::function<std::size_t(const std::string& spec, const std::string& target,
-                            const std::map<std::string, std::string>& context)>
+                            const std::map<std::string, std::string>& context, bool quiet)>
       run;
   // Clears every registration and registers the plan `p` of the families named (every family
   // the plan has when `only` is empty).
@@ -37,6 +39,7 @@ struct ServeConfig {
   std::filesystem::path plan_json;  // the plan's output, into which the deferred runs are merged
   Plan plan = Plan::full;           // the plan of the deferred families
   std::vector<std::string> deferred;
+  bool progress = false;  // one line on stderr as each deferred family is done
   double idle_seconds = 600;  // with nothing to do and no file for this long: an error
 };
 

@@ -106,6 +106,10 @@ RequestFile parse_requests(const std::string& text, const std::string& origin) {
   RequestFile out;
   for (auto& [family, list] : j.items()) {
     if (family == "format") continue;
+    if (family == "last_round") {  // the analyzer's word that its budget allows no round after this one
+      if (!list.is_boolean()) fail(origin, "'last_round' must be true or false");
+      continue;
+    }
     if (!list.is_array()) fail(origin, "'" + family + "' must be a list");
     auto& items = out[family];
     for (std::size_t i = 0; i < list.size(); ++i) {

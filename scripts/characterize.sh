@@ -25,7 +25,7 @@ if [ ! -f "$ROOT/CMakeLists.txt" ] && [ -x "$ROOT/../../bin/memhier-bench" ]; th
 
 usage() {
   cat <<USAGE
-usage: characterize.sh [--device cuda:N|sim:CONFIG.json ...] [--all] [--plan full|quick] [--rounds N]
+usage: characterize.sh [--device cuda:N|sim:CONFIG.json ...] [--all] [--plan full|quick|check] [--rounds N]
                        [--results DIR] [--no-build | --build-dir DIR] [--full-traces DIR] [--no-plots]
                        [--parallel] [--wait-idle[=S]] [-- memhier-bench flags]
 
@@ -44,7 +44,8 @@ the topology. The archive appears only when every step succeeded; an existing on
   --parallel        several --device at once, as --all does
   --wait-idle[=S]   wait up to S seconds (default 600) until no other process uses the GPU; without
                     it a busy GPU is a warning at the start (the archive is marked contended)
-  --plan P          full (default) or quick (a small plan of every family)
+  --plan P          full (default), quick (a small plan of every family, a smoke test) or check
+                    (the regression check's part of the full plan: scripts/regression_check.sh)
   --rounds N        at most N refinement rounds, 0 to 20 (default 6)
   --results DIR     where archives go (default: $([ "$installed" = 1 ] && echo "./results of the calling directory" || echo "results/ of the repository"))
   --no-build        use the existing build/release
@@ -93,7 +94,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 # Every value checked before anything runs: one line and exit 2.
-case "$plan" in full|quick) ;; *) usage_error "--plan must be full or quick, not '$plan'" ;; esac
+case "$plan" in full|quick|check) ;; *) usage_error "--plan must be full, quick or check, not '$plan'" ;; esac
 [[ "$rounds" =~ ^[0-9]+$ ]] && [ "$rounds" -le 20 ] || usage_error "--rounds must be an integer from 0 to 20, not '$rounds'"
 [ "$all" = 1 ] && [ ${#devices[@]} -gt 0 ] && usage_error "--all runs every GPU; it does not take --device"
 [ "$all" = 1 ] || [ ${#devices[@]} -gt 0 ] || devices=(cuda:0)
@@ -294,8 +295,9 @@ characterize_one() {
       MEMHIER_THREADS=${threads:-${MEMHIER_THREADS:-}} run "$INFER" --allow-errors "${inputs[@]}" -o "$tmp/topology.json" \
         --next-requests "$tmp/requests-$r.json" ${MEMHIER_INFER_FLAGS:-} >/dev/null
       fresh=1
-      local asked
-      asked=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(", ".join(f"{len(v)} {k}" for k, v in d.items() if k != "format" and v))' "$tmp/requests-$r.json")
+      local asked last
+      # the families asked for, and whether the analyzer's budget allows a round after this one
+      read -r last asked < <(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(int(bool(d.get("last_round"))), ", ".join(f"{len(v)} {k}" for k, v in d.items() if isinstance(v, list) and v))' "$tmp/requests-$r.json")
       stage_end "infer-$r"
       if [ -z "$asked" ]; then
         rm -f "$tmp/requests-$r.json"
@@ -308,6 +310,8 @@ characterize_one() {
       stage_end "round-$r"
       inputs+=("$tmp/refine-$r.json")
       fresh=0
+      # the budget's last round: its results are analyzed once, with the deferred families (below)
+      if [ "$last" = 1 ]; then break; fi
     done
   fi
   # No more rounds: the deferred families that are left, merged into bench.json, then the end.
@@ -342,6 +346,11 @@ print(safe(c.get("sm_tag", "sim")), safe(c.get("gpu_slug", c.get("gpu_name", "un
       safe(c.get("driver_version", "unknown-driver")))
 PY
   )
+  # The traces are complete once the server has ended: packed in the background while the plots and
+  # the last analysis still read them (traces/ stays until both are done).
+  local pack_pid=""
+  "${PDEATH[@]}" python3 scripts/archive_pack.py pack "$tmp" --traces-only --keep-traces &
+  pack_pid=$!
   # Plots (in the background) while the last rounds' data are analyzed, when the loop did not.
   local plot_pid=""
   if [ "$plots" = 1 ] && [ -f scripts/plot.py ]; then
@@ -381,6 +390,13 @@ PY
   # (scripts/plot.py <archive> draws them again from the archive), then the traces packed (the
   # full ones outside results/ on request).
   stage_begin
+  say "packing"
+  if ! wait "$pack_pid"; then echo "characterize.sh: packing the traces failed" >&2; exit 1; fi
+  if [ -n "$full_traces" ]; then
+    mkdir -p "$full_traces/$rel"; rm -rf "$full_traces/$rel/traces"; mv "$tmp/traces" "$full_traces/$rel/traces"
+  else
+    rm -rf "$tmp/traces"
+  fi
   if [ -d "$tmp/plots" ]; then
     used=$(python3 scripts/archive_pack.py size "$tmp" --estimate)
     if [ $((used + 200000)) -gt "$limit" ]; then  # 200 kB: topology.json and report.md
@@ -388,8 +404,6 @@ PY
       say "plots left out of the archive (${used} bytes with them); scripts/plot.py <archive> draws them"
     fi
   fi
-  say "packing"
-  run python3 scripts/archive_pack.py pack "$tmp" --traces-only ${full_traces:+--full "$full_traces/$rel"}
   stage_end pack
   # The record: the wall time of the whole run so far and its stages, exactly as printed below,
   # into bench.json's context (spliced in: no second parse of a large file), the JSON files then
@@ -445,6 +459,9 @@ PY
 busy_line() { { "$BENCH" --device=list 2>/dev/null | grep "^$1  " | grep -o '  busy (.*' | sed 's/^  //'; } || true; }
 check_idle() {
   case "$1" in cuda:*) ;; *) return 0 ;; esac
+  # Without --wait-idle memhier-bench says itself, before the plan, that the GPU is busy (one CUDA
+  # start less per run); the archive is marked contended either way.
+  [ "$wait_idle" -gt 0 ] || return 0
   local b waited=0
   b=$(busy_line "$1")
   while [ -n "$b" ] && [ "$waited" -lt "$wait_idle" ]; do

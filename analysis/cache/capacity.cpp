@@ -251,6 +251,27 @@ Capacity search_sweep(const CacheJob& job, const std::vector<const Chase*>& list
   return cap;
 }
 
+// The L2's sets and ways measured by its eviction sets (l2_evsets, in the data or deferred by the
+// plan: context memhier_deferred): the P-chase's stage 2, the one reader of an onset exact to the
+// line, is not needed for them, so the onset is narrowed to 1/kOnsetRelativeWidth of itself. On the
+// H100 and H200 each narrowing round of the L2's onset took ~1 s (19 chases of ~26 MB, each warmed
+// by a pass over its footprint), and the runs of one board place that onset 0.4 % (H200) to 8 %
+// (H100) apart (the archives of 2026-11-27): a bracket narrower than that measures the allocation.
+constexpr std::uint64_t kOnsetRelativeWidth = 256;
+
+}  // namespace
+
+bool structure_measured_elsewhere(const CacheJob& job) {
+  if (job.cl.name != "l2") return false;
+  if (!job.data().family("l2_evsets").empty()) return true;
+  const auto& ctx = job.data().context();
+  const auto it = ctx.find("memhier_deferred");
+  const std::string deferred = "," + (it == ctx.end() ? std::string() : it->second) + ",";
+  return deferred.find(",l2_evsets,") != std::string::npos;
+}
+
+namespace {
+
 // Refinement requests (003 §3.2: doubling, then narrowing the bracket).
 void request_sizes(CacheJob& job, int co, const SizeResult& r) {
   const std::uint64_t s0 = r.stride;
@@ -275,6 +296,7 @@ void request_sizes(CacheJob& job, int co, const SizeResult& r) {
     // is stated, never what is measured): the wider bracket, like a soft edge, is the uncertainty.
     const std::uint64_t hi = r.unconfirmed.empty() ? r.hi : r.unconfirmed.front();
     if (hi - r.lo <= s0) return;
+    if (structure_measured_elsewhere(job) && hi - r.lo <= r.lo / kOnsetRelativeWidth) return;
     // Access sequences decide the sets of a cache that has them: an exact onset (for stage 2 of the
     // P-chase) is then wanted last.
     const std::string why = has_sequence_runs(job.data(), name) ? " size: narrowing (after the sequences)" : " size: narrowing";

@@ -76,6 +76,10 @@ struct Capacity {
 // search; asks for the sizes that decide the onset's bracket (003 §3.2: doubling, then narrowing).
 // Sets job.primary (the smallest carveout measured).
 std::map<int, Capacity> measure_capacity(CacheJob& job);
+
+// The cache's sets and ways come from another experiment than the P-chase's stage 2 (the L2's
+// eviction sets, l2_evsets, measured or deferred by the plan): its onset is not narrowed to the line.
+bool structure_measured_elsewhere(const CacheJob& job);
 // Writes onset_size_bytes (where misses begin) and size_bytes (the capacity: the 50 % point until
 // the structure decides it), their intervals, size_carveout and the per-carveout values.
 void write_capacity(CacheJob& job, const std::map<int, Capacity>& sizes);

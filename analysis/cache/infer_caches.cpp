@@ -31,7 +31,8 @@ void write_latency(CacheJob& job) {
 }
 
 // What the structure steps reached: every value, runs requested that may decide it, or an end.
-enum class Structure { decided, pending, undetermined };
+// elsewhere: another experiment measures the structure (the L2's eviction sets): nothing requested.
+enum class Structure { decided, pending, undetermined, elsewhere };
 
 // The capacity the structure gives: the ways of every set times the line.
 void capacity_from_structure(CacheJob& job) {
@@ -89,6 +90,12 @@ Structure infer_structure(CacheJob& job, const Capacity& cap) {
     }
     if (random_fits && onset.state == SizeResult::State::exact) per_way_probabilities(job, C, line.line);
     return Structure::decided;
+  }
+  if (structure_measured_elsewhere(job)) {  // not narrowed to the line (capacity.cpp), no stage 2
+    null_keys(cache, {"sets", "ways", "index_bits", "replacement"},
+              "the P-chase's stage 2 is not run for what one SM sees of the L2: the whole L2's sets, ways and policy "
+              "come from its eviction sets (l2_sets, l2_evsets)");
+    return Structure::elsewhere;
   }
   if (onset.state != SizeResult::State::exact) {
     const std::string why =

@@ -228,6 +228,9 @@ RefinementRound plan_round(const Dataset& data, const Requests& wishes, const Re
                    {"tlb_round_benchmarks", b.tlb_round_benchmarks},
                    {"tlb_round_seconds", b.tlb_round_seconds},
                    {"max_rounds", b.max_rounds}}}};
+  // No round can follow this one (the budget's rounds): the caller may skip the analysis that would
+  // only say so, and analyze the last round with everything else (scripts/characterize.sh).
+  out.requests["last_round"] = cost.rounds + 1 >= b.max_rounds;
   if (!rounds_left && !cand.empty())
     out.summary["stopped"] = "the budget's " + std::to_string(b.max_rounds) + " refinement rounds are spent";
   else if (deferred > 0 && taken == 0)

@@ -55,7 +55,7 @@ step() {  # step <label> <command...>: runs it, prints the wall time, keeps its 
 step bench "$BENCH" --device="sim:$CFG" --memhier_progress=0 --benchmark_out=bench.json --benchmark_out_format=json
 inputs=(bench.json)
 pending() {  # number of requests in a memhier-requests/1 file
-  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(len(v) for k, v in d.items() if k != "format"))' "$1"
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(len(v) for k, v in d.items() if isinstance(v, list)))' "$1"
 }
 for ((r = 1; r <= ROUNDS; ++r)); do
   step "infer-$r" "$INFER" "${inputs[@]}" -o "topology-$r.json" --next-requests "req-$r.json" ${MEMHIER_INFER_FLAGS:-}

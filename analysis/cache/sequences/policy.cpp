@@ -1,5 +1,7 @@
 #include "analysis/cache/sequences/policy.hpp"
 
+#include "analysis/core/parallel.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -288,7 +290,8 @@ void nearest_candidates(const std::vector<std::string>& names, std::uint32_t W, 
                         SeqPolicy& out) {
   std::vector<std::pair<std::string, std::size_t>> all;
   for (const auto& n : names)
-    if (policy::policy_is_deterministic(n)) all.push_back({n, deterministic_eval(n, W, seqs, 0, true).predicted});
+    if (policy::policy_is_deterministic(n)) all.push_back({n, 0});
+  parallel_for(all.size(), [&](std::size_t i) { all[i].second = deterministic_eval(all[i].first, W, seqs, 0, true).predicted; });
   std::stable_sort(all.begin(), all.end(), [](auto& a, auto& b) { return a.second > b.second; });
   if (all.size() > kListedPolicies) all.resize(kListedPolicies);
   out.nearest = all;
@@ -299,16 +302,26 @@ void classify(const std::vector<std::string>& names, std::uint32_t W, const std:
   std::map<std::vector<double>, std::size_t> class_of;
   std::vector<std::pair<std::string, double>> fitting;  // randomized candidates that fit: log-likelihood
   double best = -1e300;                                 // the best log-likelihood of any consistent candidate
-  for (const auto& n : names) {
+  // Each candidate simulated on its own thread (each writes its own slot), then taken in candidate
+  // order: the result does not depend on the threads (analysis/core/parallel.hpp).
+  std::vector<DetResult> det(names.size());
+  std::vector<StochasticFit> sto(names.size());
+  parallel_for(names.size(), [&](std::size_t i) {
+    const std::string& n = names[i];
+    if (policy::policy_is_deterministic(n)) det[i] = deterministic_eval(n, W, seqs, noise, n == "lru" || n == "fifo");
+    else sto[i] = stochastic_fits(n, W, seqs, noise);
+  });
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string& n = names[i];
     if (!policy::policy_is_deterministic(n)) {
-      const StochasticFit f = stochastic_fits(n, W, seqs, noise);
+      const StochasticFit& f = sto[i];
       if (f.fits) fitting.push_back({n, f.loglik});
       if (std::getenv("MEMHIER_DEBUG_POLICY"))
         std::fprintf(stderr, "%s: fits %d log-likelihood %.2f\n", n.c_str(), f.fits ? 1 : 0, f.loglik);
       continue;
     }
     const bool gpgpusim = n == "lru" || n == "fifo";
-    const DetResult r = deterministic_eval(n, W, seqs, noise, gpgpusim);
+    const DetResult& r = det[i];
     if (gpgpusim) out.gpgpusim.push_back({n, r.predicted});
     if (!r.fits) continue;
     best = std::max(best, r.loglik);
