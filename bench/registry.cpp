@@ -49,6 +49,23 @@ Plan& plan_slot() {
 }  // namespace
 void set_plan(Plan p) { plan_slot() = p; }
 Plan plan() { return plan_slot(); }
+
+// About 2 s of an H200's GPU time (the families' wall times of a full run, 2026-12-02): the
+// sweeps of these figures are cheap, the L2's and the TLBs' (whole-memory chases, 31 MiB
+// footprints) are not, and are left to the full characterization.
+bool in_check_plan(const std::string& name) {
+  const auto n = BenchName::parse(name);
+  if (!n) return false;
+  const std::string fam = n->family();
+  static const std::set<std::string> whole = {"clock_overhead", "latency_spectrum", "smem_bank_conflict",
+                                              "smem_throughput", "l1_throughput",    "warp_access"};
+  if (whole.count(fam)) return true;
+  const std::string path = n->get_or("path", ""), carveout = n->get_or("carveout", "0");
+  if (fam == "pchase") return (path == "global_ca" && carveout == "0") || path == "constant" || path == "shared";
+  if (fam == "cache_sequences") return path == "global_ca" && carveout == "0";
+  if (fam == "gmem_throughput") return n->get_or("kind", "") == "read";
+  return false;
+}
 }  // namespace memhier
 
 namespace memhier {

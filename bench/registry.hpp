@@ -44,11 +44,18 @@ std::string write_bench_trace(const std::string& bench_name, const Trace& t);
 
 namespace memhier {
 // The plan size: `full` (default) is the characterization plan; `quick` is a small plan of every
-// family for smoke tests and regression checks (--plan=quick).
+// family for smoke tests (its sweeps are coarser: its figures are not the full plan's);
+// `check` is the regression check's plan (scripts/regression_check.sh): the full plan's benchmarks
+// of the figures a check gates, exactly as the full plan registers them (in_check_plan below);
 // `none` registers no plan sweep, only the extra requests of --memhier_extra.
-enum class Plan { none, quick, full };
+enum class Plan { none, quick, check, full };
 void set_plan(Plan p);
 Plan plan();
+// Whether the full plan's benchmark `name` belongs to the check plan: the L1 (global_ca at carveout
+// 0, its access sequences), the constant caches, shared memory (latency, banks, bandwidth), the
+// latency spectrum (DRAM latency), DRAM read bandwidth, L1 bandwidth, warp access, the clock
+// overhead. A family registers as for the full plan and register_guarded keeps only these.
+bool in_check_plan(const std::string& name);
 
 // Extra requests (--memhier_extra, format memhier-requests/1 in docs/formats.md): the list under
 // `family` ("pchase", "tlb"), or an empty list. Each item is a flat object of parameters.

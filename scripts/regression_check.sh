@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Regression check of one GPU against its newest archive: runs `memhier-bench --plan=quick` into a
-# temporary directory and compares it (memhier-compare --common-only) with the newest archive of
-# the same GPU under results/. docs/ci.md shows how to wire it into a CI job.
-# Usage: --help. Every path argument is taken relative to the calling directory.
+# Regression check of one GPU against its newest archive: characterizes the check plan (the full
+# plan's benchmarks of the figures a check gates, exactly as the full plan measures them, with the
+# refinement rounds: `characterize.sh --plan check`) into a temporary directory and compares it with
+# the newest full archive of the same GPU under results/ (memhier-compare judges the figures both
+# plans measure alike; the rest is "not comparable across plans"). docs/ci.md shows how to wire it
+# into a CI job. Usage: --help. Every path argument is taken relative to the calling directory.
 set -uo pipefail
 START=$(pwd)
 abspath() { case "$1" in /*) printf '%s' "$1" ;; *) printf '%s/%s' "$START" "$1" ;; esac; }
@@ -17,34 +19,37 @@ else
 fi
 usage() {
   cat <<USAGE
-usage: regression_check.sh [--build DIR] [--results DIR] [--device cuda:N] [--threshold F]
+usage: regression_check.sh [--build-dir DIR] [--results DIR] [--device cuda:N] [--threshold F]
                            [--repetitions N] [--format console|markdown|json] [-o FILE] [--keep DIR]
 
-Regression check of one GPU against its newest archive: runs memhier-bench --plan=quick and
-compares it (memhier-compare --common-only) with the newest archive of the same GPU.
+Regression check of one GPU against its newest archive: characterizes the check plan (the full
+plan's benchmarks of the L1, constant caches, shared memory, DRAM read bandwidth and latency,
+latency spectrum, L1 bandwidth and warp access, measured as the full plan measures them) and
+compares it with the newest full archive of the same GPU (memhier-compare).
 
-  --build DIR        where memhier-bench and memhier-compare are (default $build)
-  --results DIR      the archive tree (default $results)
+  --build-dir DIR    where memhier-bench, memhier-infer and memhier-compare are (default $build;
+                     --build DIR is the same)
+  --results DIR      the archive tree holding the base (default $results)
   --device cuda:N    the GPU (default cuda:0)
-  --threshold F      relative change that counts (default 0.05, memhier-compare's)
-  --repetitions N    --benchmark_repetitions of the quick run (>= 2 enables the spread / U test)
+  --threshold F      relative change that counts (default: memhier-compare's, 0.05)
+  --repetitions N    --benchmark_repetitions of the check run (>= 2 adds the spread of repetitions)
   --format F         console (default), markdown or json
   -o FILE            write the comparison to FILE
-  --keep DIR         keep the quick run's bench.json and traces in DIR
+  --keep DIR         keep the check run's archive (and its log) in DIR
 
 Paths are taken relative to the calling directory. Exit status: memhier-compare's (0 pass,
-1 worse, 3 structure changed, 4 different GPU), 2 error, 77 skipped (no GPU, no memhier-bench,
-or no archive of this GPU).
+1 worse, 3 structure changed, 4 different GPU, 7 contended or throttled), 2 error, 77 skipped (no
+GPU, no memhier-bench, or no archive of this GPU).
 USAGE
 }
 bad() { echo "regression_check.sh: $*" >&2; exit 2; }
 # value FLAG "$@": the value after FLAG, or one line and exit 2
 value() { [ $# -ge 2 ] && [ -n "$2" ] && [ "${2#--}" = "$2" ] || bad "$1 needs a value (see --help)"; printf '%s' "$2"; }
-device=cuda:0 threshold=0.05 reps=1 format=console out="" keep=""
+device=cuda:0 threshold="" reps=1 format=console out="" keep=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --build) build=$(value "$@") || exit 2; build=$(abspath "$build"); shift 2 ;;
-    --build=*) build=$(abspath "${1#*=}"); shift ;;
+    --build|--build-dir) build=$(value "$@") || exit 2; build=$(abspath "$build"); shift 2 ;;
+    --build=*|--build-dir=*) build=$(abspath "${1#*=}"); shift ;;
     --results) results=$(value "$@") || exit 2; results=$(abspath "$results"); shift 2 ;;
     --results=*) results=$(abspath "${1#*=}"); shift ;;
     --device) device=$(value "$@") || exit 2; shift 2 ;;  --device=*) device=${1#*=}; shift ;;
@@ -60,11 +65,12 @@ while [ $# -gt 0 ]; do
 done
 [[ "$reps" =~ ^[1-9][0-9]*$ ]] || bad "--repetitions must be a positive integer, not '$reps'"
 case "$format" in console|markdown|json) ;; *) bad "--format must be console, markdown or json, not '$format'" ;; esac
-[[ "$threshold" =~ ^[0-9]*\.?[0-9]+$ ]] || bad "--threshold must be a number, not '$threshold'"
+[ -z "$threshold" ] || [[ "$threshold" =~ ^[0-9]*\.?[0-9]+$ ]] || bad "--threshold must be a number, not '$threshold'"
 skip() { echo "SKIP: $*"; exit 77; }
 BENCH=$build/memhier-bench COMPARE=$build/memhier-compare
-[ -x "$COMPARE" ] || bad "$COMPARE missing (build memhier-compare, or give --build DIR)"
+[ -x "$COMPARE" ] || bad "$COMPARE missing (build memhier-compare, or give --build-dir DIR)"
 [ -x "$BENCH" ] || skip "no memhier-bench in $build (built without CUDA?)"
+[ -x "$build/memhier-infer" ] || bad "$build/memhier-infer missing (build it, or give --build-dir DIR)"
 case "$device" in cuda:*) idx=${device#cuda:} ;; *) bad "--device must be cuda:N, not '$device'" ;; esac
 [[ "$idx" =~ ^[0-9]+$ ]] || bad "--device must be cuda:N, not '$device'"
 
@@ -76,21 +82,29 @@ slug=$(printf '%s' "$name" | tr 'A-Z' 'a-z' | sed -e 's/[^a-z0-9]\{1,\}/-/g' -e 
 cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader -i "$idx" 2>/dev/null | head -1 | tr -d ' .') || cc=""
 sm_args=()
 [[ "$cc" =~ ^[0-9]+$ ]] && sm_args=(--sm "sm_$cc")
-base=$(python3 scripts/archive_index.py "$results" --newest --gpu-slug "$slug" "${sm_args[@]}") ||
-  skip "no archive of $name ($slug) under $results; run scripts/characterize.sh once"
+base=$(python3 scripts/archive_index.py "$results" --newest --gpu-slug "$slug" --plan full "${sm_args[@]}") ||
+  skip "no full archive of $name ($slug) under $results; run scripts/characterize.sh once"
 echo "regression_check: $name, base archive $base" >&2
 
+t0=${EPOCHREALTIME/[.,]/}
 tmp=${keep:-$(mktemp -d)}
 mkdir -p "$tmp"
 [ -n "$keep" ] || trap 'rm -rf "$tmp"' EXIT
-"$BENCH" --device="$device" --plan=quick --benchmark_repetitions="$reps" --benchmark_out="$tmp/bench.json" \
-  --benchmark_out_format=json >"$tmp/bench.log" 2>&1 || {
-  tail -20 "$tmp/bench.log" >&2
-  echo "regression_check.sh: memhier-bench failed" >&2
+rep_args=()
+[ "$reps" -gt 1 ] && rep_args=(-- --benchmark_repetitions="$reps")
+scripts/characterize.sh --device "$device" --plan check --no-plots --no-build --build-dir "$build" \
+  --results "$tmp/results" "${rep_args[@]}" > "$tmp/characterize.log" 2>&1 || {
+  tail -20 "$tmp/characterize.log" >&2
+  echo "regression_check.sh: the check run failed (log above)" >&2
   exit 2
 }
-# the quick run's headline (topology.json) so that the gate judges figures, not single counters
-[ -x "$build/memhier-infer" ] && "$build/memhier-infer" --allow-errors "$tmp/bench.json" -o "$tmp/topology.json" >/dev/null 2>&1
-args=(--common-only --threshold="$threshold" --format="$format")
+new=$(grep -o 'archive: .*' "$tmp/characterize.log" | tail -1 | cut -d' ' -f2)
+[ -n "$new" ] && [ -d "$new" ] || bad "the check run left no archive ($tmp/characterize.log)"
+args=(--common-only --format="$format")
+[ -n "$threshold" ] && args+=(--threshold="$threshold")
 [ -n "$out" ] && args+=(-o "$out")
-"$COMPARE" "${args[@]}" "$base" "$tmp"
+rc=0
+"$COMPARE" "${args[@]}" "$base" "$new" || rc=$?
+t1=${EPOCHREALTIME/[.,]/}
+echo "regression_check: $(grep -o 'done in [0-9.]* s' "$tmp/characterize.log" | tail -1 | sed 's/done in/measured and analyzed in/'), $(( (t1 - t0) / 1000000 )).$(( (t1 - t0) % 1000000 / 100000 )) s in all; memhier-compare exit $rc" >&2
+exit $rc

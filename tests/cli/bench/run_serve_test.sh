@@ -18,7 +18,7 @@ expect_error "no such directory" --device=sim:"$cfg" --memhier_serve="$work/nowh
 expect_error "no family 'tlbx'" --device=sim:"$cfg" --memhier_serve="$work/s" --benchmark_out="$work/b.json" --memhier_defer=tlbx
 expect_error "does not combine with --benchmark_filter" --device=sim:"$cfg" --memhier_serve="$work/s" \
   --benchmark_out="$work/b.json" --memhier_defer=tlb --benchmark_filter=pchase
-expect_error "use --plan=full or quick" --device=sim:"$cfg" --memhier_serve="$work/s" --benchmark_out="$work/b.json" \
+expect_error "use --plan=full, quick or check" --device=sim:"$cfg" --memhier_serve="$work/s" --benchmark_out="$work/b.json" \
   --plan=none --memhier_extra="$work/b.json"
 
 # wait_for FILE PID: until the file exists or the process has ended
