@@ -254,10 +254,11 @@ Capacity search_sweep(const CacheJob& job, const std::vector<const Chase*>& list
 // The L2's sets and ways measured by its eviction sets (l2_evsets, in the data or deferred by the
 // plan: context memhier_deferred): the P-chase's stage 2, the one reader of an onset exact to the
 // line, is not needed for them, so the onset is narrowed to 1/kOnsetRelativeWidth of itself. On the
-// H100 and H200 each narrowing round of the L2's onset took ~1 s (19 chases of ~26 MB, each warmed
-// by a pass over its footprint), and the runs of one board place that onset 0.4 % (H200) to 8 %
-// (H100) apart (the archives of 2026-11-27): a bracket narrower than that measures the allocation.
-constexpr std::uint64_t kOnsetRelativeWidth = 256;
+// H200 each narrowing round of the L2's onset took ~1 s (19 chases of ~25 MB, each warmed by a pass
+// over its footprint; 2026-12-02), and the five runs of one board placed that onset 1.5 % apart on
+// the H200 (26.54 - 26.93 MB) and 10 % on the H100 (19.6 - 21.6 MB; archives of 2026-11-27): a
+// bracket narrower than that measures the run's allocation, not the cache.
+constexpr std::uint64_t kOnsetRelativeWidth = 64;
 
 }  // namespace
 
