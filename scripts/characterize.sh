@@ -46,7 +46,8 @@ the topology. The archive appears only when every step succeeded; an existing on
                     it a busy GPU is a warning at the start (the archive is marked contended)
   --plan P          full (default), quick (a small plan of every family, a smoke test) or check
                     (the regression check's part of the full plan: scripts/regression_check.sh)
-  --rounds N        at most N refinement rounds, 0 to 20 (default 6)
+  --rounds N        at most N refinement rounds, 0 to 20 (default: the analyzer's budget, 4 rounds
+                    and 8 s of measuring; memhier-infer --max-rounds, docs/methodology.md Refinement)
   --results DIR     where archives go (default: $([ "$installed" = 1 ] && echo "./results of the calling directory" || echo "results/ of the repository"))
   --no-build        use the existing build/release
   --build-dir DIR   use the programs of another build (e.g. build/ci)
@@ -63,7 +64,7 @@ usage_error() { echo "characterize.sh: $*" >&2; exit 2; }
 # value FLAG "$@": the value after FLAG, or one line and exit 2
 value() { [ $# -ge 2 ] && [ -n "$2" ] && [ "${2#--}" = "$2" ] || usage_error "$1 needs a value (see --help)"; printf '%s' "$2"; }
 
-devices=(); all=0; plan=full; rounds=6; results=$ROOT/results; build=1; extra=(); BIN=$ROOT/build/release
+devices=(); all=0; plan=full; rounds=""; results=$ROOT/results; build=1; extra=(); BIN=$ROOT/build/release
 build_dir=""
 full_traces=""; plots=1; limit=2000000  # bytes on disk of one archive
 wait_idle=0; parallel=0
@@ -95,7 +96,7 @@ while [ $# -gt 0 ]; do
 done
 # Every value checked before anything runs: one line and exit 2.
 case "$plan" in full|quick|check) ;; *) usage_error "--plan must be full, quick or check, not '$plan'" ;; esac
-[[ "$rounds" =~ ^[0-9]+$ ]] && [ "$rounds" -le 20 ] || usage_error "--rounds must be an integer from 0 to 20, not '$rounds'"
+[ -z "$rounds" ] || { [[ "$rounds" =~ ^[0-9]+$ ]] && [ "$rounds" -le 20 ]; } || usage_error "--rounds must be an integer from 0 to 20, not '$rounds'"
 [ "$all" = 1 ] && [ ${#devices[@]} -gt 0 ] && usage_error "--all runs every GPU; it does not take --device"
 [ "$all" = 1 ] || [ ${#devices[@]} -gt 0 ] || devices=(cuda:0)
 for i in "${!devices[@]}"; do
@@ -287,13 +288,16 @@ characterize_one() {
   # The analysis shares the CPU with the deferred families' launches: four cores are left to them.
   [ -n "$defer" ] && [ -z "${MEMHIER_THREADS:-}" ] && threads=$(( $(nproc) > 5 ? $(nproc) - 4 : 1 ))
   if [ -x "$INFER" ] && alive "$server"; then
-    for r in $(seq 1 "$rounds"); do
+    # --rounds N is the analyzer's round budget too (so it marks the last round); else its own (4)
+    local max_rounds=()
+    [ -n "$rounds" ] && max_rounds=(--max-rounds "$rounds")
+    for r in $(seq 1 "${rounds:-20}"); do
       # Each analysis writes the topology too; requests come from the plan's undeferred families.
       # MEMHIER_INFER_FLAGS: e.g. "--max-rounds 3 --budget-total-seconds 5" (the refinement budget)
       # shellcheck disable=SC2086
       stage_begin
       MEMHIER_THREADS=${threads:-${MEMHIER_THREADS:-}} run "$INFER" --allow-errors "${inputs[@]}" -o "$tmp/topology.json" \
-        --next-requests "$tmp/requests-$r.json" ${MEMHIER_INFER_FLAGS:-} >/dev/null
+        --next-requests "$tmp/requests-$r.json" "${max_rounds[@]}" ${MEMHIER_INFER_FLAGS:-} >/dev/null
       fresh=1
       local asked last
       # the families asked for, and whether the analyzer's budget allows a round after this one
