@@ -700,7 +700,9 @@ def change_text(f, side):
             return ""
         if f.get("kind") == "latency":
             return "%+.1f cyc" % (n - b)
-        return "%+.1f %%" % (100 * f["change"]) if num(f.get("change")) is not None else "new"
+        if num(f.get("change")) is None:
+            return "new"
+        return "0.0 %" if abs(100 * f["change"]) < 0.05 else "%+.1f %%" % (100 * f["change"])
     if f.get("base") is None or f.get("new") is None or f.get("base") == f.get("new"):
         return ""
     return "differs"

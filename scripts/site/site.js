@@ -452,7 +452,7 @@
     // the figures (latencies, bandwidths) first; the structural fields below, folded unless a verdict calls
     const figs = (c.figures || []).filter((f) => f.kind !== "structure");
     const struct = (c.figures || []).filter((f) => f.kind === "structure");
-    sec.appendChild(el("h3", {}, "Figures (" + summary(figs, c.verdicts) + ")"));
+    sec.appendChild(el("h3", {}, "Figures (" + (c.verdicts ? summary(figs, true) : figs.length) + ")"));
     sec.appendChild(figureTable(figs, c));
     const det = el("details", { id: "structure" });
     if (c.verdicts && struct.some((f) => f.verdict !== "SAME")) det.open = true;
@@ -462,7 +462,7 @@
   }
 
   function summary(figs, verdicts) {
-    if (!verdicts) {
+    if (!verdicts) {  // structural values: equal or not
       const d = figs.filter((f) => f.differs).length;
       return d + " of " + figs.length + " differ";
     }

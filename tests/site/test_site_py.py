@@ -100,6 +100,7 @@ class Units(unittest.TestCase):
         f = {"kind": "latency", "base": 33.0, "new": 43.0, "change": 0.303}
         self.assertEqual(S.change_text(f, False), "+10.0 cyc")
         self.assertEqual(S.change_text(dict(f, kind="bandwidth"), False), "+30.3 %")
+        self.assertEqual(S.change_text({"kind": "bandwidth", "base": 3.04e12, "new": 3.0399e12, "change": -3e-5}, False), "0.0 %")
         self.assertEqual(S.change_text({"kind": "structure", "base": "lru", "new": "slru"}, False), "differs")
         self.assertEqual(S.change_text({"kind": "structure", "base": "lru", "new": "lru"}, True), "=")
 
