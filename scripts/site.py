@@ -27,6 +27,7 @@ import concurrent.futures
 import gzip
 import html
 import json
+import math
 import os
 import re
 import shutil
@@ -40,6 +41,10 @@ import archive_pack  # noqa: E402  (scripts/archive_pack.py)
 import plot  # noqa: E402  (scripts/plot.py: bench.json loading and trace reading)
 
 ASSETS = os.path.join(HERE, "site")
+# The plot families, in the order the pages show them (site.js reads the names from the manifest).
+FAMILIES = {"pchase": "P-chase: latency and miss rate vs footprint", "tlb": "TLB steps", "bandwidth": "Bandwidth sweeps",
+            "bank_conflict": "Shared-memory bank-conflict law", "spectrum": "Latency spectrum",
+            "outstanding": "Outstanding-request ramps"}
 # The load path of each P-chase path and the caches whose edges are marked on its curves.
 PATH_CACHES = {"global_ca": ["l1", "l2"], "ldg": ["readonly", "l2"], "texture": ["texture", "l2"],
                "global_cg": ["l2"], "constant": ["constant_l1", "constant_l15"], "shared": []}
@@ -59,27 +64,91 @@ def archive_id(path):
 
 
 # ------------------------------------------------------------------------------------------------
-# Formatting (the index and the headline figures)
+# Formatting: every figure the pages print, in the unit its magnitude calls for (the plots' axes are
+# the browser's, site.js). topology.json's device values are strings in memhier-topology/1 and JSON
+# numbers and booleans in /2; both are read.
+
+
+def num(v):
+    """A number from a JSON number or a numeric string; None for anything else (booleans too)."""
+    if isinstance(v, bool) or v is None:
+        return None
+    if isinstance(v, (int, float)):
+        return v if math.isfinite(v) else None
+    if isinstance(v, str):
+        try:
+            return int(v.strip())
+        except ValueError:
+            try:
+                f = float(v.strip())
+            except ValueError:
+                return None
+            return f if math.isfinite(f) else None
+    return None
+
+
+def flag(v):
+    """A boolean from JSON true/false or the strings "true"/"false"; None otherwise."""
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, str) and v.strip().lower() in ("true", "false"):
+        return v.strip().lower() == "true"
+    return None
+
+
+def sig(v):
+    """A scaled value (1 <= |v| < 1024 mostly): 2 decimals below 10, 1 below 100, none above."""
+    s = "%.2f" % v if abs(v) < 10 else "%.1f" % v if abs(v) < 100 else "%.0f" % v
+    return s.rstrip("0").rstrip(".") if "." in s else s
 
 
 def fmt_bytes(v):
+    v = num(v)
     if v is None:
         return "—"
     for unit, div in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if v >= div:
-            return "%s %s" % (("%.2f" % (v / div)).rstrip("0").rstrip("."), unit)
-    return "%d B" % v
+        if abs(v) >= div:
+            return "%s %s" % (sig(v / div), unit)
+    return "%s B" % sig(v)
 
 
 def fmt_num(v, unit=""):
+    v = num(v)
     if v is None:
         return "—"
     s = ("%.1f" % v).rstrip("0").rstrip(".")
     return s + (" " + unit if unit else "")
 
 
-def fmt_bw(v):
-    return "—" if v is None else "%.2f TB/s" % (v / 1e12)
+def fmt_rate(v):
+    """Bytes per second: TB/s, GB/s, MB/s or kB/s by magnitude (a host copy is 55 GB/s, not 0.055 TB/s)."""
+    v = num(v)
+    if v is None:
+        return "—"
+    for unit, div in (("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3)):
+        if abs(v) >= div:
+            return "%s %s" % (sig(v / div), unit)
+    return "%s B/s" % sig(v)
+
+
+def fmt_ways(w):
+    """A cache's ways: a count (memhier-topology/2; l2_sets in /1), or a list by set (/1 always, /2
+    only where the sets differ)."""
+    if isinstance(w, list):
+        counts = [c for c in (num(x) for x in w) if c is not None]
+        if not counts:
+            return "—"
+        lo, hi = min(counts), max(counts)
+        return "%d" % lo if lo == hi else "%d–%d (by set)" % (lo, hi)
+    n = num(w)
+    return "—" if n is None else "%d" % n
+
+
+def fmt_geometry(ways, sets):
+    w, s = fmt_ways(ways), num(sets)
+    if w == "—" and s is None:
+        return "—"
+    return "%s ways × %s sets" % (w if w != "—" else "?", "{:,}".format(s).replace(",", " ") if s is not None else "?")
 
 
 def get(d, *keys):
@@ -99,9 +168,24 @@ def headline(topo):
         ("L2 size", fmt_bytes(c("l2", "size_bytes"))),
         ("L2 hit", fmt_num(c("l2", "hit_latency_cycles"), "cyc")),
         ("DRAM latency", fmt_num(get(topo, "global_memory", "dram_latency_cycles"), "cyc")),
-        ("DRAM read", fmt_bw(get(topo, "global_memory", "peak_read_bytes_per_second"))),
-        ("L2 bandwidth", fmt_bw(get(topo, "l2_bandwidth", "peak_bytes_per_second"))),
+        ("DRAM read", fmt_rate(get(topo, "global_memory", "peak_read_bytes_per_second"))),
+        ("L2 bandwidth", fmt_rate(get(topo, "l2_bandwidth", "peak_bytes_per_second"))),
     ]
+
+
+def geometry(topo):
+    """[(label, text)]: the sets and ways the archive page adds to the headline."""
+    return [
+        ("L1 geometry", fmt_geometry(get(topo, "caches", "l1", "ways"), get(topo, "caches", "l1", "sets"))),
+        ("L2 geometry", fmt_geometry(get(topo, "l2_sets", "ways"), get(topo, "l2_sets", "sets"))),
+        ("SMs", fmt_num(get(topo, "device", "sm_count"))),
+        ("clock throttled", {True: "yes", False: "no"}.get(flag(get(topo, "device", "sm_clock_throttled")), "—")),
+    ]
+
+
+def wall_text(topo):
+    w = num(get(topo, "device", "characterize_wall_seconds"))
+    return "—" if w is None else "%s s" % sig(w)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -190,16 +274,55 @@ def markdown(text):
     return "\n".join(out)
 
 
+def slug(text):
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
+
+
+def report_sections(text):
+    """report.md split at its '## ' headings outside code blocks: (intro, [(title, body)]); the
+    intro without the report's own '# ' title (the page has its own)."""
+    intro, sections, fence = [], [], False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fence = not fence
+        if not fence and re.match(r"##\s", line):
+            sections.append((line[2:].strip(), []))
+        elif sections:
+            sections[-1][1].append(line)
+        elif not re.match(r"#\s", line):
+            intro.append(line)
+    return "\n".join(intro), [(t, "\n".join(b)) for t, b in sections]
+
+
 # ------------------------------------------------------------------------------------------------
 # Plot data: one spec per plot, from bench.json (and traces) like scripts/plot.py, edges from the topology
 
 
+# A bandwidth plot of more series than this draws its best few (the highest peaks) at first; the
+# legend lists them all, and the others are a click away.
+MAX_SHOWN = 12
+BEST_SHOWN = 6
+
+
 def spec(pid, family, title, xlabel, ylabel, series, kind="line", xscale="linear", xfmt="num", marks=None,
-         categories=None, note=""):
+         categories=None, note="", hmarks=None, best=False):
+    """One plot. marks: vertical lines the analyzer inferred ({x, kind, label}); hmarks: horizontal
+    lines ({y, kind, label}, e.g. the theoretical peak); best: draw the BEST_SHOWN series of the
+    highest peaks when there are more than MAX_SHOWN (the rest are listed, hidden)."""
     series = [s for s in series if s["x"]]
+    shown = None
+    if best and len(series) > MAX_SHOWN:
+        peak = lambda i: max((y for y in series[i]["y"] if y is not None), default=float("-inf"))
+        shown = sorted(sorted(range(len(series)), key=peak, reverse=True)[:BEST_SHOWN])
     return {"id": pid, "family": family, "title": title, "xlabel": xlabel, "ylabel": ylabel, "kind": kind,
-            "xscale": xscale, "xfmt": xfmt, "marks": marks or [], "categories": categories, "note": note,
-            "series": series, "points": sum(sum(1 for y in s["y"] if y is not None) for s in series)}
+            "xscale": xscale, "xfmt": xfmt, "marks": marks or [], "hmarks": hmarks or [], "categories": categories,
+            "note": note, "shown": shown, "series": series,
+            "points": sum(sum(1 for y in s["y"] if y is not None) for s in series)}
+
+
+def natural(text):
+    """Sort key: the numbers in a label by value ("stride 2 MiB" before "stride 16 MiB")."""
+    return [(0, float(t), "") if re.fullmatch(r"\d+(\.\d+)?", t) else (1, 0.0, t) for t in re.split(r"(\d+(?:\.\d+)?)", text) if t]
 
 
 def sweep(entries, key_fn, x_fn, y_fn, min_points=2):
@@ -211,7 +334,7 @@ def sweep(entries, key_fn, x_fn, y_fn, min_points=2):
             continue
         out.setdefault(key_fn(e), {})[x] = y
     res = []
-    for k in sorted(out, key=lambda k: [str(v) for v in (k if isinstance(k, tuple) else (k,))]):
+    for k in sorted(out, key=lambda k: natural(repr(k))):
         pts = sorted(out[k].items())
         if len(pts) >= min_points:
             res.append((k, [p[0] for p in pts], [p[1] for p in pts]))
@@ -261,7 +384,7 @@ def pchase_specs(entries, topo):
                         "footprint", "latency (cycles)",
                         [{"label": lab(k), "x": x, "y": y} for k, x, y in lat],
                         xscale="log", xfmt="bytes", marks=marks,
-                        note="Dashed lines: the capacity and where misses begin (onset) that the analyzer inferred "
+                        note="Dotted lines: the capacity and where misses begin (onset) that the analyzer inferred "
                              "(topology.json), where they fall within the footprints measured."))
         mr = sweep(cap, key, lambda e: e.pn("bytes"), plot.counter("miss_rate"))
         if mr:
@@ -286,7 +409,7 @@ def tlb_specs(entries, topo):
                         "footprint", "latency (cycles)",
                         [{"label": "stride %s" % fmt_bytes(k), "x": x, "y": y} for k, x, y in ser],
                         xscale="log", xfmt="bytes", marks=marks,
-                        note="Dashed lines: the total reach of each TLB level (entries × reach per entry, topology.json)."))
+                        note="Dotted lines: the total reach of each TLB level (entries × reach per entry, topology.json)."))
     return out
 
 
@@ -301,7 +424,8 @@ def throughput_specs(fam, entries, ctx):
         if ser:
             out.append(spec("%s_vs_working_set" % fam, "bandwidth", "%s: bandwidth vs working-set size" % fam,
                             "working set", "bytes/clock/SM" if per_clk else "GB/s",
-                            [{"label": rest_label(k), "x": x, "y": y} for k, x, y in ser], xscale="log", xfmt="bytes"))
+                            [{"label": rest_label(k), "x": x, "y": y} for k, x, y in ser], xscale="log", xfmt="bytes",
+                            best=True))
     if len({e.pn("ctas") for e in entries if e.pn("ctas") is not None}) >= 2:
         panels = {}
         for e in entries:
@@ -313,12 +437,14 @@ def throughput_specs(fam, entries, ctx):
             if not ser:
                 continue
             what = " ".join(x for x in (kind, "width %s B" % width if width else "") if x)
-            peak = plot.num(ctx.get("theoretical_dram_bytes_per_second")) if fam == "gmem_throughput" else None
+            peak = num(ctx.get("theoretical_dram_bytes_per_second")) if fam == "gmem_throughput" else None
+            hm = [{"y": peak / 1e9, "kind": "peak", "label": "theoretical DRAM peak %s" % fmt_rate(peak)}] if peak else []
             out.append(spec("%s_vs_ctas%s" % (fam, "_" + "_".join(x for x in (kind, width) if x) if what else ""),
                             "bandwidth", "%s%s: bandwidth vs CTAs per SM" % (fam, " " + what if what else ""),
                             "CTAs", "GB/s", [{"label": rest_label(k), "x": x, "y": y} for k, x, y in ser],
-                            xscale="log",
-                            note="theoretical DRAM peak %.0f GB/s (the context of bench.json)" % (peak / 1e9) if peak else ""))
+                            xscale="log", hmarks=hm, best=True,
+                            note="Dash-dot line: the theoretical DRAM peak (bench.json's context: 2 × memory clock × bus "
+                                 "width)." if peak else ""))
     return out
 
 
@@ -345,7 +471,8 @@ def smem_specs(entries, topo):
     if ser:
         out.append(spec("smem_throughput_vs_warps", "bandwidth", "shared memory: throughput vs active warps per SM",
                         "active warps per SM", "bytes/clock/SM" if per_clk else "GB/s",
-                        [{"label": "width %s B ILP %s, %s CTAs/SM" % k, "x": x, "y": y} for k, x, y in ser], xscale="log"))
+                        [{"label": "width %s B ILP %s, %s CTAs/SM" % k, "x": x, "y": y} for k, x, y in ser], xscale="log",
+                        best=True))
     return out
 
 
@@ -406,7 +533,8 @@ def archive_plots(entries, ctx, trace_dir, topo):
     specs += smem_specs(entries, topo)
     specs += spectrum_specs(fam("latency_spectrum"), trace_dir)
     specs += outstanding_specs(fam("outstanding_requests"), trace_dir)
-    return specs
+    order = list(FAMILIES)
+    return sorted(specs, key=lambda p: order.index(p["family"]) if p["family"] in order else len(order))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -440,7 +568,7 @@ class Archive:
                 with open(tp) as f:
                     t = json.load(f)
                 if not isinstance(t, dict) or not isinstance(t.get("caches"), dict):
-                    raise ValueError("not a memhier-topology/1 document (no caches)")
+                    raise ValueError("not a memhier-topology document (no caches)")
                 self.topo = t
             except (OSError, ValueError) as ex:
                 self.problems.append("topology.json is not readable (%s): no topology tables, inferred edges, "
@@ -490,7 +618,23 @@ def run_compare(tool, a, b, ignore_device=False):
     for side, arc in (("base", a), ("new", b)):
         d.setdefault(side, {})["id"] = arc.id
     d["ignore_device"] = ignore_device
-    return d
+    return present_compare(d)
+
+
+# Gate results without verdicts: side by side (different GPUs, --ignore-device), refused, no verdict.
+NO_VERDICT = ("none", "refused", "refused_conditions", "no_verdict")
+# The verdicts that carry a colour, where the gate judged. Any other (INFO, NOT-COMPARABLE,
+# ANALYZER-CHANGED, one a later memhier-compare adds) is shown in the text's own colour.
+TONES = {"PASS": "good", "SAME": "good", "FAIL": "bad", "WORSE": "bad", "CHANGED": "bad", "BETTER": "better"}
+
+
+def judged(c):
+    """Whether memhier-compare gave verdicts for this pair (not side by side, refused or without one)."""
+    return bool(c) and "error" not in c and (c.get("gate") or {}).get("result") not in NO_VERDICT
+
+
+def tone(verdict, has_verdicts=True):
+    return TONES.get(verdict, "") if has_verdicts else ""
 
 
 def verdict_text(c):
@@ -510,6 +654,77 @@ def verdict_text(c):
             what.append("%d structural changed" % len(g["structural_changes"]))
         return "FAIL (%s)" % ", ".join(what) if what else "FAIL"
     return r.upper().replace("_", " ")
+
+
+def value_text(fid, kind, v):
+    """A figure's value as the compare page prints it: its unit scaled to its magnitude."""
+    if v is None:
+        return "—"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, str):
+        return v
+    if isinstance(v, list):
+        if "ways" in fid.rsplit(".", 1)[-1]:
+            return fmt_ways(v)
+        if len(v) > 2 and all(x == v[0] for x in v):
+            return "%s (each of %d)" % (value_text(fid, kind, v[0]), len(v))
+        t = json.dumps(v, ensure_ascii=False)
+        return t if len(t) <= 60 else t[:57] + "…]"
+    if isinstance(v, dict):
+        t = json.dumps(v, ensure_ascii=False)
+        return t if len(t) <= 60 else t[:57] + "…}"
+    if "bytes_per_second" in fid:
+        return fmt_rate(v)
+    if "per_clock" in fid:
+        return "%s B/clk" % sig(v)
+    if kind == "latency" or fid.endswith("_cycles"):
+        return fmt_num(v, "cyc")
+    if "bytes" in fid:
+        return fmt_bytes(v)
+    return ("%d" % v) if float(v).is_integer() else ("%.4g" % v)
+
+
+def change_text(f, side):
+    """new/base between two GPUs (side by side); else the change: cycles for a latency, % for the rest."""
+    b, n = num(f.get("base")), num(f.get("new"))
+    both = b is not None and n is not None and not isinstance(f.get("base"), str) and not isinstance(f.get("new"), str)
+    if side:
+        if both and b != 0:
+            return "×%.2f" % (n / b)
+        if f.get("base") == f.get("new"):
+            return "="
+        return "" if f.get("base") is None or f.get("new") is None else "differs"
+    if both:
+        if n == b:
+            return ""
+        if f.get("kind") == "latency":
+            return "%+.1f cyc" % (n - b)
+        if num(f.get("change")) is None:
+            return "new"
+        return "0.0 %" if abs(100 * f["change"]) < 0.05 else "%+.1f %%" % (100 * f["change"])
+    if f.get("base") is None or f.get("new") is None or f.get("base") == f.get("new"):
+        return ""
+    return "differs"
+
+
+def present_compare(c):
+    """memhier-compare's JSON with what the page prints added: whether it judged, the tones, the
+    values in their units. The page formats nothing itself."""
+    if "error" in c:
+        return c
+    has = judged(c)
+    side = (c.get("gate") or {}).get("result") == "none"
+    c["verdicts"] = has
+    c["side_by_side"] = side
+    c["gate_tone"] = tone(verdict_text(c).split(" ")[0], has)
+    for f in c.get("figures") or []:
+        f["tone"] = tone(f.get("verdict"), has)
+        f["base_text"] = value_text(f.get("id", ""), f.get("kind"), f.get("base"))
+        f["new_text"] = value_text(f.get("id", ""), f.get("kind"), f.get("new"))
+        f["change_text"] = change_text(f, side)
+        f["differs"] = f.get("base") != f.get("new")
+    return c
 
 
 # ------------------------------------------------------------------------------------------------
@@ -539,6 +754,18 @@ def compare_href(a, b, depth=0):
     return "%scompare.html?a=%s&amp;b=%s" % ("../" * depth, a, b)
 
 
+def figures_html(pairs):
+    """(label, value) pairs as a grid of small boxes (the summary's headline figures)."""
+    return '<dl class="figures">%s</dl>' % "".join('<div><dt>%s</dt><dd>%s</dd></div>' % (esc(k), esc(v)) for k, v in pairs)
+
+
+def gate_html(c, href, against=""):
+    v = verdict_text(c)
+    t = tone(v.split(" ")[0], judged(c))
+    return '<a class="verdict%s" href="%s">%s</a>%s' % (" tone-" + t if t else "", href, esc(v),
+                                                       " vs %s" % esc(against) if against else "")
+
+
 def index_page(archives, cmp_note, cross):
     rows = []
     groups = {}
@@ -548,27 +775,24 @@ def index_page(archives, cmp_note, cross):
     heads = [h for h, _ in headline({})]
     for sm in sorted(groups):
         rows.append("<h2>%s</h2>" % esc(sm))
-        for (gpu, slug), drivers in sorted(groups[sm].items()):
+        for (gpu, slug_), drivers in sorted(groups[sm].items()):
             rows.append("<h3>%s</h3>" % esc(gpu))
             for drv in sorted(drivers, reverse=True):
                 rows.append("<h4>driver %s</h4>" % esc(drv))
                 rows.append("<table class=archives><thead><tr><th>archive (UTC)</th><th>plan</th><th>wall</th>%s"
                             "<th>gate vs previous of this GPU</th></tr></thead><tbody>" % "".join("<th>%s</th>" % esc(h) for h in heads))
                 for a in sorted(drivers[drv], key=lambda a: a.utc, reverse=True):
-                    wall = get(a.topo, "device", "characterize_wall_seconds")
                     figs = headline(a.topo) if a.usable else [(h, "—") for h in heads]
                     if not a.usable:
-                        gate = '<span class="verdict BROKEN">broken: %s</span>' % esc(a.problems[0] if a.problems else "")
+                        gate = '<span class="verdict tone-bad">broken: %s</span>' % esc(a.problems[0] if a.problems else "")
                     elif a.prev is None:
                         gate = "first archive of this GPU"
                     elif a.gate is None:
                         gate = 'not computed (memhier-compare not available) · <a href="%s">curves</a>' % compare_href(a.prev.id, a.id)
                     else:
-                        v = verdict_text(a.gate)
-                        gate = '<a class="verdict %s" href="%s">%s</a> vs %s' % (esc(v.split(" ")[0]), compare_href(a.prev.id, a.id),
-                                                                             esc(v), esc(a.prev.utc))
+                        gate = gate_html(a.gate, compare_href(a.prev.id, a.id), a.prev.utc)
                     rows.append('<tr data-archive="%s"><td><a href="archive/%s.html">%s</a></td><td>%s</td><td>%s</td>%s<td>%s</td></tr>' % (
-                        esc(a.id), esc(a.id), esc(a.utc), esc(a.item.get("plan", "")), esc(wall + " s" if wall else "—"),
+                        esc(a.id), esc(a.id), esc(a.utc), esc(a.item.get("plan", "")), esc(wall_text(a.topo)),
                         "".join("<td>%s</td>" % esc(v) for _, v in figs), gate))
                 rows.append("</tbody></table>")
     cross_html = ""
@@ -586,6 +810,19 @@ same GPU (docs/ci.md). Click an archive for its topology and curves, a verdict f
     return page("memhier results", body, 0, "index")
 
 
+def toc_html(families, sections):
+    fam = "".join('<li><a href="#family-%s">%s</a> <span class="count">%d</span></li>' % (esc(f), esc(FAMILIES.get(f, f)), n)
+                  for f, n in families)
+    sec = "".join('<li><a href="#topo-%s">%s</a></li>' % (esc(slug(t)), md_inline(t)) for t, _ in sections)
+    return ('<nav id="toc" aria-label="contents"><h2>Contents</h2><ol>'
+            '<li><a href="#summary">Summary</a></li>'
+            '<li><a href="#topology">Topology</a>%s</li>'
+            '<li><a href="#curves">Curves</a>%s</li></ol>'
+            '<p><button type="button" class="expand-all">expand all</button> '
+            '<button type="button" class="collapse-all">collapse all</button></p></nav>') % (
+        "<ol>%s</ol>" % sec if sec else "", "<ol>%s</ol>" % fam if fam else "")
+
+
 def archive_page(a, cmp_note):
     it = a.item
     msgs = ""
@@ -593,23 +830,35 @@ def archive_page(a, cmp_note):
         msgs = '<div class="problem" role="alert"><strong>%s</strong><ul>%s</ul></div>' % (
             "This archive is broken." if not a.usable else "Parts of this archive are missing.",
             "".join("<li>%s</li>" % esc(p) for p in a.problems))
-    figs = ""
-    if a.usable:
-        figs = "<table class=headline><tr>%s</tr><tr>%s</tr></table>" % (
-            "".join("<th>%s</th>" % esc(h) for h, _ in headline(a.topo)), "".join("<td>%s</td>" % esc(v) for _, v in headline(a.topo)))
-    links = []
+    intro, sections = report_sections(a.report or "")
+    summary_md = next((b for t, b in sections if t.lower() == "summary"), "")
+    sections = [(t, b) for t, b in sections if t.lower() != "summary"]
+    figs = figures_html(headline(a.topo) + [("wall", wall_text(a.topo))] + geometry(a.topo)) if a.usable else ""
+    links = ""
     if a.prev:
-        links.append('<a href="%s">compare with the previous archive of this GPU (%s)</a>%s' % (
-            compare_href(a.prev.id, a.id, 1), esc(a.prev.utc), " — gate: %s" % esc(verdict_text(a.gate)) if a.gate else ""))
-    report = ('<section id="topology"><h2>Topology (report.md)</h2>%s</section>' % markdown(a.report)) if a.report else \
-        '<section id="topology"><h2>Topology</h2><p class="problem">No report.md in this archive.</p></section>'
+        links = '<p class="links"><a href="%s">compare with the previous archive of this GPU (%s)</a>%s</p>' % (
+            compare_href(a.prev.id, a.id, 1), esc(a.prev.utc),
+            " — gate: " + gate_html(a.gate, compare_href(a.prev.id, a.id, 1)) if a.gate else "")
+    families = []
+    for p in a.plots:
+        if not families or families[-1][0] != p["family"]:
+            families.append([p["family"], 0])
+        families[-1][1] += 1
+    if a.report:
+        topo = "".join('<details class="section" id="topo-%s"><summary>%s</summary>%s</details>' % (
+            esc(slug(t)), md_inline(t), markdown(b)) for t, b in sections)
+    else:
+        topo = '<p class="problem">No report.md in this archive.</p>'
     body = """<h1>%s <small>%s · driver %s · %s</small></h1>
 <p class=path><code>results/%s</code> · plan %s</p>
-%s%s<p>%s</p>%s
-<section id="plots"><h2>Curves</h2><p>Drawn in your browser from the archive's bench.json and traces (drag to zoom,
-double-click to reset, click a legend entry to hide it).</p><div id="plot-list"><p class="loading">loading the data…</p></div></section>
-%s""" % (esc(it.get("gpu", "?")), esc(it.get("sm", "")), esc(it.get("driver", "")), esc(a.utc), esc(a.path),
-         esc(it.get("plan", "")), msgs, figs, " · ".join(links), cmp_note if a.prev else "", report)
+%s<div class="top"><section id="summary"><h2>Summary</h2>%s%s%s%s%s</section>%s</div>
+<section id="topology"><h2>Topology <small>(the archive's report.md)</small></h2>%s</section>
+<section id="curves"><h2>Curves</h2><p>Drawn in your browser from the archive's bench.json and traces; open a family to
+draw its plots (drag to zoom, double-click to reset, click a legend entry to hide or show it).</p>
+<div class="line-key"></div><div id="plot-list"><p class="loading">loading the data…</p></div></section>""" % (
+        esc(it.get("gpu", "?")), esc(it.get("sm", "")), esc(it.get("driver", "")), esc(a.utc), esc(a.path),
+        esc(it.get("plan", "")), msgs, figs, markdown(intro), markdown(summary_md), links, cmp_note if a.prev else "",
+        toc_html(families, sections), topo)
     return page("%s %s — memhier" % (it.get("gpu", "?"), a.utc), body, 1, "archive", 'data-archive="%s"' % esc(a.id))
 
 
@@ -619,10 +868,12 @@ def compare_page(cmp_note):
 <button type="submit">compare</button></form>
 <p id="pairs-note">memhier-compare's verdicts are computed when the site is built, for the pairs listed below
 (each archive against the previous one of its GPU, and the newest of each GPU against the newest of the others, with
-<code>--ignore-device</code>); any two archives can be overlaid.</p>%s
+<code>--ignore-device</code>: side by side, no verdicts); any two archives can be overlaid.</p>%s
 <details id="pairs"><summary>the precomputed pairs and their gate verdicts</summary><ul id="pair-list"></ul></details>
 <section id="headline"></section>
-<section id="plots"><h2>Curves overlaid</h2><p>Solid: base, dashed: new.</p><div id="plot-list"></div></section>""" % cmp_note
+<section id="curves"><h2>Curves overlaid</h2><p>Open a family to draw its plots.
+<button type="button" class="expand-all">expand all</button> <button type="button" class="collapse-all">collapse all</button></p>
+<div class="line-key"></div><div id="plot-list"></div></section>""" % cmp_note
     return page("compare — memhier", body, 0, "compare")
 
 
@@ -710,7 +961,7 @@ def main():
         why = "%s is not an executable file" % tool
         tool = None
     else:
-        why = "no <code>--compare</code> given to scripts/site.py"
+        why = "scripts/site.py was run without --compare"
     results = {}
     if tool:
         with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
@@ -736,7 +987,7 @@ def main():
                 "pairs": [{"a": a.id, "b": b.id, "ignore_device": ign, "computed": (a.id, b.id) in results,
                            "verdict": verdict_text(results.get((a.id, b.id))) if (a.id, b.id) in results else None}
                           for a, b, ign in pairs],
-                "compare_available": bool(tool), "uplot": uplot_version}
+                "compare_available": bool(tool), "uplot": uplot_version, "families": FAMILIES}
     with open(os.path.join(out, "data", "manifest.js"), "w") as f:
         f.write("window.MEMHIER_SITE = %s;\n" % json.dumps(manifest, indent=1))
     with open(os.path.join(out, "index.html"), "w") as f:

@@ -7,5 +7,12 @@ if(TARGET memhier-compare)
   add_test(NAME cli_site
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/site/run_site_test.sh ${PROJECT_SOURCE_DIR}
                    ${CMAKE_CURRENT_BINARY_DIR}/cli_site $<TARGET_FILE:memhier-compare>)
-  set_tests_properties(cli_site PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 300)
+  set_tests_properties(cli_site PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 600)
+endif()
+# What the pages print, without a browser: verdict colours only where the gate judged, units by
+# magnitude, memhier-topology/1 and /2 read alike (tests/site/test_site_py.py).
+find_program(MEMHIER_PYTHON3_SITE python3)
+if(MEMHIER_PYTHON3_SITE)
+  add_test(NAME cli_site_py COMMAND ${MEMHIER_PYTHON3_SITE} ${CMAKE_CURRENT_SOURCE_DIR}/site/test_site_py.py)
+  set_tests_properties(cli_site_py PROPERTIES LABELS cli)
 endif()

@@ -43,19 +43,47 @@ json.dump(idx, open(os.path.join(root, "index.json"), "w"), indent=1)
 print(path.replace("/", "_"))
 PY
 ) || { echo "FAIL: could not prepare the results copy"; exit 1; }
-# a small results tree for the site without memhier-compare: the newest archive, the broken one and
-# one whose directory is missing
+# a small results tree for the site without memhier-compare: the newest archive, the broken one, one
+# whose directory is missing, and the newest again with its topology.json in the memhier-topology/2
+# shape (device values as numbers and booleans, inputs by name, ways as a count)
 mkdir -p "$work/mini"
 ln -s "$work/results/sm_90" "$work/mini/sm_90"
-python3 - "$work/results/index.json" "$work/mini/index.json" <<'PY'
-import json, sys
-idx = json.load(open(sys.argv[1]))
-idx["archives"] = sorted(idx["archives"], key=lambda a: a["utc"])[-1:] + [a for a in idx["archives"] if a["utc"].startswith("2026-11-01")]
-gone = dict(idx["archives"][0], utc="2026-11-02T00:00:00Z")  # listed, but its directory is gone
+shapes=$(python3 - "$work/results" "$work/mini" <<'PY'
+import json, math, os, shutil, sys
+src, mini = sys.argv[1:]
+idx = json.load(open(os.path.join(src, "index.json")))
+newest = sorted(idx["archives"], key=lambda a: a["utc"])[-1]
+idx["archives"] = [newest] + [a for a in idx["archives"] if a["utc"].startswith("2026-11-01")]
+gone = dict(newest, utc="2026-11-02T00:00:00Z")  # listed, but its directory is gone
 gone["path"] = gone["path"].rsplit("/", 1)[0] + "/20261102T000000Z"
-idx["archives"].append(gone)
-json.dump(idx, open(sys.argv[2], "w"))
+v2 = dict(newest, utc="2026-11-03T00:00:00Z", path="v2/" + newest["path"].rsplit("/", 1)[0] + "/20261103T000000Z")
+shutil.copytree(os.path.join(src, newest["path"]), os.path.join(mini, v2["path"]))
+def value(v):
+    if v in ("true", "false"):
+        return v == "true"
+    for kind in (int, float):
+        try:
+            x = kind(v)
+            return x if math.isfinite(x) else v
+        except (TypeError, ValueError):
+            pass
+    return v
+tp = os.path.join(mini, v2["path"], "topology.json")
+t = json.load(open(tp))
+t["schema"] = "memhier-topology/2"
+t["device"] = {k: value(v) for k, v in t["device"].items()}
+t["inputs"] = [os.path.basename(p) for p in t.get("inputs", [])]
+for c in t["caches"].values():
+    if isinstance(c.get("ways"), list) and len(set(c["ways"])) == 1:
+        c["ways"] = c["ways"][0]
+json.dump(t, open(tp, "w"), indent=1)
+idx["archives"] += [gone, v2]
+json.dump(idx, open(os.path.join(mini, "index.json"), "w"))
+ident = lambda p: "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in p)
+print(ident(newest["path"]), ident(v2["path"]))
 PY
+) || { echo "FAIL: could not prepare the small results tree"; exit 1; }
+read -r old_shape new_shape <<<"$shapes"
 
 t0=$(date +%s.%N)
 python3 "$src/scripts/site.py" "$work/results" -o "$work/site" --compare "$compare" --vendor "$work/npm-scripts-site/node_modules" ||
@@ -68,4 +96,5 @@ echo "site: $(du -sb "$work/site" | cut -f1) bytes, built in $(python3 -c "print
 python3 "$src/tests/site/check_site_data.py" "$work/site" "$work/results" || { echo "FAIL: the site's data differ from the archives"; exit 1; }
 node "$src/tests/site/site_test.js" --site "$work/site" --results "$work/results" \
   --node-modules "$work/npm-tests-site/node_modules" --compare "$compare" --broken "$broken" \
-  --no-compare-site "$work/site-nocompare" ${MEMHIER_SITE_SCREENSHOTS:+--screenshots "$MEMHIER_SITE_SCREENSHOTS"}
+  --no-compare-site "$work/site-nocompare" --old-shape "$old_shape" --new-shape "$new_shape" \
+  ${MEMHIER_SITE_SCREENSHOTS:+--screenshots "$MEMHIER_SITE_SCREENSHOTS"}
