@@ -128,8 +128,15 @@ double weight_above(const std::vector<WeightedValue>& s, double boundary, double
   return w;
 }
 
-// Latency levels of one load path (all its non-classic chases).
-PathData path_data(const Dataset& data, const std::string& path, double* resolution) {
+namespace {
+
+struct PathLevels {
+  PathData pd;
+  double resolution = 1;
+};
+
+// Latency levels of one load path (all its non-classic chases), computed.
+PathLevels compute_path_data(const Dataset& data, const std::string& path) {
   PathData pd;
   double res = 1;
   std::vector<WeightedValue> all;
@@ -158,8 +165,16 @@ PathData path_data(const Dataset& data, const std::string& path, double* resolut
     merge_baseline_levels(pd.levels, base);
     refine_level_means(pd.levels, data, pd.all);
   }
-  if (resolution) *resolution = res;
-  return pd;
+  return {pd, res};
+}
+
+}  // namespace
+
+// Latency levels of one load path: computed once per dataset (Dataset::memo).
+PathData path_data(const Dataset& data, const std::string& path, double* resolution) {
+  const PathLevels& p = data.memo<PathLevels>("path_data:" + path, [&] { return compute_path_data(data, path); });
+  if (resolution) *resolution = p.resolution;
+  return p.pd;
 }
 
 std::optional<BeyondRun> beyond_first_level(const Dataset& data, const PathData& pd) {

@@ -100,6 +100,7 @@ std::vector<const BenchEntry*> Dataset::family(const std::string& fam) const {
 
 void Dataset::add_trace(const std::string& bench_name, Trace t) {
   traces_[bench_name] = std::make_shared<Trace>(std::move(t));
+  memo_.slots.clear();  // what was computed without this trace
 }
 
 const Trace* Dataset::trace(const BenchEntry& e, std::size_t run) const {

@@ -50,6 +50,17 @@ class Dataset {
   const Trace* trace(const BenchEntry& e, std::size_t run) const;
   void add_trace(const std::string& bench_name, Trace t);
 
+  // A value computed once per dataset from its data alone and read by several sections (a load
+  // path's latency levels: the L2 path's were clustered seven times an analysis), made by `make` on
+  // first use under `key`. Call it from one thread. A copy of the dataset starts without memos
+  // (theirs may point into the original's chases).
+  template <typename T, typename Make>
+  const T& memo(const std::string& key, Make&& make) const {
+    auto it = memo_.slots.find(key);
+    if (it == memo_.slots.end()) it = memo_.slots.emplace(key, std::make_shared<T>(make())).first;
+    return *std::static_pointer_cast<const T>(it->second);
+  }
+
  private:
   void index();
   std::vector<BenchRun> runs_;
@@ -57,6 +68,15 @@ class Dataset {
   std::vector<std::string> skipped_;
   std::vector<std::string> warnings_;
   mutable std::map<std::string, std::shared_ptr<Trace>> traces_;  // by benchmark name
+  struct Memos {
+    Memos() = default;
+    Memos(const Memos&) {}
+    Memos& operator=(const Memos&) { slots.clear(); return *this; }
+    Memos(Memos&&) = default;
+    Memos& operator=(Memos&&) = default;
+    std::map<std::string, std::shared_ptr<const void>> slots;
+  };
+  mutable Memos memo_;
 };
 
 // Context keys that identify a device; files that disagree on one are refused.
