@@ -9,12 +9,12 @@ results-dir (default: results) is resolved against the current directory. The ru
   results/sim/<name>/: a README.md and small files (at most 256 KiB in all), no archive;
   results/<sm_XX>/<gpu-slug>/<driver>/<UTC timestamp>/: an archive is kept when it is one of the
     N newest (--keep, default 5: the CI gate set of tests/cli/gate.cmake) complete full
-    characterizations of its GPU and driver (bench.json[.gz] of plan full whose context names this
-    GPU and driver, topology.json, report.md) of at most 2,000,000 bytes on disk
-    (scripts/archive_pack.py disk_usage, the limit of scripts/characterize.sh), or, past those N,
-    the newest that holds a level family beyond one SM which the N lack (LEVEL_FAMILIES: peer, host,
-    dsmem, async_copy, multicast; held when bench.json has a row of it that ran, and for peer the
-    context names peer devices); nothing else is;
+    characterizations of a real GPU and driver (bench.json[.gz] of plan full whose context names
+    this GPU and driver and no simulated device, topology.json, report.md) of at most 2,000,000
+    bytes on disk (scripts/archive_pack.py disk_usage, the limit of scripts/characterize.sh), or,
+    past those N, the newest that holds a level family beyond one SM which the N lack
+    (LEVEL_FAMILIES: peer, host, dsmem, async_copy, multicast; held when bench.json has a row of it
+    that ran, and for peer the context names peer devices); nothing else is;
   results/<sm_XX>/<gpu-slug>/<driver>/parts-<UTC timestamp>/: the summary of a device call's part
     outputs: a README.md and text or figures only (.md, .txt, .tsv, .svg, .png), at most 256 KiB;
   nothing else.
@@ -111,6 +111,10 @@ def archive_problem(path, sm, gpu, driver):
 
 
 def archive_context_problem(path, ctx, sm, gpu, driver):
+    backend = str(ctx.get("device_backend", ""))
+    if backend.startswith("sim:"):
+        return ("a simulated device's archive (device_backend %s): simulated runs archive outside results/ "
+                "(scripts/characterize.sh writes sim-results/ unless --results says otherwise)" % backend)
     missing = [n for n in ("topology.json", "report.md") if not os.path.exists(os.path.join(path, n))]
     if missing:
         return "incomplete archive: no %s" % " and no ".join(missing)

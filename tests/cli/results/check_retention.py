@@ -4,14 +4,14 @@
 usage: check_retention.py <scripts-dir> <work-dir>
 
 The tree: seven full archives of one GPU and driver (the newest over 2 MB), a quick-plan archive, a
-timestamp folder without bench.json, a parts folder with data and logs beside its summary, a parts folder without README, a stray file
-and a stray top-level folder; older archives with level families the five newest lack (peer rows,
-multicast copies: the newest of each stays; an older peer archive, one whose peer rows failed, one
-without a peer device in its context, an oversized and a quick-plan one with peer rows go).
-`check` must report each of them and nothing it keeps; `apply` must leave a tree `check` passes,
-without touching a kept archive, with the parts summarized and the index listing the kept archives
-only. A newer peer archive among the five newest then retires the
-older peer archive.
+timestamp folder without bench.json, a parts folder with data and logs beside its summary, a parts
+folder without README, a stray file and a stray top-level folder; older archives with level
+families the five newest lack (peer rows, multicast copies: the newest of each stays; an older peer
+archive, one whose peer rows failed, one without a peer device in its context, an oversized and a
+quick-plan one with peer rows go) and a simulated device's archive. `check` must report each of
+them and nothing it keeps; `apply` must leave a tree `check` passes, without touching a kept
+archive, with the parts summarized and the index listing the kept archives only. A newer peer
+archive among the five newest then retires the older peer archive.
 """
 import hashlib
 import json
@@ -113,6 +113,9 @@ mc_kept = "20260101T002000Z"                                    # multicast copi
 archive(root, mc_kept, rows=MULTICAST)
 host_old = "20260101T000500Z"                                   # rows of families the five newest hold
 archive(root, host_old, rows=HOST)
+# a simulated device's archive under results/: never kept, whatever it holds
+sim_rel = os.path.join("sm_70", "sim-plain_lru", DRV, "20260101T040000Z")
+archive(root, "20260101T040000Z", sm="sm_70", gpu="sim-plain_lru", backend="sim:plain_lru", rows=HOST + PEER, peers="1")
 parts = os.path.join(root, D, "parts-20260101T005500Z")         # the call of the 01:00 archive
 write(os.path.join(parts, "README.md"), "# call\n\nThe archive 20260101T010000Z beside this folder.\n")
 write(os.path.join(parts, "gate", "summary.txt"), "table\n")
@@ -158,6 +161,7 @@ for ts in (peer_failed, peer_nodev, host_old):
         fail("%s is said to hold a level family: %s" % (ts, lines))
 reported(os.path.join(D, peer_big), "over the 2000000-byte archive limit")
 reported(os.path.join(D, peer_quick), "'quick'")
+reported(sim_rel, "simulated device", "sim:plain_lru")
 reported(os.path.join(D, "parts-20260101T005500Z", "gate", "bench.json.gz"), "not a summary")
 reported(os.path.join(D, "parts-20260101T005500Z", "gate", "run1.log"), "not a summary")
 reported(os.path.join(D, "parts-20260101T030000Z"), "no README.md")
@@ -205,6 +209,8 @@ readme = open(os.path.join(parts, "README.md")).read()
 for w in ("## Retention", "`gate/bench.json.gz`", "`gate/run1.log`", "`%s`" % full[0]):
     if w not in readme:
         fail("the parts README does not name %s:\n%s" % (w, readme))
+if os.path.exists(os.path.join(root, "sm_70")):
+    fail("apply left the simulated device's archive (or its emptied folders)")
 idx = json.load(open(os.path.join(root, "index.json")))
 listed = sorted(os.path.basename(a["path"]) for a in idx["archives"])
 if listed != sorted(kept):
