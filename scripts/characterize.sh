@@ -48,7 +48,8 @@ the topology. The archive appears only when every step succeeded; an existing on
                     (the regression check's part of the full plan: scripts/regression_check.sh)
   --rounds N        at most N refinement rounds, 0 to 20 (default: the analyzer's budget, 4 rounds
                     and 8 s of measuring; memhier-infer --max-rounds, docs/methodology.md Refinement)
-  --results DIR     where archives go (default: $([ "$installed" = 1 ] && echo "./results of the calling directory" || echo "results/ of the repository"))
+  --results DIR     where archives go (default: $([ "$installed" = 1 ] && echo "./results of the calling directory" || echo "results/ of the repository");
+                    a simulated device's: $([ "$installed" = 1 ] && echo "./sim-results of the calling directory" || echo "sim-results/ of the repository, ignored by git"))
   --no-build        use the existing build/release
   --build-dir DIR   use the programs of another build (e.g. build/ci)
   --full-traces DIR keep the unpacked traces (and plots left out of the archive) in DIR/<archive path>/
@@ -67,7 +68,7 @@ value() { [ $# -ge 2 ] && [ -n "$2" ] && [ "${2#--}" = "$2" ] || usage_error "$1
 devices=(); all=0; plan=full; rounds=""; results=$ROOT/results; build=1; extra=(); BIN=$ROOT/build/release
 build_dir=""
 full_traces=""; plots=1; limit=2000000  # bytes on disk of one archive
-wait_idle=0; parallel=0
+wait_idle=0; parallel=0; results_given=0
 if [ "$installed" = 1 ]; then BIN=$(cd "$ROOT/../../bin" && pwd); build=0; results=$START/results; fi
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -78,8 +79,8 @@ while [ $# -gt 0 ]; do
     --plan=*) plan=${1#*=}; shift ;;
     --rounds) rounds=$(value "$@") || exit 2; shift 2 ;;
     --rounds=*) rounds=${1#*=}; shift ;;
-    --results) results=$(value "$@") || exit 2; results=$(abspath "$results"); shift 2 ;;
-    --results=*) results=$(abspath "${1#*=}"); shift ;;
+    --results) results=$(value "$@") || exit 2; results=$(abspath "$results"); results_given=1; shift 2 ;;
+    --results=*) results=$(abspath "${1#*=}"); results_given=1; shift ;;
     --no-build) build=0; shift ;;
     --no-plots) plots=0; shift ;;
     --parallel) parallel=1; shift ;;
@@ -110,6 +111,13 @@ for i in "${!devices[@]}"; do
     *) usage_error "unknown device '$d': use cuda:N or sim:<config.json>" ;;
   esac
 done
+# A simulated device archives outside the tracked results/ unless --results says where (results/README.md).
+sim_default=0
+n_sim=$(printf '%s\n' "${devices[@]}" | grep -c '^sim:' || true)
+if [ "$results_given" = 0 ] && [ "$n_sim" -gt 0 ]; then
+  [ "$n_sim" = ${#devices[@]} ] || usage_error "simulated and real devices in one run need --results DIR (by default a simulated device's archives go to ${results%/results}/sim-results, a GPU's to $results)"
+  results=${results%/results}/sim-results; sim_default=1
+fi
 if [ -n "$full_traces" ]; then
   mkdir -p "$full_traces" 2>/dev/null && [ -w "$full_traces" ] || usage_error "--full-traces $full_traces: cannot create or write this directory"
   full_traces=$(cd "$full_traces" && pwd)
@@ -574,3 +582,4 @@ if { [ "$all" = 1 ] || [ "$parallel" = 1 ]; } && [ ${#devices[@]} -gt 1 ]; then
 else
   for d in "${devices[@]}"; do characterize_one "$d"; done
 fi
+[ "$sim_default" = 0 ] || echo "simulated device: archived under $results (outside the tracked results/; --results DIR chooses)"

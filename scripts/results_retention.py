@@ -9,14 +9,18 @@ results-dir (default: results) is resolved against the current directory. The ru
   results/sim/<name>/: a README.md and small files (at most 256 KiB in all), no archive;
   results/<sm_XX>/<gpu-slug>/<driver>/<UTC timestamp>/: an archive is kept when it is one of the
     N newest (--keep, default 5: the CI gate set of tests/cli/gate.cmake) complete full
-    characterizations of its GPU and driver (bench.json[.gz] of plan full whose context names this
-    GPU and driver, topology.json, report.md) of at most 2,000,000 bytes on disk
-    (scripts/archive_pack.py disk_usage, the limit of scripts/characterize.sh); nothing else is;
+    characterizations of a real GPU and driver (bench.json[.gz] of plan full whose context names
+    this GPU and driver and no simulated device, topology.json, report.md) of at most 2,000,000
+    bytes on disk (scripts/archive_pack.py disk_usage, the limit of scripts/characterize.sh), or,
+    past those N, the newest that holds a level family beyond one SM which the N lack
+    (LEVEL_FAMILIES: peer, host, dsmem, async_copy, multicast; held when bench.json has a row of it
+    that ran, and for peer the context names peer devices); nothing else is;
   results/<sm_XX>/<gpu-slug>/<driver>/parts-<UTC timestamp>/: the summary of a device call's part
     outputs: a README.md and text or figures only (.md, .txt, .tsv, .svg, .png), at most 256 KiB;
   nothing else.
 
-check   prints every violation, one a line (path: what), and exits 1 when there is one, else 0.
+check   prints every violation, one a line (path: what), and exits 1 when there is one, else 0
+        (then one line per archive kept for a level family: path: the families).
 apply   writes the summaries first (a parts folder's README.md gets a section naming what was
         removed from it and the archives of its call that go), then removes what the rule does not
         keep (git rm where the files are tracked, else from the disk; the removals and the written
@@ -45,6 +49,16 @@ SUMMARY_LIMIT = 256 * 1024       # bytes of files in a parts summary or a sim fo
 SUMMARY_EXT = (".md", ".txt", ".tsv", ".svg", ".png")
 CALL_WINDOW = 3600               # an archive belongs to the latest parts folder at most this long before it
 TOP_FILES = ("README.md", "index.json")
+# The level families beyond one SM (results/README.md, rule 1): (label, benchmark family, arguments its
+# name must carry, context key that must be non-empty). An archive holds a family when bench.json has a
+# row of that family with those arguments that ran (no error, not skipped) and the context key is set.
+LEVEL_FAMILIES = (
+    ("peer", "peer", {}, "peer_devices"),
+    ("host", "host", {}, None),
+    ("dsmem", "dsmem", {}, None),
+    ("async_copy", "async_copy", {}, None),
+    ("multicast", "async_copy", {"op": "multicast"}, None),
+)
 
 
 class BadInput(Exception):
@@ -65,17 +79,42 @@ def kib(n):
     return "%.1f KiB" % (n / 1024.0) if n < 1024 * 1024 else "%.2f MB" % (n / 1e6)
 
 
+def level_families(doc):
+    """The labels of LEVEL_FAMILIES an archive's bench.json (parsed) holds."""
+    ctx, held = doc["context"], set()
+    for b in doc.get("benchmarks") or []:
+        if not isinstance(b, dict) or b.get("error_occurred") or b.get("skipped"):
+            continue
+        parts = str(b.get("name", "")).split("/")
+        args = dict(p.split(":", 1) for p in parts[1:] if ":" in p)
+        for label, family, want, ctx_key in LEVEL_FAMILIES:
+            if (parts[0] == family and all(args.get(k) == v for k, v in want.items())
+                    and (ctx_key is None or str(ctx.get(ctx_key) or "").strip())):
+                held.add(label)
+    return held
+
+
 def archive_problem(path, sm, gpu, driver):
-    """Why this archive directory cannot be kept (None: it can)."""
+    """(why this archive directory cannot be kept or None, the level families it holds)."""
     bench = archive_pack.bench_path(path)
-    if not os.path.exists(bench):
-        return "no bench.json or bench.json.gz: not an archive"
+    if bench is None:
+        return "no bench.json or bench.json.gz: not an archive", set()
     try:
-        ctx = archive_pack.load_json(bench)["context"]
+        doc = archive_pack.load_json(bench)
+        ctx = doc["context"]
         if not isinstance(ctx, dict) or "memhier_version" not in ctx:
             raise ValueError("no memhier_version in the context")
-    except (OSError, EOFError, ValueError, KeyError, TypeError) as e:  # EOFError: a truncated gzip
-        return "bench.json unreadable (%s)" % e
+        families = level_families(doc)
+    except (OSError, EOFError, ValueError, KeyError, TypeError, AttributeError) as e:  # EOFError: a truncated gzip
+        return "bench.json unreadable (%s)" % e, set()
+    return archive_context_problem(path, ctx, sm, gpu, driver), families
+
+
+def archive_context_problem(path, ctx, sm, gpu, driver):
+    backend = str(ctx.get("device_backend", ""))
+    if backend.startswith("sim:"):
+        return ("a simulated device's archive (device_backend %s): simulated runs archive outside results/ "
+                "(scripts/characterize.sh writes sim-results/ unless --results says otherwise)" % backend)
     missing = [n for n in ("topology.json", "report.md") if not os.path.exists(os.path.join(path, n))]
     if missing:
         return "incomplete archive: no %s" % " and no ".join(missing)
@@ -113,7 +152,8 @@ def summary_problems(d, rel, need_readme=True, allow_ext=SUMMARY_EXT):
 
 def scan(root, keep):
     """Everything the rule says about the tree: violations, and what apply would do."""
-    plan = {"violations": [], "remove": [], "parts": {}, "kept": [], "summaries": [], "gone_archives": {}}
+    plan = {"violations": [], "remove": [], "parts": {}, "kept": [], "kept_for": {}, "summaries": [],
+            "gone_archives": {}}
     v = plan["violations"]
 
     def bad(rel, what, remove=True):
@@ -157,11 +197,11 @@ def scan(root, keep):
 def scan_driver(root, sm, gpu, drv, keep, plan, bad):
     rel_d = "%s/%s/%s" % (sm, gpu, drv)
     d = os.path.join(root, sm, gpu, drv)
-    eligible, parts = [], []
+    eligible, parts, families = [], [], {}
     for n in sorted(os.listdir(d)):
         p, rel = os.path.join(d, n), rel_d + "/" + n
         if TS.match(n) and os.path.isdir(p):
-            why = archive_problem(p, sm, gpu, drv)
+            why, families[n] = archive_problem(p, sm, gpu, drv)
             if why:
                 bad(rel, "archive not kept: " + why)
                 plan["gone_archives"][rel] = n
@@ -176,12 +216,18 @@ def scan_driver(root, sm, gpu, drv, keep, plan, bad):
         else:
             bad(rel, "neither an archive (<UTC timestamp>/) nor a parts summary (parts-<UTC timestamp>/)")
     eligible.sort(reverse=True)  # UTC timestamps: by name is by time
+    extra = beyond_gate_set(eligible, families, keep)
     for i, n in enumerate(eligible):
         rel = rel_d + "/" + n
         if i < keep:
             plan["kept"].append(rel)
+        elif n in extra:
+            plan["kept"].append(rel)
+            plan["kept_for"][rel] = extra[n]
         else:
-            bad(rel, "archive not kept: older than the %d newest full archives of %s %s" % (keep, gpu, drv))
+            newer = sorted(l for l in families[n] if any(l in f for f in extra.values()))
+            bad(rel, "archive not kept: older than the %d newest full archives of %s %s%s" % (
+                keep, gpu, drv, "; a newer archive holds its %s rows" % ", ".join(newer) if newer else ""))
             plan["gone_archives"][rel] = n
     # which parts folder (device call) each removed archive came from: the latest one at most an hour before it
     calls = sorted(parts)
@@ -192,6 +238,19 @@ def scan_driver(root, sm, gpu, drv, keep, plan, bad):
         owner = [c for c in calls if 0 <= (t - when(PARTS.match(c).group(1))).total_seconds() <= CALL_WINDOW]
         if owner:
             plan.setdefault("call_of", {})[rel] = rel_d + "/" + owner[-1]
+
+
+def beyond_gate_set(eligible, families, keep):
+    """{archive: [labels]}: past the `keep` newest (eligible, newest first), the newest archive of each
+    level family the `keep` newest lack, with the families it is kept for."""
+    gate = set().union(*(families[n] for n in eligible[:keep]))
+    extra = {}
+    for label, _, _, _ in LEVEL_FAMILIES:
+        if label not in gate:
+            n = next((n for n in eligible[keep:] if label in families[n]), None)
+            if n is not None:
+                extra.setdefault(n, []).append(label)
+    return extra
 
 
 def when(ts):
@@ -316,6 +375,8 @@ def check(root, keep):
         print("%s: %d violation(s) of the retention rule (results/README.md); `%s apply` removes what it "
               "does not keep" % (PROG, len(plan["violations"]), PROG))
         return 1
+    for rel, labels in sorted(plan["kept_for"].items()):
+        print("%s: kept beside the %d newest for its %s rows" % (os.path.join(root, rel), keep, ", ".join(labels)))
     print("%s: %s follows the retention rule: %d archive(s) kept, %d parts summar%s" %
           (PROG, root, len(plan["kept"]), len(plan["summaries"]), "y" if len(plan["summaries"]) == 1 else "ies"))
     return 0
