@@ -329,6 +329,28 @@ def table(archives):
         last_group = g
         if v is None:
             nulls.append((g, q, why))
+    # A section the newest archive lacks (the peer GPUs of a two-GPU run the retention rule keeps
+    # beside the five newest): its rows from the newest archive that has it, named in the label.
+    have = {(g, q) for g, q, _, _, _, _ in rows[-1]}
+    shown_groups = {g for g, _ in have}
+    for k in range(n - 2, -1, -1):
+        extra = [r for r in rows[k] if r[0] not in shown_groups and (r[0], r[1]) not in have and r[2] is not None]
+        groups = []
+        for r in extra:
+            if r[0] not in groups:
+                groups.append(r[0])
+        for grp in groups:
+            shown_groups.add(grp)
+            first = True
+            for g, q, v, fmt, conf, why in rows[k]:
+                if g != grp:
+                    continue
+                vals = [ix.get((g, q), (None, fmt))[0] for ix in index]
+                conf_s = "—" if conf is None else ("%.2g" % conf)
+                label = "%s, from `%s`" % (g, names[k]) if first else ""
+                lines.append("| %s | %s | %s | %s | %s |" % (cell(label), cell(q), cell(fmt(v) if v is not None else "null"),
+                                                             conf_s, cell(across(vals, getattr(fmt, "plain", fmt)))))
+                first = False
     if nulls:
         lines += ["", "Null in `%s`, with the analyzer's reason:" % newest, ""]
         grouped = []
