@@ -77,8 +77,9 @@ struct Capacity {
 // Sets job.primary (the smallest carveout measured).
 std::map<int, Capacity> measure_capacity(CacheJob& job);
 
-// The cache's sets and ways come from another experiment than the P-chase's stage 2 (the L2's
-// eviction sets, l2_evsets, measured or deferred by the plan): its onset is not narrowed to the line.
+// The cache's sets and ways come from another experiment than the P-chase's stage 2 (a GPU's L2
+// measured by its eviction sets, l2_evsets, in the data or deferred by the plan): its onset is not
+// narrowed to the line and no stage 2 runs for it.
 bool structure_measured_elsewhere(const CacheJob& job);
 // Writes onset_size_bytes (where misses begin) and size_bytes (the capacity: the 50 % point until
 // the structure decides it), their intervals, size_carveout and the per-carveout values.
