@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/device/l2_layout_filter.py on a name list as memhier-bench lists it on a 50 MiB-L2 GPU
+"""dev/device/l2_layout_filter.py on a name list as memhier-bench lists it on a 50 MiB-L2 GPU
 (names as bench/families/l2_throughput.cu and l2_distinct.cu build them, with Google Benchmark's
 /iterations:3/manual_time suffix that made the first device run's hand-written filter match nothing):
 the regex must match every distinct-line and peer layout and the plain tile at their working sets,

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks memhier-infer's topology and report on the synthetic archive of gen_sm_resources.py, and
-the device summary (scripts/device/mshr_summary.py) on it: every value the generator built in.
+the device summary (dev/device/mshr_summary.py) on it: every value the generator built in.
 
 usage: check_sm_resources.py ARCHIVE_DIR SUMMARY_SCRIPT"""
 import json, os, subprocess, sys

@@ -24,17 +24,17 @@ find_package(Python3 COMPONENTS Interpreter QUIET)
 if(Python3_Interpreter_FOUND)
   set(_s ${CMAKE_CURRENT_SOURCE_DIR}/cli/golden/sass)
   add_test(NAME cli_sass_check_outstanding
-           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/device/sass_check.py outstanding ${_s}/h100_outstanding16.sass)
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/dev/device/sass_check.py outstanding ${_s}/h100_outstanding16.sass)
   set_tests_properties(cli_sass_check_outstanding PROPERTIES LABELS cli
                        PASS_REGULAR_EXPRESSION "outstanding_kernelILi16E.*loads before the first use: 16 \\(want 16\\) ok")
   add_test(NAME cli_sass_check_dead_fill
-           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/device/sass_check.py sharing ${_s}/h100_sharing_dead_fill.sass)
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/dev/device/sass_check.py sharing ${_s}/h100_sharing_dead_fill.sass)
   set_tests_properties(cli_sass_check_dead_fill PROPERTIES LABELS cli
                        PASS_REGULAR_EXPRESSION "fill walk present in 0 of 1 instances")
 endif()
 if(Python3_Interpreter_FOUND)
   add_test(NAME cli_l2_layout_filter
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/check_l2_layout_filter.py
-                   ${PROJECT_SOURCE_DIR}/scripts/device/l2_layout_filter.py ${CMAKE_CURRENT_BINARY_DIR}/cli_l2_layout_filter)
+                   ${PROJECT_SOURCE_DIR}/dev/device/l2_layout_filter.py ${CMAKE_CURRENT_BINARY_DIR}/cli_l2_layout_filter)
   set_tests_properties(cli_l2_layout_filter PROPERTIES LABELS cli)
 endif()

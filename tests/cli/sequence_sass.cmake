@@ -1,5 +1,5 @@
 # The SASS check of the access-sequence kernel (scripts/check_sequence_sass.py, run by
-# scripts/device/part_sequences.sh on the device's cuobjdump output) on two fixtures: an excerpt of
+# dev/device/part_sequences.sh on the device's cuobjdump output) on two fixtures: an excerpt of
 # the H100's first run, where ptxas let eight untimed loads overlap (must be caught), and SASS in
 # the shape of the chained kernel (must pass). This machine has no cuobjdump: the kernel's own SASS
 # is checked on the device.

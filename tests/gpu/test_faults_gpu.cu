@@ -3,7 +3,7 @@
 // the first two the device is still usable and later benchmarks run, after a sticky one they are
 // marked "not run" (bench/guard.hpp). The watchdog stops a runaway chase; every chase reports the
 // SM clock of its sample. FaultsGpu.StickyError* makes an illegal access on purpose: keep it out of
-// compute-sanitizer runs (scripts/device/part_sanitize.sh filters on "Sticky").
+// compute-sanitizer runs (dev/device/part_sanitize.sh filters on "Sticky").
 #include <gtest/gtest.h>
 
 #include <cstdlib>

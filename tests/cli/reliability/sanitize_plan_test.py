@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/device/sanitize_plan.py, the helper of the device part part_sanitize.sh, without a GPU:
+"""dev/device/sanitize_plan.py, the helper of the device part part_sanitize.sh, without a GPU:
 the small plan covers every family of a benchmark list (also families it has never seen) and its
 filter selects exactly the chosen benchmarks; compute-sanitizer findings are tied to the family
 whose benchmark was running.

@@ -2,9 +2,9 @@
 # Exports what gpu-benches' gpu-l2-cache needs (te42kyfo/gpu-benches, the peer figure of
 # docs/methodology.md, section requests_sharing_partitions) from a fetched mirror into the ignored
 # folder .peer/gpu-benches, unchanged, plus a stub of its metrics header under .peer/gpu-benches/stub
-# (see below). scripts/device/part_mshr.sh builds and runs it from $ROOT/.peer/gpu-benches.
+# (see below). dev/device/part_mshr.sh builds and runs it from $ROOT/.peer/gpu-benches.
 #
-# usage: scripts/peer/prepare_gpu_benches.sh [MIRROR_GIT_DIR] [COMMIT]
+# usage: dev/peer/prepare_gpu_benches.sh [MIRROR_GIT_DIR] [COMMIT]
 #   MIRROR_GIT_DIR default: $GPU_BENCHES_MIRROR or /work/.mirror/te42kyfo+gpu-benches/repo
 #   COMMIT         default: HEAD of the mirror
 # No code of the peer enters the project's tracked files: .peer/ is in .gitignore.
@@ -32,13 +32,13 @@ git --git-dir="$MIRROR" archive "$commit" LICENSE README.md MeasurementSeries.hp
 # runs exactly the code it runs with it.
 mkdir -p "$OUT/stub/gpu-metrics"
 cat > "$OUT/stub/gpu-metrics/gpu-metrics.hpp" <<'H'
-// memhier stub (scripts/peer/prepare_gpu_benches.sh): the peer's initMeasureMetric is empty too.
+// memhier stub (dev/peer/prepare_gpu_benches.sh): the peer's initMeasureMetric is empty too.
 #pragma once
 inline void initMeasureMetric() {}
 H
 {
   echo "repository te42kyfo/gpu-benches"
   echo "commit $commit"
-  echo "exported $(date -u +%Y-%m-%dT%H:%M:%SZ) by scripts/peer/prepare_gpu_benches.sh"
+  echo "exported $(date -u +%Y-%m-%dT%H:%M:%SZ) by dev/peer/prepare_gpu_benches.sh"
 } > "$OUT/SOURCE"
 echo "prepare_gpu_benches: $OUT from $commit ($(find "$OUT" -type f | wc -l) files)"

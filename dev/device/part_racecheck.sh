@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device part (scripts/device/run.sh racecheck:SECONDS; also step 3 of part_sanitize.sh):
+# Device part (dev/device/run.sh racecheck:SECONDS; also step 3 of part_sanitize.sh):
 # compute-sanitizer racecheck over the small plan of part_sanitize.sh, one sanitizer process per
 # family, so that a slow family cannot starve the others: each family gets an equal share of what
 # is left of RACE_LIMIT seconds (default: 240), at least 15 s. MEMHIER_MIN_WORK=1: the families that
@@ -11,7 +11,7 @@ case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next }
 set -uo pipefail
 DIR=$1; mkdir -p "$DIR"
 BIN=${BIN:?BIN (release build directory) not set}; ROOT=${ROOT:?ROOT not set}
-B=$BIN/memhier-bench; PLAN=$ROOT/scripts/device/sanitize_plan.py
+B=$BIN/memhier-bench; PLAN=$ROOT/dev/device/sanitize_plan.py
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 S=$DIR/summary.txt; touch "$S"
 say() { echo "$*" | tee -a "$S"; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device part (scripts/device/run.sh sanitize:380): compute-sanitizer memcheck, initcheck, synccheck
+# Device part (dev/device/run.sh sanitize:380): compute-sanitizer memcheck, initcheck, synccheck
 # and racecheck over a small plan of every family memhier-bench registers (found with
 # --benchmark_list_tests, so families added later are covered), the gpu-labelled tests natively and
 # under memcheck, a native quick plan read back by memhier-infer (input checks, per-sample SM
@@ -10,14 +10,14 @@ case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next }
 set -uo pipefail
 DIR=$1; mkdir -p "$DIR"
 BIN=${BIN:?BIN (release build directory) not set}; ROOT=${ROOT:?ROOT not set}
-B=$BIN/memhier-bench; INFER=$BIN/memhier-infer; PLAN=$ROOT/scripts/device/sanitize_plan.py
+B=$BIN/memhier-bench; INFER=$BIN/memhier-infer; PLAN=$ROOT/dev/device/sanitize_plan.py
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 CUOBJDUMP=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
 S=$DIR/summary.txt; : > "$S"
 say() { echo "$*" | tee -a "$S"; }
 t0=$SECONDS
 step() { say "-- $1 (at $((SECONDS - t0)) s)"; }
-[ -x "$B" ] || { say "no $B: build release first (scripts/device/run.sh does)"; exit 1; }
+[ -x "$B" ] || { say "no $B: build release first (dev/device/run.sh does)"; exit 1; }
 [ -x "$SAN" ] || say "WARNING: no compute-sanitizer at $SAN: the sanitizer steps are skipped"
 say "gpu: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>&1 | head -1)"
 say "sanitizer: $("$SAN" --version 2>/dev/null | grep -i version | head -1)"
@@ -107,7 +107,7 @@ for spec in memcheck:30 initcheck:30 synccheck:20; do
 done
 if [ -x "$SAN" ]; then
   step "racecheck (limit ${RACE_LIMIT:-240} s)"
-  RACE_LIMIT=${RACE_LIMIT:-240} bash "$ROOT/scripts/device/part_racecheck.sh" "$DIR"
+  RACE_LIMIT=${RACE_LIMIT:-240} bash "$ROOT/dev/device/part_racecheck.sh" "$DIR"
 fi
 
 # 4. the gpu-labelled tests, natively and under memcheck (without those that fail on purpose:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device part (scripts/device/run.sh ecosystem:SECONDS): what a user of the installed package and of
+# Device part (dev/device/run.sh ecosystem:SECONDS): what a user of the installed package and of
 # the device listing sees on a GPU host: `memhier-bench --device=list`, the install tests (the
 # package config with find_package from a consumer project, every installed script from the
 # prefix) and the wall-time test under this host's CMake and Google Benchmark, and memhier-compare
@@ -8,7 +8,7 @@
 case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail
 dir=${1:?usage: part_ecosystem.sh DIR}
-: "${ROOT:?ROOT not set (run through scripts/device/run.sh)}" "${BIN:?BIN not set}"
+: "${ROOT:?ROOT not set (run through dev/device/run.sh)}" "${BIN:?BIN not set}"
 mkdir -p "$dir"
 sum=$dir/summary.txt
 : > "$sum"

@@ -2,9 +2,9 @@
 # One device call (the `device` tool's run): build `release` once, then run the named parts, each
 # into $OUT/<part>/ with its own log and time limit, then pack everything into at most 8 files.
 #
-# usage: scripts/device/run.sh PART[:SECONDS] ...      e.g. scripts/device/run.sh smoke:120 tlb:200
+# usage: dev/device/run.sh PART[:SECONDS] ...      e.g. dev/device/run.sh smoke:120 tlb:200
 #
-# A part is scripts/device/part_<name>.sh, called as `part_<name>.sh DIR` with BIN (the release
+# A part is dev/device/part_<name>.sh, called as `part_<name>.sh DIR` with BIN (the release
 # build directory) and ROOT (the checkout) in the environment. It writes what it produced under
 # DIR (archives under DIR/results/ when it characterizes) and a short table into DIR/summary.txt.
 # Everything comes back as $OUT/device.tgz (all parts) plus $OUT/summary.txt (all tables).
@@ -47,7 +47,7 @@ if [ $rc -eq 0 ]; then
     [ "$limit" -gt "$left" ] && limit=$left
     dir=$OUT/work/$part; mkdir -p "$dir"
     s=$SECONDS
-    timeout -k 10 "$limit" bash "scripts/device/part_$part.sh" "$dir" > "$OUT/work/$part.log" 2>&1
+    timeout -k 10 "$limit" bash "dev/device/part_$part.sh" "$dir" > "$OUT/work/$part.log" 2>&1
     prc=$?
     echo "part $part rc=$prc in $((SECONDS - s)) s (limit $limit)" | tee -a "$OUT/summary.txt"
     [ -f "$dir/summary.txt" ] && sed 's/^/  /' "$dir/summary.txt" >> "$OUT/summary.txt"

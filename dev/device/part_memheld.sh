@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device part (scripts/device/run.sh memheld:SECONDS): a characterization while another process holds
+# Device part (dev/device/run.sh memheld:SECONDS): a characterization while another process holds
 # most of the GPU's memory (issue 29 item 4). A python3/PyTorch process takes all but HELD_FREE_GIB
 # (default 8) GiB, then characterize.sh runs (no plots) into DIR/results; the holder ends after it.
 # The summary shows what report.md and topology.json say of it: the measurement lines (contended,
@@ -7,7 +7,7 @@
 case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail
 dir=${1:?usage: part_memheld.sh DIR}
-: "${ROOT:?ROOT not set (run through scripts/device/run.sh)}" "${BIN:?BIN not set}"
+: "${ROOT:?ROOT not set (run through dev/device/run.sh)}" "${BIN:?BIN not set}"
 mkdir -p "$dir/results"
 sum=$dir/summary.txt; : > "$sum"
 say() { echo "$*" | tee -a "$sum"; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device part (scripts/device/run.sh gate:SECONDS): back-to-back characterizations of GPU 0 for
+# Device part (dev/device/run.sh gate:SECONDS): back-to-back characterizations of GPU 0 for
 # the compare gate's figures (docs/ci.md): GATE_RUNS runs (default 5) as long as another one fits
 # in GATE_BUDGET seconds (default 540), each archive packed (≤ 2 MB) with its full traces kept
 # outside it; then scripts/ci_figures.py over the archives of this call (false positives over all
@@ -13,7 +13,7 @@
 case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail
 dir=${1:?usage: part_gate.sh DIR}
-: "${ROOT:?ROOT not set (run through scripts/device/run.sh)}" "${BIN:?BIN not set}"
+: "${ROOT:?ROOT not set (run through dev/device/run.sh)}" "${BIN:?BIN not set}"
 runs=${GATE_RUNS:-5} budget=${GATE_BUDGET:-540} device=${GATE_DEVICE:-cuda:0}
 mkdir -p "$dir/results" "$dir/full"
 sum=$dir/summary.txt

@@ -2,7 +2,7 @@
 # Device run of the issue-4 families (throughput, bank conflicts, warp access) on the lent GPU:
 # build memhier-bench, run the families' full plan into $OUT/tput.json, keep SASS of the key
 # kernels and, with MODE=sanitize, compute-sanitizer memcheck/racecheck on the quick plan.
-#   scripts/tput_device.sh [full|quick|tune|gputest|sanitize|ncu] [extra benchmark_filter]
+#   dev/tput_device.sh [full|quick|tune|gputest|sanitize|ncu] [extra benchmark_filter]
 case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -euo pipefail
 MODE=${1:-full}

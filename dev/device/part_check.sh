@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Device part (scripts/device/run.sh check:SECONDS): the regression check on GPU 0 as ctest
+# Device part (dev/device/run.sh check:SECONDS): the regression check on GPU 0 as ctest
 # gpu_regression_check runs it (tests/cli/gate/run_regression_gpu_test.sh): three check runs against
 # the newest committed full archive of the GPU (each must pass), then the four injected changes of
 # docs/ci.md (each must be caught). Writes DIR/check.log, DIR/summary.txt and the compare outputs.
 case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail
 dir=${1:?usage: part_check.sh DIR}
-: "${ROOT:?ROOT not set (run through scripts/device/run.sh)}" "${BIN:?BIN not set}"
+: "${ROOT:?ROOT not set (run through dev/device/run.sh)}" "${BIN:?BIN not set}"
 mkdir -p "$dir"
 s=$SECONDS
 bash "$ROOT/tests/cli/gate/run_regression_gpu_test.sh" "$BIN" "$ROOT" "$dir/work" > "$dir/check.log" 2>&1

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device part "tlb" (issue 11; scripts/device/run.sh tlb:120): the map of address translation on
+# Device part "tlb" (issue 11; dev/device/run.sh tlb:120): the map of address translation on
 # GPU 0. Runs the tlb and latency_spectrum families (whole-memory chases), the analyzer's
 # refinement rounds (TLB requests only), the final analysis, and prints the map: levels, entries,
 # reach per entry, penalty with its interval, page, sets/ways, the smallest resolved step, the
@@ -65,7 +65,7 @@ t2=$(date +%s.%N)
   say "final infer rc=$?"
 say "TLB part wall time: $(secs "$t0" "$t2") s (plan $(secs "$t0" "$t1") s, refinement $(secs "$t1" "$t2") s)"
 
-python3 "$ROOT/scripts/device/tlb_summary.py" "$RUN" "$DIR/tlb_curves.tsv" 2>&1 | tee -a "$SUM"
+python3 "$ROOT/dev/device/tlb_summary.py" "$RUN" "$DIR/tlb_curves.tsv" 2>&1 | tee -a "$SUM"
 # What confirms the map of the first run (docs/methodology.md, tlb "Observed on the H100"): one
 # level with its rise at the same slot count at every stride from its entry reach on, now also
 # at strides of 2-16 GiB; the vmm_gap entry region equal to the malloc entry reach (16 chunks
@@ -76,10 +76,10 @@ say "confirm: levels (rise slots per stride incl. >= 2 GiB), vmm_gap region vs m
 
 # Controls: the sweep's points around each rise with another line seed (a translation step stays,
 # a data-placement effect moves), and contiguous VMM chunks (coalescing across separate chunks?).
-python3 "$ROOT/scripts/device/tlb_summary.py" --controls "$RUN" > "$RUN/controls.json" 2>> "$DIR/diag.log" &&
+python3 "$ROOT/dev/device/tlb_summary.py" --controls "$RUN" > "$RUN/controls.json" 2>> "$DIR/diag.log" &&
   timeout "$(limit 20)" "$BENCH" "$DEV" --plan=none --memhier_extra="$RUN/controls.json" --memhier_progress=0 --memhier_trace_dir="$RUN/traces" \
     --benchmark_out="$DIR/diag.json" --benchmark_out_format=json > "$DIR/diag.log" 2>&1 &&
-  python3 "$ROOT/scripts/device/tlb_summary.py" --compare "$RUN" "$DIR/diag.json" 2>&1 | tee -a "$SUM"
+  python3 "$ROOT/dev/device/tlb_summary.py" --compare "$RUN" "$DIR/diag.json" 2>&1 | tee -a "$SUM"
 
 if command -v cuobjdump > /dev/null 2>&1; then
   cuobjdump -sass "$BENCH" 2>/dev/null | awk '/Function : .*wide_chase_kernel/{p=1} /Function : /{if ($0 !~ /wide_chase_kernel/) p=0} p' \

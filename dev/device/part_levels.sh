@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device part (scripts/device/run.sh levels:SECONDS), issue 21: the level families beyond one SM
+# Device part (dev/device/run.sh levels:SECONDS), issue 21: the level families beyond one SM
 # (dsmem, async_copy, host, peer) on this host's GPUs. 1. archives (DIR/results/): with two GPUs
 # `characterize.sh --all` (each GPU's peer pairs first, then both at once), then GPU 0 alone; a
 # table of every level figure of each archive (LEVELS_CHARACTERIZE=0: the level benchmarks alone
@@ -11,7 +11,7 @@
 case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail
 dir=${1:?usage: part_levels.sh DIR}
-: "${ROOT:?ROOT not set (run through scripts/device/run.sh)}" "${BIN:?BIN not set}"
+: "${ROOT:?ROOT not set (run through dev/device/run.sh)}" "${BIN:?BIN not set}"
 mkdir -p "$dir"
 sum=$dir/summary.txt
 : > "$sum"

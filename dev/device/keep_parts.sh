@@ -5,8 +5,8 @@
 # (they stay in the call's device.tgz). The parts' bench.json files are plain inputs of
 # memhier-infer (`memhier-infer bench.json.gz refine-1.json.gz ...` analyzes them again).
 #
-# usage: scripts/device/keep_parts.sh UNPACKED_DEVICE_TGZ DEST PART...
-#   e.g. scripts/device/keep_parts.sh /tmp/dev results/sm_90/nvidia-h100-80gb-hbm3/580.159.04/parts-20261123T154100Z tlb mshr
+# usage: dev/device/keep_parts.sh UNPACKED_DEVICE_TGZ DEST PART...
+#   e.g. dev/device/keep_parts.sh /tmp/dev results/sm_90/nvidia-h100-80gb-hbm3/580.159.04/parts-20261123T154100Z tlb mshr
 # Refuses an existing DEST (an archive is never overwritten).
 case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device part (scripts/device/run.sh evsets:SECONDS), issue 20 item 2: whole-L2 eviction sets.
+# Device part (dev/device/run.sh evsets:SECONDS), issue 20 item 2: whole-L2 eviction sets.
 # 1. EVSETS_RUNS (default 2) runs of memhier-bench --benchmark_filter='^l2_evsets/' into
 #    DIR/run<N>/bench.json and its trace, memhier-infer on it, and a table: per target the status,
 #    the reduced set's size and its tests; the l2_sets section where the analyzer has one (ways,
@@ -10,7 +10,7 @@
 case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail
 dir=${1:?usage: part_evsets.sh DIR}
-: "${ROOT:?ROOT not set (run through scripts/device/run.sh)}" "${BIN:?BIN not set}"
+: "${ROOT:?ROOT not set (run through dev/device/run.sh)}" "${BIN:?BIN not set}"
 mkdir -p "$dir"
 sum=$dir/summary.txt
 : > "$sum"

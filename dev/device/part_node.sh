@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device part (scripts/device/run.sh node:SECONDS), issue 22 on a GPU host: `--device=list`; every
+# Device part (dev/device/run.sh node:SECONDS), issue 22 on a GPU host: `--device=list`; every
 # GPU at once (`characterize.sh --all`) and GPU 0 alone, to compare wall times and results; a run
 # of GPU 0 beside a co-tenant (a memhier-bench throughput loop on the same GPU) that must come out
 # marked contended and refused by the gate (exit 7); a clean run after it, gated against the
@@ -8,7 +8,7 @@
 case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail
 dir=${1:?usage: part_node.sh DIR}
-: "${ROOT:?ROOT not set (run through scripts/device/run.sh)}" "${BIN:?BIN not set}"
+: "${ROOT:?ROOT not set (run through dev/device/run.sh)}" "${BIN:?BIN not set}"
 mkdir -p "$dir/results"
 sum=$dir/summary.txt
 : > "$sum"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device part (scripts/device/run.sh persist:SECONDS), issue 20 item 4: the l2_persist family
+# Device part (dev/device/run.sh persist:SECONDS), issue 20 item 4: the l2_persist family
 # (docs/methodology.md, section l2_persist) on GPU 0. 1. the family's full sweep with 3 repetitions
 # (memhier-bench --benchmark_filter), a table per benchmark (requested, granted, window, hitRatio,
 # whether an access policy window was set (win 0: the window-free control, policy:none), kept bytes
@@ -15,7 +15,7 @@
 case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail
 dir=${1:?usage: part_persist.sh DIR}
-: "${ROOT:?ROOT not set (run through scripts/device/run.sh)}" "${BIN:?BIN not set}"
+: "${ROOT:?ROOT not set (run through dev/device/run.sh)}" "${BIN:?BIN not set}"
 mkdir -p "$dir"
 sum=$dir/summary.txt
 : > "$sum"

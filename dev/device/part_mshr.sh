@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device part (scripts/device/run.sh mshr:150): issue 13 on the GPU — outstanding_requests,
+# Device part (dev/device/run.sh mshr:150): issue 13 on the GPU — outstanding_requests,
 # cache_sharing, caches_per_sm, l2_partitions, the distinct-line L2 layouts, the analyzer on them,
 # and gpu-benches' gpu-l2-cache (the peer) in the same call.
 #   part_mshr.sh DIR      BIN (release build) and ROOT (checkout) come from run.sh
@@ -30,11 +30,11 @@ if [ -f "$PEER/gpu-l2-cache/main.cu" ]; then
   mkdir -p "$PB/gpu-l2-cache" "$PB/gpu-metrics"
   cp "$PEER/MeasurementSeries.hpp" "$PEER/dtime.hpp" "$PEER/gpu-error.h" "$PB/"
   cp "$PEER/gpu-l2-cache/main.cu" "$PB/gpu-l2-cache/"
-  cp "$PEER/stub/gpu-metrics/gpu-metrics.hpp" "$PB/gpu-metrics/"  # see scripts/peer/prepare_gpu_benches.sh
+  cp "$PEER/stub/gpu-metrics/gpu-metrics.hpp" "$PB/gpu-metrics/"  # see dev/peer/prepare_gpu_benches.sh
   (nvcc -std=c++17 -O3 -arch=sm_90 -o "$PB/cuda-l2-cache" "$PB/gpu-l2-cache/main.cu" > "$PB/build.log" 2>&1; echo $? > "$PB/build.rc") &
   peer_build=$!
 else
-  say "peer: ABSENT — $PEER not found (run scripts/peer/prepare_gpu_benches.sh and carry .peer/)"
+  say "peer: ABSENT — $PEER not found (run dev/peer/prepare_gpu_benches.sh and carry .peer/)"
   peer_build=
 fi
 
@@ -47,8 +47,8 @@ if command -v cuobjdump >/dev/null 2>&1; then
   # outstanding_kernel<1>/<16> and warp_loads_probe<64>: loads issued before the first use of the
   # first load's value (1, 16, 64: ptxas interleaved no use); sharing_kernel: the fill walk exists
   # (the first run's fill had been removed by ptxas: its re-read was a cold walk)
-  python3 "$ROOT/scripts/device/sass_check.py" outstanding "$DIR/sass_outstanding_requests.txt" 2>&1 | tee -a "$S"
-  python3 "$ROOT/scripts/device/sass_check.py" sharing "$DIR/sass_cache_sharing.txt" 2>&1 | tail -4 | tee -a "$S"
+  python3 "$ROOT/dev/device/sass_check.py" outstanding "$DIR/sass_outstanding_requests.txt" 2>&1 | tee -a "$S"
+  python3 "$ROOT/dev/device/sass_check.py" sharing "$DIR/sass_cache_sharing.txt" 2>&1 | tail -4 | tee -a "$S"
 else
   say "sass: cuobjdump not found, no instruction-order check"
 fi
@@ -86,7 +86,7 @@ PY
 # the binary lists (Google Benchmark matches names with their /iterations:3/manual_time suffix: the
 # first run's hand-written regex ended in $ and matched nothing).
 timeout -k 5 20 "$BIN/memhier-bench" --plan=full --benchmark_list_tests --benchmark_filter='^l2_throughput/' > "$DIR/l2_names.txt" 2> "$DIR/l2_names.err"
-L2F=$(python3 "$ROOT/scripts/device/l2_layout_filter.py" "$DIR/l2_names.txt" 2> "$DIR/l2_filter.txt")
+L2F=$(python3 "$ROOT/dev/device/l2_layout_filter.py" "$DIR/l2_names.txt" 2> "$DIR/l2_filter.txt")
 say "l2layouts filter: $(cat "$DIR/l2_filter.txt")"
 run_bench l2layouts 25 "${L2F:-^l2_throughput/none-listed$}"
 
@@ -138,5 +138,5 @@ python3 "$ROOT/scripts/plot.py" "$DIR" > "$DIR/plot.log" 2>&1 || say "plots: non
 say "memhier-infer: rc=$?"
 
 # ---- what to read off ----
-python3 "$ROOT/scripts/device/mshr_summary.py" "$DIR/topology.json" "$DIR/bench.json" "$PEER_TXT" 2>&1 | tee -a "$S"
+python3 "$ROOT/dev/device/mshr_summary.py" "$DIR/topology.json" "$DIR/bench.json" "$PEER_TXT" 2>&1 | tee -a "$S"
 say "part mshr: $((SECONDS - t0)) s"

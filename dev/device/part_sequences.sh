@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device part (scripts/device/run.sh sequences:150): the cache_sequences family on the GPU.
+# Device part (dev/device/run.sh sequences:150): the cache_sequences family on the GPU.
 #   1. SASS of the access-sequence kernel (scripts/check_sequence_sass.py): every timed window is
 #      clock read, one load, the dependent shared store, clock read; and no array load overlaps the
 #      one before it (each address depends on the value loaded before: the H100's first run had

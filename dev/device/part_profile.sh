@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device part (scripts/device/run.sh profile:SECONDS): where a characterization's wall time goes.
+# Device part (dev/device/run.sh profile:SECONDS): where a characterization's wall time goes.
 # One characterization with plots (its stages are in the archive's context, characterize_stages),
 # then on that archive: memhier-bench's start-up for a refinement round (the archive's last
 # requests file, twice), memhier-infer with all threads and with MEMHIER_THREADS=1, plot.py with
@@ -7,7 +7,7 @@
 case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail
 dir=${1:?usage: part_profile.sh DIR}
-: "${ROOT:?ROOT not set (run through scripts/device/run.sh)}" "${BIN:?BIN not set}"
+: "${ROOT:?ROOT not set (run through dev/device/run.sh)}" "${BIN:?BIN not set}"
 mkdir -p "$dir/results"
 sum=$dir/summary.txt; : > "$sum"
 say() { echo "$*" | tee -a "$sum"; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Helpers of scripts/device/part_sanitize.sh (no GPU needed; tested in tests/cli/reliability).
+"""Helpers of dev/device/part_sanitize.sh (no GPU needed; tested in tests/cli/reliability).
   select LIST K [FAM]  from `memhier-bench --benchmark_list_tests` output, a small plan of every
                        family (or of family FAM only): per family the first benchmark of each
                        distinct value of its first parameter, then of its second, up to K (a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device part (scripts/device/run.sh gputests:SECONDS): the gpu-labelled tests natively (ctest -L gpu),
+# Device part (dev/device/run.sh gputests:SECONDS): the gpu-labelled tests natively (ctest -L gpu),
 # the failures with their output. Writes DIR/gputests.log and DIR/summary.txt. Never rebuilds.
 case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Per-family and per-benchmark wall time from a stamped log of a run with MEMHIER_ANNOUNCE=1
-(scripts/device/stamp_lines.py): a benchmark's time is the time to the next stamped line of the
+(dev/device/stamp_lines.py): a benchmark's time is the time to the next stamped line of the
 process, so the last benchmark before a pause (the analyzer's rounds) is counted up to that pause.
 
 usage: timing_summary.py LOG [--top N]"""

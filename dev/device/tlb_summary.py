@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summaries for the device part "tlb" (scripts/device/part_tlb.sh).
+"""Summaries for the device part "tlb" (dev/device/part_tlb.sh).
 
   tlb_summary.py RUN CURVES.tsv      print the map (RUN/topology.json) and write the latency curves
   tlb_summary.py --controls RUN      print a memhier-requests/1 file of control runs

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Copies standard input to standard output, each line prefixed with the seconds since start
-(monotonic clock, 3 decimals): `cmd 2>&1 | stamp_lines.py > log` (scripts/device/part_timing.sh)."""
+(monotonic clock, 3 decimals): `cmd 2>&1 | stamp_lines.py > log` (dev/device/part_timing.sh)."""
 import sys
 import time
 

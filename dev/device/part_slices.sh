@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device part (scripts/device/run.sh slices:SECONDS), issue 20 item 1: the L2 slice fingerprint.
+# Device part (dev/device/run.sh slices:SECONDS), issue 20 item 1: the L2 slice fingerprint.
 # 1. memhier-bench --benchmark_filter='^(l2_slices|l2_partitions)/' (the partition map groups the
 #    SMs) into DIR/slices.json and its traces, memhier-infer on it (DIR/infer/topology.json), and a
 #    table of the l2_slices section; SLICES_RUNS (default 2) back-to-back runs of the pair;
@@ -9,7 +9,7 @@
 case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail
 dir=${1:?usage: part_slices.sh DIR}
-: "${ROOT:?ROOT not set (run through scripts/device/run.sh)}" "${BIN:?BIN not set}"
+: "${ROOT:?ROOT not set (run through dev/device/run.sh)}" "${BIN:?BIN not set}"
 mkdir -p "$dir"
 sum=$dir/summary.txt
 : > "$sum"
