@@ -9,7 +9,7 @@ import os, re, shutil, subprocess, sys
 src, work = sys.argv[1], sys.argv[2]
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
-helper = os.path.join(src, "scripts", "device", "sanitize_plan.py")
+helper = os.path.join(src, "dev", "device", "sanitize_plan.py")
 names = ["pchase/path:global_ca/mode:count/bytes:%d/stride:32/iterations:1/manual_time" % (4096 * i) for i in range(1, 40)]
 names += ["pchase/path:texture/mode:fine/bytes:8192/stride:4/iterations:1/manual_time",
           "gmem_throughput/kind:read/width:16/ilp:4/cta_size:256/ctas:4/iterations:3/manual_time",
