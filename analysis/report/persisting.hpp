@@ -1,4 +1,4 @@
-// report.md section of the persisting L2 set-aside (analysis/memory/persisting_l2.hpp): the device's
+// report.md section of the persisting L2 set-aside (analysis/l2/persisting_l2.hpp): the device's
 // maximum, the largest kept, and per requested size the bytes kept, from topology.json alone.
 #pragma once
 #include <nlohmann/json.hpp>

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "analysis/memory/l2_partitions.hpp"
+#include "analysis/l2/l2_partitions.hpp"
 #include "tests/analysis/bench_entries.hpp"
 
 using namespace memhier;

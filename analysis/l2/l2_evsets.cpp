@@ -1,7 +1,7 @@
-// The L2's ways and sets from minimal eviction sets (analysis/memory/l2_evsets.hpp).
+// The L2's ways and sets from minimal eviction sets (analysis/l2/l2_evsets.hpp).
 // docs/methodology.md, section l2_evsets; docs/formats.md, topology section l2_sets.
-#include "analysis/memory/l2_evsets.hpp"
-#include "analysis/memory/l2_policy.hpp"
+#include "analysis/l2/l2_evsets.hpp"
+#include "analysis/l2/l2_policy.hpp"
 
 
 #include <algorithm>

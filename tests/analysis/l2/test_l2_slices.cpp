@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "analysis/memory/l2_slices.hpp"
+#include "analysis/l2/l2_slices.hpp"
 #include "common/l2_slice_lines.hpp"
 #include "sim/l2_slices.hpp"
 #include "tests/analysis/bench_entries.hpp"

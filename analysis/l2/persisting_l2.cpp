@@ -3,7 +3,7 @@
 // set-aside granted and the window; the window-free control (.../policy:none: no access policy
 // window, the lines warmed with normal loads) says whether survival means persistence, and request 0
 // with a persisting window against it what the device keeps for persisting lines at a limit of 0.
-#include "analysis/memory/persisting_l2.hpp"
+#include "analysis/l2/persisting_l2.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-// The L2's ways and sets from minimal eviction sets (analysis/memory/l2_evsets.hpp; issue 20 item
+// The L2's ways and sets from minimal eviction sets (analysis/l2/l2_evsets.hpp; issue 20 item
 // 2) from built l2_evsets entries and their l2_evset traces: the ways where the verified sets agree
 // or a strict majority has the smallest size, null with the reason where they disagree, where too
 // few were verified or the readout does not work; the sets and the sets per slice, or why not; the
@@ -13,7 +13,7 @@
 
 #include "analysis/core/validate.hpp"
 #include "analysis/gate/compare.hpp"
-#include "analysis/memory/l2_evsets.hpp"
+#include "analysis/l2/l2_evsets.hpp"
 #include "analysis/report/sm_resources.hpp"
 #include "common/l2_evset_sequences.hpp"
 #include "sim/l2_evsets.hpp"
@@ -686,7 +686,7 @@ TEST(L2Sets, ALeaveOneOutWithoutTwoOfTheSetsLines) {
   EXPECT_DOUBLE_EQ(confidence(s, "ways"), 0.6);
 }
 
-// ---- The L2's policy from the policy sequences (analysis/memory/l2_policy.hpp; issue 20 item 3) ----
+// ---- The L2's policy from the policy sequences (analysis/l2/l2_policy.hpp; issue 20 item 3) ----
 
 namespace {
 

@@ -1,6 +1,6 @@
 // The L2 partition map, replication limit and bandwidth by readers per line.
 // docs/methodology.md, section requests_sharing_partitions.
-#include "analysis/memory/l2_partitions.hpp"
+#include "analysis/l2/l2_partitions.hpp"
 
 #include <algorithm>
 #include <cmath>

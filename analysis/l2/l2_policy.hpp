@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/core/field.hpp"
-#include "analysis/memory/l2_evsets.hpp"
+#include "analysis/l2/l2_evsets.hpp"
 
 namespace memhier::analysis {
 

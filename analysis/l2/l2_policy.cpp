@@ -1,4 +1,4 @@
-#include "analysis/memory/l2_policy.hpp"
+#include "analysis/l2/l2_policy.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,10 +1,10 @@
-// The persisting L2 set-aside (analysis/memory/persisting_l2.hpp; issue 20 item 4) from built
+// The persisting L2 set-aside (analysis/l2/persisting_l2.hpp; issue 20 item 4) from built
 // l2_persist entries: kept bytes per request against the device's maximum, the control, what the
 // data cannot decide (null with the reason), the report's table and the gate's headline figure.
 #include <gtest/gtest.h>
 
 #include "analysis/gate/headline.hpp"
-#include "analysis/memory/persisting_l2.hpp"
+#include "analysis/l2/persisting_l2.hpp"
 #include "analysis/report/persisting.hpp"
 #include "tests/analysis/bench_entries.hpp"
 

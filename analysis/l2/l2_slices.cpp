@@ -1,6 +1,6 @@
-// The L2's slices from the per-SM latency of many lines (analysis/memory/l2_slices.hpp).
+// The L2's slices from the per-SM latency of many lines (analysis/l2/l2_slices.hpp).
 // docs/methodology.md, section l2_slices.
-#include "analysis/memory/l2_slices.hpp"
+#include "analysis/l2/l2_slices.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,7 @@
 
 #include "analysis/core/field.hpp"
 #include "analysis/core/stats.hpp"
-#include "analysis/memory/l2_partitions.hpp"
+#include "analysis/l2/l2_partitions.hpp"
 
 namespace memhier::analysis {
 namespace {
