@@ -12,7 +12,7 @@
 
 namespace memhier {
 
-// Load paths of sequence accesses, numbered as bench/backend.hpp's Path.
+// Load paths of sequence accesses, numbered as bench/backends/backend.hpp's Path.
 constexpr std::uint8_t kSeqPathCount = 4;  // global_ca, global_cg, ldg, texture
 const char* seq_path_name(std::uint8_t code);
 bool parse_seq_path(const std::string& name, std::uint8_t* code);

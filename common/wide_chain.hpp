@@ -1,6 +1,6 @@
 // Whole-memory chains (docs/methodology.md, tlb): the element positions of a 64-bit pointer chase
 // over footprints up to the whole device memory. One formula, two users: the CUDA kernel that
-// writes the chain on the GPU (kernels/wide_chase.cuh) and the simulated device (bench/wide_sim.cpp)
+// writes the chain on the GPU (kernels/wide_chase.cuh) and the simulated device (bench/wide/wide_sim.cpp)
 // compute every position from these few parameters, so no host image of a multi-GiB chain exists.
 //
 // A chain has `slots` slots `stride` bytes apart. One pass visits slot 0, 1, ..., slots-1; the

@@ -34,7 +34,7 @@ __device__ __forceinline__ unsigned smid() {
 
 // Per-CTA record of a kernel timed per SM (smem_copy, dsmem_stream): the SM clock at its start
 // and end barriers, and the SM. The host takes each SM's span from its first start to its last end
-// (bench/sm_span.hpp).
+// (bench/core/sm_span.hpp).
 struct SmemStamp {
   std::uint64_t clk0, clk1;
   std::uint32_t smid;

@@ -18,7 +18,7 @@
 
 namespace memhier::kern {
 
-constexpr unsigned kWideBlockCount = 64;  // bench/wide_common.hpp kWideBlocks
+constexpr unsigned kWideBlockCount = 64;  // bench/wide/wide_common.hpp kWideBlocks
 enum class WideMode : int { count = 0, fine = 1 };
 
 struct WideLaunch {

@@ -279,7 +279,7 @@ characterize_one() {
   check_idle "$dev"
   say "device $dev: plan $plan"
   # One memhier-bench process for the plan and every refinement round (--memhier_serve: no CUDA
-  # start-up per round); the deferred families run while the analyzer works (bench/serve.hpp).
+  # start-up per round); the deferred families run while the analyzer works (bench/cli/serve.hpp).
   local serve_dir="$tmp/.serve" defer=$DEFER rc=0 server skip=()
   for a in "${extra[@]}"; do case "$a" in --benchmark_filter*) defer="" ;; esac; done
   # --all: the link families were measured before, one GPU at a time (LINKS_DIR, characterize_all)

@@ -24,7 +24,7 @@ class SimDevice {
   std::uint32_t access(int path, std::uint64_t addr);
   // Empties every level and TLB (caches start cold, random generators re-seeded).
   void reset();
-  // Memory mapped in separately allocated chunks (VMM, bench/wide_sim.cpp): a TLB entry whose reach
+  // Memory mapped in separately allocated chunks (VMM, bench/wide/wide_sim.cpp): a TLB entry whose reach
   // exceeds `chunk` covers one chunk only (its pages are not contiguous), unless its entries cover
   // virtual regions (entry_scope "virtual"). 0: one contiguous mapping.
   void set_translation_chunk(std::uint64_t chunk) { tlb_chunk_ = chunk; }

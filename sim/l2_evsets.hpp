@@ -7,7 +7,7 @@
 // times; the target is evicted when it is no longer resident. A share of the sets (seeded) holds a
 // line the reads never displace, so such a set offers ways - 1 ways to the test. The timed cyclic
 // reads of the plan's way count hit or miss by the same sets (hit_cycles, miss_cycles). Pure C++: no
-// CUDA, no bench/ header (bench/backend_sim.cpp adapts it to the family's plan).
+// CUDA, no bench/ header (bench/backends/backend_sim.cpp adapts it to the family's plan).
 #pragma once
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>

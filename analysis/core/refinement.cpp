@@ -21,7 +21,7 @@ int wish_priority(const std::string& why) {
 
 namespace {
 
-constexpr std::uint64_t kTlbLines = 4096, kTlbTimed = 4096;  // the tlb family's defaults (bench/wide_family.hpp)
+constexpr std::uint64_t kTlbLines = 4096, kTlbTimed = 4096;  // the tlb family's defaults (bench/wide/wide_family.hpp)
 
 // A chase by its parameters: (family, path, mode, bytes, stride, iters, warm, carveout).
 using Key = std::tuple<std::string, std::string, std::string, std::uint64_t, std::uint64_t, std::uint64_t, int, int>;

@@ -239,7 +239,7 @@ FleetResult fleet_compare(const std::vector<CompareInput>& runs, const FleetOpti
   if (runs.size() < 3) r.notes.push_back("fewer than 3 boards: the median cannot tell which board is outside; none is named");
   if (drivers.size() > 1) r.notes.push_back(std::to_string(drivers.size()) + " driver versions in the fleet: a board outside may be its driver");
   if (plans.size() > 1) r.notes.push_back("archives of different plans: a figure measured by some boards only is judged among those");
-  for (std::size_t i = 0; i < runs.size(); ++i)  // memhier-bench's NVML looks (bench/conditions.hpp)
+  for (std::size_t i = 0; i < runs.size(); ++i)  // memhier-bench's NVML looks (bench/cli/conditions.hpp)
     for (const char* k : {"contended", "throttled"})
       if (runs[i].bench.context_or(std::string("measurement_") + k, "") == "true")
         r.notes.push_back(r.boards[i].name + ": the run is marked " + k + ": its figures are not the board's alone");

@@ -151,7 +151,7 @@ int GateResult::structural_changes() const {
 
 namespace {
 
-// "base: contended: <evidence>" for each run memhier-bench marked (bench/conditions.hpp).
+// "base: contended: <evidence>" for each run memhier-bench marked (bench/cli/conditions.hpp).
 std::vector<std::string> untrusted_runs(const CompareInput& base, const CompareInput& now) {
   std::vector<std::string> out;
   for (const auto& [side, in] : {std::pair<const char*, const CompareInput*>{"base", &base}, {"new", &now}}) {

@@ -219,7 +219,7 @@ void measurement_memory(const Dataset& data, nlohmann::json& m) {
   m["memory"] = j;
 }
 
-// What memhier-bench saw of the device while it measured (bench/conditions.hpp): contended,
+// What memhier-bench saw of the device while it measured (bench/cli/conditions.hpp): contended,
 // throttled, their evidence, and the per-family looks; a refinement round's verdict counts too.
 // Nothing for archives written before memhier-bench recorded conditions.
 void measurement_conditions(const Dataset& data, nlohmann::json& m) {

@@ -1,7 +1,7 @@
 // cache_sequences: eviction sets, congruence and replacement policy by access sequences (issue 10,
 // methods 3-4; docs/methodology.md, section cache_sequences). Per cache - L1 (global_ca), texture,
 // read-only (ldg), L2 as one SM sees it (global_cg) - one benchmark runs the adaptive search of
-// bench/seqsearch and writes every sequence with its outcome to a sequence trace
+// bench/search and writes every sequence with its outcome to a sequence trace
 // (<trace_dir>/<benchmark>.seqtrace); `check:launch` benchmarks measure whether a kernel launch
 // empties the cache. Counters are the family's own reading; memhier-infer decides from the traces.
 #include <benchmark/benchmark.h>
@@ -11,9 +11,9 @@
 #include <memory>
 #include <stdexcept>
 
-#include "bench/guard.hpp"
-#include "bench/registry.hpp"
-#include "bench/seqsearch/search.hpp"
+#include "bench/core/guard.hpp"
+#include "bench/core/registry.hpp"
+#include "bench/search/search.hpp"
 #include "common/bench_name.hpp"
 #include "common/levels.hpp"
 

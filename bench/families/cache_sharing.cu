@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "bench/families/gmem_throughput.hpp"
-#include "bench/registry.hpp"
+#include "bench/core/registry.hpp"
 #include "common/levels.hpp"
 #include "kernels/cache_sharing.cuh"
 #include "runtime/event_timer.hpp"

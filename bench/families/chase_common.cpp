@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "bench/guard.hpp"
+#include "bench/core/guard.hpp"
 #include "common/levels.hpp"
 
 namespace memhier {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/backend.hpp"
-#include "bench/registry.hpp"
+#include "bench/backends/backend.hpp"
+#include "bench/core/registry.hpp"
 #include "common/bench_name.hpp"
 
 namespace memhier {

@@ -3,7 +3,7 @@
 //   kind:pair  two consecutive clock reads
 //   kind:fine  clock read, dependent shared store, clock read (what a fine/count sample adds)
 #include "bench/families/chase_common.hpp"
-#include "bench/guard.hpp"
+#include "bench/core/guard.hpp"
 
 namespace memhier {
 namespace {

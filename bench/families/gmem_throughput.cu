@@ -15,8 +15,8 @@
 #include <memory>
 
 #include "bench/families/gmem_throughput.hpp"
-#include "bench/guard.hpp"
-#include "bench/registry.hpp"
+#include "bench/core/guard.hpp"
+#include "bench/core/registry.hpp"
 #include "runtime/event_timer.hpp"
 
 namespace memhier {
@@ -26,7 +26,7 @@ enum class Kind { read, write, copy };
 const char* kind_name(Kind k) { return k == Kind::read ? "read" : k == Kind::write ? "write" : "copy"; }
 
 // Source and destination buffers shared by every configuration, allocated on first use and kept
-// until the whole-memory chases free them (bench/guard.hpp keep_device_cache) or the process ends
+// until the whole-memory chases free them (bench/core/guard.hpp keep_device_cache) or the process ends
 // (not freed at exit: that would race the CUDA runtime's own teardown).
 constexpr std::uint64_t kDstSlack = 8ull << 20;  // room for Config::dst_offset
 struct Streams {

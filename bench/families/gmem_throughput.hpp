@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/guard.hpp"
+#include "bench/core/guard.hpp"
 #include "common/bench_name.hpp"
 #include "kernels/throughput.cuh"
 #include "runtime/buffers.hpp"
@@ -100,7 +100,7 @@ inline double clock_hz_from_stamps(const std::vector<kern::CtaStamp>& st) {
 
 // Registers one benchmark with manual time and `iters` iterations; `body` runs the whole timed
 // loop. Any exception (a CUDA error, a configuration the device refuses) becomes SkipWithError
-// (bench/guard.hpp: with the device's state checked afterwards and the time budget applied).
+// (bench/core/guard.hpp: with the device's state checked afterwards and the time budget applied).
 inline void register_manual(const std::string& name, int iters, std::function<void(benchmark::State&)> body) {
   register_guarded(name, std::move(body))->UseManualTime()->Iterations(iters);
 }

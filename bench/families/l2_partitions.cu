@@ -15,7 +15,7 @@
 
 #include "bench/families/l2_throughput.hpp"
 #include "bench/families/sm_ids.hpp"
-#include "bench/registry.hpp"
+#include "bench/core/registry.hpp"
 #include "kernels/l2_partitions.cuh"
 
 namespace memhier {

@@ -1,12 +1,12 @@
 // Cache-resident read bandwidth (l1_throughput, l2_throughput): one runner over
 // kern::cached_read. CUDA host code: include from .cu files only.
 #pragma once
-#include "bench/guard.hpp"
+#include "bench/core/guard.hpp"
 #include <memory>
 #include <string>
 
 #include "bench/families/gmem_throughput.hpp"
-#include "bench/registry.hpp"
+#include "bench/core/registry.hpp"
 #include "runtime/event_timer.hpp"
 
 namespace memhier::tput {

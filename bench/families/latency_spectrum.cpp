@@ -11,8 +11,8 @@
 #include <cmath>
 #include <map>
 
-#include "bench/wide_family.hpp"
-#include "bench/registry.hpp"
+#include "bench/wide/wide_family.hpp"
+#include "bench/core/registry.hpp"
 #include "common/bench_name.hpp"
 #include "common/wide_spectrum.hpp"
 

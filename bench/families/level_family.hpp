@@ -1,4 +1,4 @@
-// One benchmark of a level-style family (bench/levels.hpp: dsmem, async_copy, host, peer,
+// One benchmark of a level-style family (bench/levels/levels.hpp: dsmem, async_copy, host, peer,
 // l2_slices, l2_persist): the parameters of its name become the LevelRequest the backend answers,
 // its counters and trace go into the output, its time is the manual time. Defined in levels.cpp.
 #pragma once

@@ -1,4 +1,4 @@
-// The level families beyond one SM (bench/levels.hpp; docs/methodology.md, "Levels beyond one
+// The level families beyond one SM (bench/levels/levels.hpp; docs/methodology.md, "Levels beyond one
 // SM"): dsmem, async_copy, host, peer. Each benchmark is one LevelRequest answered by the backend;
 // its counters are copied into the JSON as they come and its time is the manual time. The sweeps
 // are derived from what the device offers (Backend::level_offer): a device without clusters has no
@@ -20,14 +20,14 @@
 //   l2_slices/op:contention/pages:P/bases:B/hits:R/copies:C    (a trace: per reference line that
 //       half the SMs hammer, each test line's cycles on C probe SMs, and the quiet cycles)
 //   l2_evsets/targets:T/passes:P/pool:F                          (a trace: per target its reduced
-//       eviction set; bench/l2_evsets_plan.hpp)
+//       eviction set; bench/plans/l2_evsets_plan.hpp)
 #include <algorithm>
 #include <cmath>
 #include <set>
 
 #include "bench/families/chase_common.hpp"
 #include "bench/families/level_family.hpp"
-#include "bench/guard.hpp"
+#include "bench/core/guard.hpp"
 
 namespace memhier {
 

@@ -19,7 +19,7 @@
 
 #include "bench/families/gmem_throughput.hpp"
 #include "bench/families/sm_ids.hpp"
-#include "bench/registry.hpp"
+#include "bench/core/registry.hpp"
 #include "kernels/outstanding.cuh"
 #include "runtime/event_timer.hpp"
 

@@ -5,7 +5,7 @@
 // Counters: latency_cycles (per access, the empty region's store + clock read removed),
 // clock_overhead_cycles (what was removed, per access).
 #include "bench/families/gmem_throughput.hpp"
-#include "bench/registry.hpp"
+#include "bench/core/registry.hpp"
 #include "kernels/smem.cuh"
 #include "runtime/event_timer.hpp"
 

@@ -8,9 +8,9 @@
 // the device), pct_of_peak against banks x bank width per clock, warps_per_sm.
 
 #include "bench/families/gmem_throughput.hpp"
-#include "bench/guard.hpp"
-#include "bench/registry.hpp"
-#include "bench/sm_span.hpp"
+#include "bench/core/guard.hpp"
+#include "bench/core/registry.hpp"
+#include "bench/core/sm_span.hpp"
 #include "kernels/smem.cuh"
 #include "runtime/event_timer.hpp"
 

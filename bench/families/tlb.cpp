@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "bench/wide_family.hpp"
-#include "bench/registry.hpp"
+#include "bench/wide/wide_family.hpp"
+#include "bench/core/registry.hpp"
 
 namespace memhier {
 namespace {

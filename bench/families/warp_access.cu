@@ -6,7 +6,7 @@
 // Counters: latency_cycles (per access, the empty region's store + clock read removed),
 // clock_overhead_cycles.
 #include "bench/families/gmem_throughput.hpp"
-#include "bench/registry.hpp"
+#include "bench/core/registry.hpp"
 #include "kernels/warp_access.cuh"
 #include "runtime/event_timer.hpp"
 

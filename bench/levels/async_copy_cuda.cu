@@ -1,4 +1,4 @@
-// The CUDA side of the async_copy family (bench/levels.hpp; docs/methodology.md, "Levels beyond
+// The CUDA side of the async_copy family (bench/levels/levels.hpp; docs/methodology.md, "Levels beyond
 // one SM"). Kernels: kernels/async_copy.cuh.
 //   async_copy/op:bandwidth/method:{plain,cp_async,bulk,tensor}/source:{l2,dram}/chunk:B/ctas_per_sm:K/stages:S
 //   async_copy/op:multicast/source:l2/chunk:B/cluster:C
@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "bench/guard.hpp"
+#include "bench/core/guard.hpp"
 #include "bench/levels/cluster_launch.hpp"
 #include "bench/levels/levels_cuda.hpp"
 #include "kernels/async_copy.cuh"

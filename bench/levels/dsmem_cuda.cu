@@ -1,4 +1,4 @@
-// The CUDA side of the dsmem family (bench/levels.hpp; docs/methodology.md, "Levels beyond one SM")
+// The CUDA side of the dsmem family (bench/levels/levels.hpp; docs/methodology.md, "Levels beyond one SM")
 // and what the device offers to dsmem and async_copy (offer_sm). Kernels: kernels/dsmem.cuh.
 //   dsmem/op:latency/cluster:C/rank:R
 //   dsmem/op:{read,write}/cluster:C/remote:{0,1}/cta_size:T
@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "bench/guard.hpp"
+#include "bench/core/guard.hpp"
 #include "bench/levels/cluster_launch.hpp"
 #include "bench/levels/levels_cuda.hpp"
-#include "bench/sm_span.hpp"
+#include "bench/core/sm_span.hpp"
 #include "kernels/dsmem.cuh"
 #include "runtime/buffers.hpp"
 #include "runtime/cuda_check.hpp"

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/guard.hpp"
+#include "bench/core/guard.hpp"
 #include "bench/levels/levels_cuda.hpp"
 #include "kernels/l2_persist.cuh"
 #include "runtime/buffers.hpp"

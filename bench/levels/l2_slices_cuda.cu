@@ -1,4 +1,4 @@
-// l2_slices on the GPU (bench/levels.hpp; docs/methodology.md, "l2_slices"): every SM's cycles
+// l2_slices on the GPU (bench/levels/levels.hpp; docs/methodology.md, "l2_slices"): every SM's cycles
 // for R dependent L2 hits of each test line (kernels/l2_slices.cuh), as a trace.
 //   l2_slices/op:fingerprint/pages:P/bases:B/hits:R/passes:K
 //   l2_slices/op:contention/pages:P/bases:B/hits:R/copies:C   (kernels/l2_slices.cuh: half the SMs
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "bench/families/sm_ids.hpp"
-#include "bench/l2_slices_plan.hpp"
+#include "bench/plans/l2_slices_plan.hpp"
 #include "bench/levels/levels_cuda.hpp"
 #include "common/l2_slice_lines.hpp"
 #include "kernels/l2_slices.cuh"

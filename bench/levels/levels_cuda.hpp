@@ -1,4 +1,4 @@
-// The CUDA side of the level families (bench/levels.hpp): what the device offers, the link
+// The CUDA side of the level families (bench/levels/levels.hpp): what the device offers, the link
 // context keys, and one function per family that runs one LevelRequest on the current device.
 // Every function returns LevelResult::error (never throws) for a configuration it refuses; a CUDA
 // error may throw memhier::CudaError, which the guard turns into a failed benchmark.
@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "bench/levels.hpp"
+#include "bench/levels/levels.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_info.hpp"
 
@@ -49,7 +49,7 @@ std::map<std::string, std::string> persist_context(const DeviceDescription& d);
 LevelResult run_l2_persist(const DeviceDescription& d, const LevelRequest& r);
 
 // l2_evsets (bench/levels/l2_evsets_cuda.cu): whole-L2 eviction sets by group testing with the
-// discard-and-read readout (bench/l2_evsets_plan.hpp); a trace per target.
+// discard-and-read readout (bench/plans/l2_evsets_plan.hpp); a trace per target.
 LevelResult run_l2_evsets(const DeviceDescription& d, const LevelRequest& r);
 
 }  // namespace memhier::levels

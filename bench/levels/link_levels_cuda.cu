@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/guard.hpp"
+#include "bench/core/guard.hpp"
 #include "bench/levels/levels_cuda.hpp"
 #include "common/chase.hpp"
 #include "kernels/links.cuh"
@@ -241,7 +241,7 @@ void set_pct(LevelResult* r, double bps, double peak) {
 // ---- buffers kept between benchmarks ------------------------------------------------------------
 
 // On the measured device: an L2 flush buffer, the device sides of copies, the mapped host buffer.
-// Kept until the whole-memory chases release the device caches (bench/guard.hpp), then made anew.
+// Kept until the whole-memory chases release the device caches (bench/core/guard.hpp), then made anew.
 struct Local {
   int device = -1;
   DeviceBuffer<std::uint32_t> flush;  // 2 x L2: overwritten so that no line of a chain stays

@@ -1,4 +1,4 @@
-// The cache_sequences search (bench/seqsearch) on simulated caches whose truth is known: the minimal
+// The cache_sequences search (bench/search) on simulated caches whose truth is known: the minimal
 // eviction set has exactly `ways` lines, all in the target's set, for LRU, FIFO, tree-PLRU and
 // random replacement with modulo, chosen-bit and GF(2)-hashed indexes; congruent bits match the
 // index function; every sequence is in the trace. Fixed seeds.
@@ -7,9 +7,9 @@
 #include <chrono>
 #include <fstream>
 
-#include "bench/backend_sim.hpp"
+#include "bench/backends/backend_sim.hpp"
 #include "common/policy.hpp"
-#include "bench/seqsearch/search.hpp"
+#include "bench/search/search.hpp"
 #include "common/levels.hpp"
 #include "sim/cache.hpp"
 #include "sim/config.hpp"

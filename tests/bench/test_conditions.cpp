@@ -1,9 +1,9 @@
-// The verdicts on a run's measurement conditions (bench/conditions.hpp) from NVML looks: another
+// The verdicts on a run's measurement conditions (bench/cli/conditions.hpp) from NVML looks: another
 // compute process or a busy GPU makes it contended, power/thermal/slowdown reasons throttled;
 // idle, applications clocks and sync boost do not; without NVML both are unknown.
 #include <gtest/gtest.h>
 
-#include "bench/conditions.hpp"
+#include "bench/cli/conditions.hpp"
 #include "runtime/nvml.hpp"
 
 using namespace memhier;

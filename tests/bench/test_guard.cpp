@@ -1,4 +1,4 @@
-// The guard every benchmark runs in (bench/guard.hpp): exceptions become failed benchmarks with
+// The guard every benchmark runs in (bench/core/guard.hpp): exceptions become failed benchmarks with
 // their reason, a device fault stops later benchmarks from running, the time budget refuses and
 // discards. Benchmarks are registered and run through Google Benchmark itself, as memhier-bench
 // does, with a reporter that records what each run reported.
@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "bench/backend.hpp"
-#include "bench/guard.hpp"
+#include "bench/backends/backend.hpp"
+#include "bench/core/guard.hpp"
 #include "tests/bench/run_recorder.hpp"
 
 using namespace memhier;

@@ -2,8 +2,8 @@
 
 #include <fstream>
 
-#include "bench/backend.hpp"
-#include "bench/registry.hpp"
+#include "bench/backends/backend.hpp"
+#include "bench/core/registry.hpp"
 
 using namespace memhier;
 

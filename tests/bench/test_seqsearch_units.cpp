@@ -5,10 +5,10 @@
 #include <map>
 #include <set>
 
-#include "bench/seqsearch/builders.hpp"
-#include "bench/seqsearch/calibrate.hpp"
-#include "bench/seqsearch/eviction.hpp"
-#include "bench/seqsearch/policy_probe.hpp"
+#include "bench/search/builders.hpp"
+#include "bench/search/calibrate.hpp"
+#include "bench/search/eviction.hpp"
+#include "bench/search/policy_probe.hpp"
 
 namespace memhier::seqsearch {
 namespace {

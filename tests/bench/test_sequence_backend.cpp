@@ -1,9 +1,9 @@
-// Backend::run_sequence on the simulated device (bench/backend_sim.cpp): errors, records, the
+// Backend::run_sequence on the simulated device (bench/backends/backend_sim.cpp): errors, records, the
 // carveout and start state it reports.
 #include <gtest/gtest.h>
 
-#include "bench/backend.hpp"
-#include "bench/backend_sim.hpp"
+#include "bench/backends/backend.hpp"
+#include "bench/backends/backend_sim.hpp"
 
 namespace memhier {
 namespace {

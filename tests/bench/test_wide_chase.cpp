@@ -2,8 +2,8 @@
 // result, the limits, what a request that cannot run says, and the tlb family's names.
 #include <gtest/gtest.h>
 
-#include "bench/backend_sim.hpp"
-#include "bench/wide_family.hpp"
+#include "bench/backends/backend_sim.hpp"
+#include "bench/wide/wide_family.hpp"
 
 using namespace memhier;
 

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "bench/backend_cuda.hpp"
+#include "bench/backends/backend_cuda.hpp"
 #include "runtime/device_info.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 

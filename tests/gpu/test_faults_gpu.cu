@@ -1,15 +1,15 @@
 // Faults on the device (ctest label gpu; each test skips without a GPU): out of memory, a launch
 // the device refuses, and a sticky error mid-run each fail one benchmark with the reason; after
 // the first two the device is still usable and later benchmarks run, after a sticky one they are
-// marked "not run" (bench/guard.hpp). The watchdog stops a runaway chase; every chase reports the
+// marked "not run" (bench/core/guard.hpp). The watchdog stops a runaway chase; every chase reports the
 // SM clock of its sample. FaultsGpu.StickyError* makes an illegal access on purpose: keep it out of
 // compute-sanitizer runs (dev/device/part_sanitize.sh filters on "Sticky").
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
-#include "bench/backend_cuda.hpp"
-#include "bench/guard.hpp"
+#include "bench/backends/backend_cuda.hpp"
+#include "bench/core/guard.hpp"
 #include "runtime/buffers.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_info.hpp"

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/levels.hpp"
+#include "bench/levels/levels.hpp"
 
 using namespace memhier;
 

@@ -18,7 +18,7 @@
 #include <map>
 #include <string>
 
-#include "bench/levels.hpp"
+#include "bench/levels/levels.hpp"
 #include "runtime/cuda_check.hpp"
 #include "tests/gpu/gpu_backend.hpp"
 

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <vector>
 
-#include "bench/levels.hpp"
+#include "bench/levels/levels.hpp"
 #include "common/l2_slice_lines.hpp"
 
 using namespace memhier;

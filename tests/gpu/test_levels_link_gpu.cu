@@ -13,7 +13,7 @@
 #include <map>
 #include <string>
 
-#include "bench/guard.hpp"
+#include "bench/core/guard.hpp"
 #include "bench/levels/levels_cuda.hpp"
 #include "common/chase.hpp"
 #include "runtime/cuda_check.hpp"

@@ -11,7 +11,7 @@
 #include <map>
 #include <string>
 
-#include "bench/levels.hpp"
+#include "bench/levels/levels.hpp"
 #include "runtime/device_info.hpp"
 #include "tests/gpu/gpu_backend.hpp"
 

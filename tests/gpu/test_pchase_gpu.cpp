@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "bench/backend_cuda.hpp"
+#include "bench/backends/backend_cuda.hpp"
 #include "common/levels.hpp"
 #include "runtime/device_info.hpp"
 #include "gpu_backend.hpp"

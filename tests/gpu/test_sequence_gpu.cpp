@@ -2,7 +2,7 @@
 // Each test skips, visibly, without a device.
 #include <gtest/gtest.h>
 
-#include "bench/backend_cuda.hpp"
+#include "bench/backends/backend_cuda.hpp"
 #include "runtime/device_info.hpp"
 #include "gpu_backend.hpp"
 

@@ -1,11 +1,11 @@
-// GPU tests of the whole-memory chases (bench/wide_cuda.cu, kernels/wide_chase.cuh; ctest label
+// GPU tests of the whole-memory chases (bench/wide/wide_cuda.cu, kernels/wide_chase.cuh; ctest label
 // gpu). Each skips, visibly, without a device. The chain check (the chase must end on the element
 // the chain says) runs inside every request: an error string names a wrong chain or a failed call.
 #include <gtest/gtest.h>
 
 #include "gpu_backend.hpp"
-#include "bench/backend_cuda.hpp"
-#include "bench/wide_family.hpp"
+#include "bench/backends/backend_cuda.hpp"
+#include "bench/wide/wide_family.hpp"
 #include "runtime/device_info.hpp"
 
 using namespace memhier;

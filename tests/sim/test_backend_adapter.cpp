@@ -1,4 +1,4 @@
-// The Backend adapter (bench/backend_sim.cpp) answers chase requests as the families expect.
+// The Backend adapter (bench/backends/backend_sim.cpp) answers chase requests as the families expect.
 // The sim test suite links only memhier_sim, so the adapter's two plain C++ sources are compiled
 // into this test directly (they include no CUDA header).
 #include <gtest/gtest.h>
@@ -7,12 +7,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "bench/backend.cpp"
-#include "bench/backend_sim.cpp"
-#include "bench/l2_evsets_plan.cpp"
-#include "bench/l2_slices_plan.cpp"
-#include "bench/wide_common.cpp"
-#include "bench/wide_sim.cpp"
+#include "bench/backends/backend.cpp"
+#include "bench/backends/backend_sim.cpp"
+#include "bench/plans/l2_evsets_plan.cpp"
+#include "bench/plans/l2_slices_plan.cpp"
+#include "bench/wide/wide_common.cpp"
+#include "bench/wide/wide_sim.cpp"
 #include "common/chase.hpp"
 #include "sim_test_util.hpp"
 

@@ -1,5 +1,5 @@
-// The l2_evsets family on the simulated device: the plan (bench/l2_evsets_plan.cpp) run against the
-// config's whole-L2 model (sim/l2_evsets.hpp) through the backend adapter (bench/backend_sim.cpp,
+// The l2_evsets family on the simulated device: the plan (bench/plans/l2_evsets_plan.cpp) run against the
+// config's whole-L2 model (sim/l2_evsets.hpp) through the backend adapter (bench/backends/backend_sim.cpp,
 // compiled into this suite by test_backend_adapter.cpp). Properties over generated caches: every
 // verified minimal set holds exactly the ways its target's set offers, and only lines of that set.
 #include <gtest/gtest.h>
@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "bench/backend_sim.hpp"
-#include "bench/l2_evsets_plan.hpp"
-#include "bench/levels.hpp"
+#include "bench/backends/backend_sim.hpp"
+#include "bench/plans/l2_evsets_plan.hpp"
+#include "bench/levels/levels.hpp"
 #include "common/l2_evset_pool.hpp"
 #include "sim/config.hpp"
 #include "sim/l2_evsets.hpp"
@@ -309,7 +309,7 @@ TEST(SimL2EvsetsFamily, AbsentModelAndBadParameters) {
 namespace memhier {
 namespace {
 
-// The policy sequences of the family (bench/l2_evsets_plan.hpp): for the first 2 class targets, the
+// The policy sequences of the family (bench/plans/l2_evsets_plan.hpp): for the first 2 class targets, the
 // lines of the leave-one-out check that leave no miss (ways + 1 lines, all of the target's set),
 // the sequences over them (every one twice, each filling the set with `ways` lines first) and one
 // cycle count per access: from the empty set every line's first access misses, and the repeated
