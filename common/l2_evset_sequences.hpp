@@ -1,5 +1,5 @@
 // The access sequences of the l2_evsets family's policy runs (docs/methodology.md, "l2_evsets: the
-// L2's replacement policy"), shared by the plan (bench/l2_evsets_plan.cpp) and the tests: sequences
+// L2's replacement policy"), shared by the plan (bench/plans/l2_evsets_plan.cpp) and the tests: sequences
 // over the lines 0 ... ways of one set (ways + 1 lines), each run from an empty set. Seeded, the
 // same on every platform. Plain C++.
 #pragma once

@@ -1,4 +1,4 @@
-// The l2_evsets kernels (docs/methodology.md, "l2_evsets"; bench/l2_evsets_plan.hpp): the test
+// The l2_evsets kernels (docs/methodology.md, "l2_evsets"; bench/plans/l2_evsets_plan.hpp): the test
 // writes a target line (dirty in the L2), then one CTA reads the candidate lines -- position ranges
 // of the permuted pool, each line computed from its position (common/l2_evset_pool.hpp), no index
 // array in memory -- `passes` times; the readout discards the target from the L2

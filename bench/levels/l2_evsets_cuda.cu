@@ -1,4 +1,4 @@
-// l2_evsets on the GPU (bench/l2_evsets_plan.hpp; docs/methodology.md, "l2_evsets"): the oracle
+// l2_evsets on the GPU (bench/plans/l2_evsets_plan.hpp; docs/methodology.md, "l2_evsets"): the oracle
 // of the group-testing plan. A buffer of F x the L2 in 128-byte lines (the pool) and 8 MiB after it
 // (the targets); a test is one launch of kern::evset_test and the two readout launches
 // (kernels/l2_evsets.cuh).
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/l2_evsets_plan.hpp"
+#include "bench/plans/l2_evsets_plan.hpp"
 #include "bench/levels/levels_cuda.hpp"
 #include "kernels/l2_evsets.cuh"
 #include "runtime/buffers.hpp"

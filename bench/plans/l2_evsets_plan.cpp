@@ -1,11 +1,11 @@
-// The l2_evsets plan (bench/l2_evsets_plan.hpp).
-#include "bench/l2_evsets_plan.hpp"
+// The l2_evsets plan (bench/plans/l2_evsets_plan.hpp).
+#include "bench/plans/l2_evsets_plan.hpp"
 
 #include <algorithm>
 #include <map>
 #include <numeric>
 
-#include "bench/l2_slices_plan.hpp"  // slice_join
+#include "bench/plans/l2_slices_plan.hpp"  // slice_join
 #include "common/l2_evset_sequences.hpp"
 #include "common/policy.hpp"         // SplitMix64
 

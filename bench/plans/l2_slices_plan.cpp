@@ -1,5 +1,5 @@
-// The contention run's plan (bench/l2_slices_plan.hpp).
-#include "bench/l2_slices_plan.hpp"
+// The contention run's plan (bench/plans/l2_slices_plan.hpp).
+#include "bench/plans/l2_slices_plan.hpp"
 
 #include <algorithm>
 #include <cmath>
