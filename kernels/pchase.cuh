@@ -22,6 +22,13 @@ struct ChaseJob {
   std::uint32_t tex_offset;     // element offset of this job's array inside the texture
   std::uint32_t start;          // first element (relative to the job's array)
   std::uint32_t chain_len;      // elements on the chain: the warm pass length
+  // Warm pass of a uniform chain (element(k) = prewarm_first + k * prewarm_stride): its first
+  // prewarm_len positions read by the CTA's 32 lanes in chain order, 32 consecutive positions a
+  // step (kernel below), the rest by the chasing thread from position prewarm_len on. 0: the
+  // chasing thread reads the whole chain (docs/methodology.md, "The warm pass").
+  std::uint32_t prewarm_len;
+  std::uint32_t prewarm_first;
+  std::uint32_t prewarm_stride;
   std::uint32_t shared_elems;   // shared path: elements copied into shared memory
   std::uint64_t iters;          // timed accesses
   int warm;                     // 1: one untimed pass over the chain first
@@ -86,8 +93,6 @@ __global__ void pchase_kernel(ChaseLaunch L) {
   for (std::uint32_t i = threadIdx.x; i < L.hist_bins; i += blockDim.x) s_hist[i] = 0;
   if constexpr (P == LoadPath::shared)
     for (std::uint32_t i = threadIdx.x; i < J.shared_elems; i += blockDim.x) s_array[i] = J.array[i];
-  __syncthreads();
-  if (threadIdx.x != 0) return;
 
   LoadSource src;
   src.global = J.array;
@@ -96,18 +101,49 @@ __global__ void pchase_kernel(ChaseLaunch L) {
   // texture fetches index the whole texture: the job's array starts at tex_offset and holds
   // absolute texture indices, so no add sits in the dependent chain
   const std::uint32_t base = (P == LoadPath::texture) ? J.tex_offset : 0u;
+  __shared__ int s_prewarm_stopped;
+  if (threadIdx.x == 0) s_prewarm_stopped = 0;
+  __syncthreads();
+  if constexpr (P != LoadPath::shared && P != LoadPath::constant) {
+    // The warm pass's first part, in chain order on this SM (the CTA is one warp): each step
+    // reads the next 32 positions, one a lane, and waits for them (the empty asm uses each load
+    // before the next step is issued), so that no read is more than 32 positions out of the
+    // chasing thread's order. The watchdog's decision is lane 0's, the same for every lane.
+    if (J.warm && J.prewarm_len) {
+      const std::uint64_t c0 = read_clock();
+      const std::uint64_t budget = L.budget_cycles ? L.budget_cycles : ~0ull;
+      std::uint32_t step = 0;
+#pragma unroll 1
+      for (std::uint32_t k0 = 0; k0 < J.prewarm_len; k0 += 32, ++step) {
+        const std::uint32_t k = k0 + threadIdx.x;
+        std::uint32_t v = 0;
+        if (k < J.prewarm_len) v = load_next<P>(src, base + J.prewarm_first + k * J.prewarm_stride);
+        asm volatile("" ::"r"(v) : "memory");
+        __syncwarp();
+        if ((step & (kWatchdogChunk - 1)) == kWatchdogChunk - 1 &&
+            __shfl_sync(0xFFFFFFFFu, read_clock() - c0 > budget ? 1 : 0, 0)) {
+          if (threadIdx.x == 0) s_prewarm_stopped = 1;
+          break;
+        }
+      }
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x != 0) return;
 
   // Watchdog (docs/methodology.md, reliability): every loop below is bounded by its count, and a
   // job also stops once it has run budget_cycles; the host then reports the benchmark as failed.
   const std::uint64_t c_begin = read_clock();
   const std::uint64_t g_begin = read_globaltimer_ns();
   const std::uint64_t budget = L.budget_cycles ? L.budget_cycles : ~0ull;
-  int stopped = 0;
+  int stopped = s_prewarm_stopped == 1 ? 1 : 0;
   std::uint64_t done = 0;
 
+  // the chasing thread's part of the warm pass ends where the chain starts (position chain_len = 0)
   std::uint32_t j = J.start + base;
-  if (J.warm) {
-    for (std::uint32_t k = 0; k < J.chain_len; ++k) {
+  if (J.warm && J.prewarm_len && !stopped) j = base + J.prewarm_first + J.prewarm_len * J.prewarm_stride;
+  if (J.warm && !stopped) {
+    for (std::uint32_t k = J.prewarm_len; k < J.chain_len; ++k) {
       j = load_next<P>(src, j);
       if ((k & (kWatchdogChunk - 1)) == kWatchdogChunk - 1 && read_clock() - c_begin > budget) {
         stopped = 1;
