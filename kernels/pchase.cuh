@@ -23,9 +23,9 @@ struct ChaseJob {
   std::uint32_t start;          // first element (relative to the job's array)
   std::uint32_t chain_len;      // elements on the chain: the warm pass length
   // Warm pass of a uniform chain (element(k) = prewarm_first + k * prewarm_stride): its first
-  // prewarm_len positions read by the CTA's 32 lanes in chain order, 32 consecutive positions a
-  // step (kernel below), the rest by the chasing thread from position prewarm_len on. 0: the
-  // chasing thread reads the whole chain (docs/methodology.md, "The warm pass").
+  // prewarm_len positions read in chain order kPrewarmGroup at a time (independent loads), the
+  // rest one dependent load after another from position prewarm_len on; both by the chasing
+  // thread. 0: the whole chain one dependent load after another (docs/methodology.md, "The warm pass").
   std::uint32_t prewarm_len;
   std::uint32_t prewarm_first;
   std::uint32_t prewarm_stride;
@@ -50,6 +50,8 @@ enum ChaseStat : int { kStatCycles = 0, kStatNanoseconds = 1, kStatDone = 2, kSt
 // pass, between samples of fine/count chases, and between chunks of the classic loop (one clock read
 // per 1024 accesses inside the timed window: < 0.01 cycles per access).
 constexpr std::uint64_t kWatchdogChunk = 1024;
+// The split warm pass's loads in flight at once (ChaseJob::prewarm_len).
+constexpr std::uint32_t kPrewarmGroup = 8;
 
 struct ChaseLaunch {
   const ChaseJob* jobs;
@@ -105,24 +107,25 @@ __global__ void pchase_kernel(ChaseLaunch L) {
   if (threadIdx.x == 0) s_prewarm_stopped = 0;
   __syncthreads();
   if constexpr (P != LoadPath::shared && P != LoadPath::constant) {
-    // The warm pass's first part, in chain order on this SM (the CTA is one warp): each step
-    // reads the next 32 positions, one a lane, and waits for them (the empty asm uses each load
-    // before the next step is issued), so that no read is more than 32 positions out of the
-    // chasing thread's order. The watchdog's decision is lane 0's, the same for every lane.
-    if (J.warm && J.prewarm_len) {
+    // The warm pass's first part, by the chasing thread in chain order: each step issues the
+    // loads of the next 8 positions, independent of each other, and waits for them (the empty
+    // asm uses each value before the next step is issued), so that no read is more than 8
+    // positions out of order. (32 lanes reading 32 positions a step left a different L2 behind
+    // on the H200: docs/methodology.md, "The warm pass".)
+    if (threadIdx.x == 0 && J.warm && J.prewarm_len) {
       const std::uint64_t c0 = read_clock();
       const std::uint64_t budget = L.budget_cycles ? L.budget_cycles : ~0ull;
       std::uint32_t step = 0;
 #pragma unroll 1
-      for (std::uint32_t k0 = 0; k0 < J.prewarm_len; k0 += 32, ++step) {
-        const std::uint32_t k = k0 + threadIdx.x;
-        std::uint32_t v = 0;
-        if (k < J.prewarm_len) v = load_next<P>(src, base + J.prewarm_first + k * J.prewarm_stride);
-        asm volatile("" ::"r"(v) : "memory");
-        __syncwarp();
-        if ((step & (kWatchdogChunk - 1)) == kWatchdogChunk - 1 &&
-            __shfl_sync(0xFFFFFFFFu, read_clock() - c0 > budget ? 1 : 0, 0)) {
-          if (threadIdx.x == 0) s_prewarm_stopped = 1;
+      for (std::uint32_t k0 = 0; k0 < J.prewarm_len; k0 += kPrewarmGroup, ++step) {
+        std::uint32_t v[kPrewarmGroup];
+#pragma unroll
+        for (std::uint32_t u = 0; u < kPrewarmGroup; ++u)
+          v[u] = k0 + u < J.prewarm_len ? load_next<P>(src, base + J.prewarm_first + (k0 + u) * J.prewarm_stride) : 0u;
+#pragma unroll
+        for (std::uint32_t u = 0; u < kPrewarmGroup; ++u) asm volatile("" ::"r"(v[u]) : "memory");
+        if ((step & (kWatchdogChunk - 1)) == kWatchdogChunk - 1 && read_clock() - c0 > budget) {
+          s_prewarm_stopped = 1;
           break;
         }
       }

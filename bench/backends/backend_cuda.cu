@@ -20,10 +20,10 @@ namespace {
 using kern::ChaseJob;
 
 // The warm pass of a long uniform chain (element k at first + k * stride, as pchase's chains are):
-// the CTA's lanes read all but its last kWarmTail positions in chain order, the chasing thread
-// the last kWarmTail (kernels/pchase.cuh; docs/methodology.md, "The warm pass"). 65,536
-// positions are at least 256 KiB at any stride (more than an L1), so the chasing thread itself
-// leaves the L1 and the newest part of the L2 as a whole pass of its own would.
+// the chasing thread reads all but its last kWarmTail positions kern::kPrewarmGroup at a time, the
+// last kWarmTail one dependent load after another (kernels/pchase.cuh; docs/methodology.md, "The
+// warm pass"). 65,536 positions are at least 256 KiB at any stride (more than an L1), so the
+// newest part of the caches is left as a whole dependent pass would leave it.
 constexpr std::size_t kWarmTail = 65536;
 
 void set_prewarm(ChaseJob& J, const ChaseRequest& r) {

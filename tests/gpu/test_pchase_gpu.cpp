@@ -87,8 +87,8 @@ TEST(PchaseGpu, FineTraceAboveL1MissesAtLineOrSectorPeriod) {
   EXPECT_TRUE(mode->first == 8 || mode->first == 32) << "miss period " << mode->first << " elements";
 }
 
-// The warm pass of a long uniform chain is split (bench/backends/backend_cuda.cu, set_prewarm): the
-// CTA's lanes read it in chain order, the chasing thread its last 65,536 positions. A chain with its
+// The warm pass of a long uniform chain is split (bench/backends/backend_cuda.cu, set_prewarm): 8
+// independent loads at a time in chain order, then its last 65,536 positions one by one. A chain with its
 // last two positions swapped is not uniform and is warmed whole by the chasing thread; both must
 // leave the L2 alike: below, in and beyond the range where one SM's chase starts to miss in it.
 TEST(PchaseGpu, TheSplitWarmPassLeavesTheL2AsAWholeOne) {
