@@ -22,13 +22,6 @@ struct ChaseJob {
   std::uint32_t tex_offset;     // element offset of this job's array inside the texture
   std::uint32_t start;          // first element (relative to the job's array)
   std::uint32_t chain_len;      // elements on the chain: the warm pass length
-  // Warm pass of a uniform chain (element(k) = prewarm_first + k * prewarm_stride): its first
-  // prewarm_len positions read in chain order kPrewarmGroup at a time (independent loads), the
-  // rest one dependent load after another from position prewarm_len on; both by the chasing
-  // thread. 0: the whole chain one dependent load after another (docs/methodology.md, "The warm pass").
-  std::uint32_t prewarm_len;
-  std::uint32_t prewarm_first;
-  std::uint32_t prewarm_stride;
   std::uint32_t shared_elems;   // shared path: elements copied into shared memory
   std::uint64_t iters;          // timed accesses
   int warm;                     // 1: one untimed pass over the chain first
@@ -50,8 +43,6 @@ enum ChaseStat : int { kStatCycles = 0, kStatNanoseconds = 1, kStatDone = 2, kSt
 // pass, between samples of fine/count chases, and between chunks of the classic loop (one clock read
 // per 1024 accesses inside the timed window: < 0.01 cycles per access).
 constexpr std::uint64_t kWatchdogChunk = 1024;
-// The split warm pass's loads in flight at once (ChaseJob::prewarm_len).
-constexpr std::uint32_t kPrewarmGroup = 8;
 
 struct ChaseLaunch {
   const ChaseJob* jobs;
@@ -95,6 +86,8 @@ __global__ void pchase_kernel(ChaseLaunch L) {
   for (std::uint32_t i = threadIdx.x; i < L.hist_bins; i += blockDim.x) s_hist[i] = 0;
   if constexpr (P == LoadPath::shared)
     for (std::uint32_t i = threadIdx.x; i < J.shared_elems; i += blockDim.x) s_array[i] = J.array[i];
+  __syncthreads();
+  if (threadIdx.x != 0) return;
 
   LoadSource src;
   src.global = J.array;
@@ -103,50 +96,18 @@ __global__ void pchase_kernel(ChaseLaunch L) {
   // texture fetches index the whole texture: the job's array starts at tex_offset and holds
   // absolute texture indices, so no add sits in the dependent chain
   const std::uint32_t base = (P == LoadPath::texture) ? J.tex_offset : 0u;
-  __shared__ int s_prewarm_stopped;
-  if (threadIdx.x == 0) s_prewarm_stopped = 0;
-  __syncthreads();
-  if constexpr (P != LoadPath::shared && P != LoadPath::constant) {
-    // The warm pass's first part, by the chasing thread in chain order: each step issues the
-    // loads of the next 8 positions, independent of each other, and waits for them (the empty
-    // asm uses each value before the next step is issued), so that no read is more than 8
-    // positions out of order. (32 lanes reading 32 positions a step left a different L2 behind
-    // on the H200: docs/methodology.md, "The warm pass".)
-    if (threadIdx.x == 0 && J.warm && J.prewarm_len) {
-      const std::uint64_t c0 = read_clock();
-      const std::uint64_t budget = L.budget_cycles ? L.budget_cycles : ~0ull;
-      std::uint32_t step = 0;
-#pragma unroll 1
-      for (std::uint32_t k0 = 0; k0 < J.prewarm_len; k0 += kPrewarmGroup, ++step) {
-        std::uint32_t v[kPrewarmGroup];
-#pragma unroll
-        for (std::uint32_t u = 0; u < kPrewarmGroup; ++u)
-          v[u] = k0 + u < J.prewarm_len ? load_next<P>(src, base + J.prewarm_first + (k0 + u) * J.prewarm_stride) : 0u;
-#pragma unroll
-        for (std::uint32_t u = 0; u < kPrewarmGroup; ++u) asm volatile("" ::"r"(v[u]) : "memory");
-        if ((step & (kWatchdogChunk - 1)) == kWatchdogChunk - 1 && read_clock() - c0 > budget) {
-          s_prewarm_stopped = 1;
-          break;
-        }
-      }
-    }
-  }
-  __syncthreads();
-  if (threadIdx.x != 0) return;
 
   // Watchdog (docs/methodology.md, reliability): every loop below is bounded by its count, and a
   // job also stops once it has run budget_cycles; the host then reports the benchmark as failed.
   const std::uint64_t c_begin = read_clock();
   const std::uint64_t g_begin = read_globaltimer_ns();
   const std::uint64_t budget = L.budget_cycles ? L.budget_cycles : ~0ull;
-  int stopped = s_prewarm_stopped == 1 ? 1 : 0;
+  int stopped = 0;
   std::uint64_t done = 0;
 
-  // the chasing thread's part of the warm pass ends where the chain starts (position chain_len = 0)
   std::uint32_t j = J.start + base;
-  if (J.warm && J.prewarm_len && !stopped) j = base + J.prewarm_first + J.prewarm_len * J.prewarm_stride;
-  if (J.warm && !stopped) {
-    for (std::uint32_t k = J.prewarm_len; k < J.chain_len; ++k) {
+  if (J.warm) {
+    for (std::uint32_t k = 0; k < J.chain_len; ++k) {
       j = load_next<P>(src, j);
       if ((k & (kWatchdogChunk - 1)) == kWatchdogChunk - 1 && read_clock() - c_begin > budget) {
         stopped = 1;

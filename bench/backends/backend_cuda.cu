@@ -18,26 +18,6 @@ namespace memhier {
 namespace {
 
 using kern::ChaseJob;
-
-// The warm pass of a long uniform chain (element k at first + k * stride, as pchase's chains are):
-// the chasing thread reads all but its last kWarmTail positions kern::kPrewarmGroup at a time, the
-// last kWarmTail one dependent load after another (kernels/pchase.cuh; docs/methodology.md, "The
-// warm pass"). 65,536 positions are at least 256 KiB at any stride (more than an L1), so the
-// newest part of the caches is left as a whole dependent pass would leave it.
-constexpr std::size_t kWarmTail = 65536;
-
-void set_prewarm(ChaseJob& J, const ChaseRequest& r) {
-  J.prewarm_len = J.prewarm_first = J.prewarm_stride = 0;
-  const std::vector<std::uint32_t>& c = r.chain;
-  if (!r.warm || r.path == Path::shared || r.path == Path::constant || c.size() <= kWarmTail || c[1] <= c[0]) return;
-  const std::uint32_t stride = c[1] - c[0];
-  for (std::size_t k = 2; k < c.size(); ++k)
-    if (c[k] != static_cast<std::uint64_t>(c[0]) + k * stride) return;  // not uniform: the chasing thread reads it all
-  J.prewarm_len = static_cast<std::uint32_t>(c.size() - kWarmTail);
-  J.prewarm_first = c[0];
-  J.prewarm_stride = stride;
-}
-
 using kern::ChaseLaunch;
 using kern::ChaseMode;
 using kern::LoadPath;
@@ -351,7 +331,6 @@ class CudaBackend final : public Backend {
       J.shared_elems = r.path == Path::shared ? static_cast<std::uint32_t>(r.array_bytes / 4) : 0u;
       J.iters = r.iters;
       J.warm = r.warm ? 1 : 0;
-      set_prewarm(J, r);
       J.out_index = d_rec.get() + i * 2ull * records;
       J.out_latency = J.out_index + records;
       J.out_hist = d_hist.get() + i * bins;

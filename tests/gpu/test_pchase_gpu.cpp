@@ -87,27 +87,6 @@ TEST(PchaseGpu, FineTraceAboveL1MissesAtLineOrSectorPeriod) {
   EXPECT_TRUE(mode->first == 8 || mode->first == 32) << "miss period " << mode->first << " elements";
 }
 
-// The warm pass of a long uniform chain is split (bench/backends/backend_cuda.cu, set_prewarm): 8
-// independent loads at a time in chain order, then its last 65,536 positions one by one. A chain with its
-// last two positions swapped is not uniform and is warmed whole by the chasing thread; both must
-// leave the L2 alike: below, in and beyond the range where one SM's chase starts to miss in it.
-TEST(PchaseGpu, TheSplitWarmPassLeavesTheL2AsAWholeOne) {
-  REQUIRE_GPU();
-  const auto f = gpu()->figures();
-  for (std::uint64_t bytes : {f.l2_bytes * 3 / 8, f.l2_bytes / 2, 2 * f.l2_bytes}) {
-    ChaseRequest split = req(Path::global_cg, Mode::count, bytes, 128, 65536);
-    ChaseRequest whole = split;
-    ASSERT_GT(whole.chain.size(), 65536u + 2);
-    std::swap(whole.chain[whole.chain.size() - 1], whole.chain[whole.chain.size() - 2]);
-    const auto a = gpu()->run_chase(split), b = gpu()->run_chase(whole);
-    ASSERT_EQ(a.error, "") << bytes;
-    ASSERT_EQ(b.error, "") << bytes;
-    RecordProperty("split_" + std::to_string(bytes), std::to_string(a.latency_cycles));
-    RecordProperty("whole_" + std::to_string(bytes), std::to_string(b.latency_cycles));
-    EXPECT_NEAR(a.latency_cycles, b.latency_cycles, std::max(15.0, 0.05 * b.latency_cycles)) << bytes << " bytes";
-  }
-}
-
 TEST(PchaseGpu, BatchRunsOneChasePerSm) {
   REQUIRE_GPU();
   const int n = std::min(gpu()->parallel_chases(Path::global_ca), 16);
