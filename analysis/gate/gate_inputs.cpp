@@ -16,10 +16,11 @@ namespace memhier::analysis {
 
 namespace {
 
-std::string canonical(const std::string& p) {
+std::string canonical(std::string p) {
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
   std::error_code ec;
   auto c = fs::weakly_canonical(p, ec);
-  return ec ? p : c.string();
+  return ec ? p : c.lexically_normal().string();
 }
 
 std::string file_text(const std::string& path) {
@@ -41,13 +42,13 @@ std::pair<std::string, std::string> input_files(const std::string& label) {
 }
 
 std::string same_input_of(const CompareInput& base, const CompareInput& now) {
-  if (canonical(base.label) == canonical(now.label)) return "base and new are the same input (" + now.label + ")";
+  if (canonical(base.label) == canonical(now.label)) return "base and new are one archive (" + now.label + ")";
   const auto [ba, ta] = input_files(base.label);
   const auto [bb, tb] = input_files(now.label);
   if (ta.empty() != tb.empty()) return "";
   const std::string xa = file_text(ba), xb = file_text(bb);
   if (xa.empty() || xa != xb || file_text(ta) != file_text(tb)) return "";
-  return "base and new hold the same measurements and topology (identical files)";
+  return "base and new hold identical files (bench.json, topology.json)";
 }
 
 }  // namespace
