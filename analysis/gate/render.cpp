@@ -160,8 +160,8 @@ std::string failing_text(const GateResult& r) {
 std::string detail_line(const CompareResult& d) {
   const int differ = d.count(Verdict::worse) + d.count(Verdict::better) + d.count(Verdict::changed) + d.count(Verdict::info);
   std::ostringstream o;
-  o << "per-benchmark rows (not gated: the headline decides): " << differ << " of " << d.rows.size()
-    << " differ beyond their threshold; --detail lists them";
+  o << "per-benchmark rows (not gated): " << differ << " of " << d.rows.size()
+    << " differ beyond their threshold (--detail lists them)";
   return o.str();
 }
 
