@@ -127,11 +127,9 @@ int main(int argc, char** argv) {
       *dst = argv[++i];
       return true;
     };
-    if (a == "-h" || a == "--help") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    } else if (a == "--version") {
-      std::printf("memhier-infer %s\n", memhier::analysis::analyzer_text(memhier::analysis::analyzer_stamp()).c_str());
+    if (a == "-h" || a == "--help" || a == "--version") {  // --version: the stamp topology.json carries
+      if (a == "--version") std::printf("memhier-infer %s\n", memhier::analysis::analyzer_text(memhier::analysis::analyzer_stamp()).c_str());
+      else std::fputs(kUsage, stdout);
       return 0;
     } else if (a == "-o" || a == "--output") {
       if (!value(&out)) return fail(a + " needs a file name; see --help");

@@ -28,9 +28,9 @@ const nlohmann::json* stamp_of(const nlohmann::json& j) {
 
 std::string analyzer_text(const nlohmann::json& j) {
   const nlohmann::json* s = stamp_of(j);
-  if (!s) return "not recorded";
+  if (!s) return "no stamp";
   auto str = [&](const char* k) { return (*s).contains(k) && (*s)[k].is_string() ? (*s)[k].get<std::string>() : "?"; };
-  return str("version") + " (" + str("revision") + ")";
+  return str("version") + "+" + str("revision");  // semver build metadata: 0.1.0+c252eb0cdf21
 }
 
 bool same_analyzer(const nlohmann::json& a, const nlohmann::json& b) {

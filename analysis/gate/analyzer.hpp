@@ -11,7 +11,7 @@ namespace memhier::analysis {
 
 // {"name": "memhier-infer", "version": "<semver>", "revision": "<git describe of the source, or unknown>"}
 nlohmann::json analyzer_stamp();
-// "0.1.0 (c252eb0a1b2c)" for a stamp; "not recorded" for a topology written before the stamp.
+// "0.1.0+c252eb0a1b2c" for a stamp; "no stamp" for a topology written before the stamp.
 std::string analyzer_text(const nlohmann::json& topology_or_stamp);
 // Whether two topologies were written by the same analyzer: both stamps recorded and equal, or
 // neither recorded (nothing tells them apart). One recorded and one not: different.

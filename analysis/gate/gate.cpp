@@ -241,7 +241,8 @@ GateResult gate_compare(const CompareInput& base, const CompareInput& now, const
   mark_analyzer_changes(r, rows);
   std::sort(rows.begin(), rows.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   for (auto& [k, row] : rows) r.rows.push_back(std::move(row));
-  if (o.ignore_device) r.notes.push_back("different GPUs side by side (--ignore-device): no verdicts, ratios new/base");
+  if (o.ignore_device && r.same_device)  // different GPUs: the gate line says it
+    r.notes.push_back("different GPUs side by side (--ignore-device): no verdicts, ratios new/base");
   return r;
 }
 

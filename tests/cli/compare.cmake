@@ -42,7 +42,7 @@ if(TARGET memhier-compare)
   memhier_compare_case(l1_size_changed 3 ARGS ${G}/base ${G}/l1_changed
     EXPECT "^gate: FAIL - 0 worse of [0-9]+ figures, 2 structural changes of [0-9]+ fields:" "changed: l1 sets -14\\.3 %"
            "l1 size +224\\.0 KiB +192\\.0 KiB .*CHANGED"
-           "compared the archived topologies \\(archived: not recorded, not recorded\\)" "no traces")
+           "compared the archived topologies \\(archived: no stamp, no stamp\\)" "no traces")
   # issue 31 (verdict-first console): SAME rows only with --all; one input given twice is said once
   memhier_compare_case(same_rows_hidden 0 ARGS ${G}/base ${G}/slower_bw
     EXPECT "^gate: PASS - 0 worse" "[0-9]+ rows SAME \\(every row\\) not shown; --all lists them" REJECT "  SAME")
