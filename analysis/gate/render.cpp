@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iomanip>
 #include <sstream>
 #include <vector>
@@ -191,6 +192,17 @@ std::string undetermined_text(const GateResult& r) {
 
 namespace {
 
+// A context value in the unit of its magnitude where its key names one (l2_cache_bytes 50.0 MiB,
+// theoretical_dram_bytes_per_second 3.35 TB/s, mem_clock_khz 2619 MHz); other values as recorded.
+std::string context_value(const std::string& key, const std::string& v) {
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || end == v.c_str() || *end != 0) return v;
+  if (key.size() > 4 && key.compare(key.size() - 4, 4, "_khz") == 0) return fmt("%.0f MHz", x / 1000);
+  if (key.find("_bytes") != std::string::npos) return compare_detail::unit_text(key, false, x);
+  return v;
+}
+
 struct Columns {
   std::size_t label = 24, value = 10, change = 10;
 };
@@ -239,7 +251,8 @@ std::string render_gate_console(const GateResult& r, bool detail) {
   o << "base: " << run_line(r.base) << "\n      " << tail(r.base.label, 94) << "\n";
   if (!r.same_input()) o << "new:  " << run_line(r.now) << "\n      " << tail(r.now.label, 94) << "\n";
   if (r.base.driver != r.now.driver) o << "driver: " << r.base.driver << " -> " << r.now.driver << "\n";
-  for (const auto& d : r.context_diffs) o << wrap("also: " + d.key + " " + d.base + " -> " + d.now, 100, 6);
+  for (const auto& d : r.context_diffs)
+    o << wrap("also: " + d.key + " " + context_value(d.key, d.base) + " -> " + context_value(d.key, d.now), 100, 6);
   for (const auto& n : r.notes) o << wrap("note: " + n, 100, 6);
   if (r.refused() || r.refused_conditions()) return o.str();
   const bool side = r.options.ignore_device && !r.same_device;
