@@ -80,3 +80,20 @@ if(TARGET memhier-compare AND MEMHIER_PYTHON3_GATE AND _n GREATER 0)
                    $<TARGET_FILE:memhier-compare> ${_h100_one} ${CMAKE_CURRENT_BINARY_DIR}/cli_gate_analyzer_change)
   set_tests_properties(cli_gate_analyzer_change PROPERTIES LABELS cli TIMEOUT 120)
 endif()
+# The analyzer's stamp (issue 31): memhier-infer writes topology.json's "analyzer" {name, version =
+# the project's, revision = git describe of the source or "unknown"}, the same as --version prints.
+if(TARGET memhier-infer AND MEMHIER_PYTHON3_GATE)
+  add_test(NAME cli_infer_analyzer_stamp
+           COMMAND ${MEMHIER_PYTHON3_GATE} -c "
+import json, subprocess, sys
+infer, bench, version = sys.argv[1:4]
+t = json.loads(subprocess.run([infer, '--allow-errors', bench], capture_output=True, text=True, check=True).stdout)
+a = t['analyzer']
+assert a['name'] == 'memhier-infer' and a['version'] == version and a['revision'], a
+v = subprocess.run([infer, '--version'], capture_output=True, text=True, check=True).stdout.strip()
+assert v == 'memhier-infer %s+%s' % (a['version'], a['revision']), (v, a)
+print('ok:', v)"
+                   $<TARGET_FILE:memhier-infer> ${CMAKE_CURRENT_SOURCE_DIR}/cli/golden/compare/base/bench.json
+                   ${PROJECT_VERSION})
+  set_tests_properties(cli_infer_analyzer_stamp PROPERTIES LABELS cli)
+endif()
