@@ -563,10 +563,11 @@ compare_siblings() {
   while read -r dev a; do
     slug=$(basename "$(dirname "$(dirname "$a")")")
     if [ -z "${first[$slug]:-}" ]; then first[$slug]=$a; first_dev[$slug]=$dev; continue; fi
-    out=$("$BIN/memhier-compare" "${first[$slug]}" "$a" 2>&1); rc=$?
+    # --as-archived: this build's analyzer wrote both topologies moments ago (no second analysis)
+    out=$("$BIN/memhier-compare" --as-archived "${first[$slug]}" "$a" 2>&1); rc=$?
     case $rc in
       0) say "node: $dev against ${first_dev[$slug]} ($slug): SAME (gate passed)" ;;
-      1|3) say "node: $dev against ${first_dev[$slug]} ($slug): $( [ $rc = 1 ] && echo WORSE || echo CHANGED ) - $(grep -E '^(worse|changed):' <<<"$out" | head -2 | tr '\n' ' ')" ;;
+      1|3) say "node: $dev against ${first_dev[$slug]} ($slug): $( [ $rc = 1 ] && echo WORSE || echo CHANGED ) - $(sed -n 's/^gate: [A-Z]* - [^:]*: //p' <<<"$out" | head -1)" ;;
       *) say "node: $dev against ${first_dev[$slug]} ($slug): no verdict (memhier-compare exit $rc: $(grep '^gate:' <<<"$out" | head -1))" ;;
     esac
   done < "$list"

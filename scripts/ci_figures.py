@@ -27,7 +27,9 @@ KINDS = {"bandwidth": (1, "bandwidth -5 %"), "latency": (1, "latency +10 cycles"
 
 
 def compare(tool, base, new):
-    p = subprocess.run([tool, "--format=json", base, new], capture_output=True, text=True)
+    # --as-archived: an injected change lives in the copy's topology.json (scripts/inject_change.py),
+    # which memhier-compare would otherwise replace by analyzing the raw data again
+    p = subprocess.run([tool, "--format=json", "--as-archived", base, new], capture_output=True, text=True)
     try:
         j = json.loads(p.stdout)
     except ValueError:

@@ -1,5 +1,8 @@
 // memhier-compare <base> <new>: did the memory hierarchy or its speed change between two memhier
-// runs (two archive directories or two bench.json files)? By default the headline: every structural
+// runs (two archive directories or two bench.json files)? Both archives are analyzed again by this
+// build's analyzer when their raw measurements are there (--as-archived: the stored topology.json
+// files; topologies of different analyzers then make a structural difference ANALYZER-CHANGED, not
+// a failure: analysis/gate/analyzer.hpp). By default the headline: every structural
 // field and the headline figures, judged beyond the threshold of their kind and the runs' own
 // spread (analysis/gate/gate.hpp); --detail adds the per-benchmark rows. Exit status (docs/ci.md):
 // 0 pass, 1 a figure got worse, 2 bad input, 3 a structural field changed, 4 different GPUs
@@ -16,6 +19,7 @@
 #include <vector>
 
 #include "analysis/gate/fleet.hpp"
+#include "analysis/gate/analyzer.hpp"
 #include "analysis/gate/gate.hpp"
 
 using namespace memhier::analysis;
@@ -25,7 +29,11 @@ namespace {
 const char* kUsage =
     "usage: memhier-compare [options] <base> <new>\n"
     "       memhier-compare --fleet [options] ARCHIVE|DIR...\n"
-    "  <base>, <new>            two archive directories (bench.json[.gz], topology.json) or bench.json files\n"
+    "  <base>, <new>            two archive directories (bench.json[.gz], topology.json) or bench.json files;\n"
+    "                           archives with their raw data (bench.json, refine-N.json, traces) are\n"
+    "                           analyzed again by this build's analyzer (one line says so)\n"
+    "  --as-archived            compare the archived topology.json files; a structural difference between\n"
+    "                           topologies of different analyzer versions is ANALYZER-CHANGED (no failure)\n"
     "  --fleet                  the archives of one GPU model (a directory: every archive below it), one per\n"
     "                           board: per figure the median and the boards outside it; exit 6 when one is\n"
     "  --z=F                    --fleet: robust z-score beyond which a board is outside (default 3.5)\n"
@@ -33,7 +41,8 @@ const char* kUsage =
     "                           fleet's board-to-board spread is SAME\n"
     "  --format=console|markdown|json   output format (default console; markdown for a CI job summary)\n"
     "  -o FILE                  write the output to FILE instead of stdout\n"
-    "  --detail                 add the per-benchmark rows (--all: with their SAME rows too)\n"
+    "  --detail                 add the per-benchmark rows (those that differ)\n"
+    "  --all                    SAME rows too (the headline's; with --detail the per-benchmark ones too)\n"
     "  --bandwidth-threshold=F  relative change of a bandwidth that counts (default 0.05)\n"
     "  --latency-threshold=F    relative change of a latency that counts (default 0.05) ...\n"
     "  --latency-floor=C        ... and at least C cycles (default 10)\n"
@@ -75,7 +84,7 @@ struct Args {
   bool fleet = false;
   std::string baseline;
   std::string format = "console", out;
-  bool detail = false, all_rows = false, fail_worse = true, fail_structure = true;
+  bool detail = false, all_rows = false, fail_worse = true, fail_structure = true, as_archived = false;
   std::vector<std::string> inputs;
 };
 
@@ -135,9 +144,12 @@ Args parse_args(int argc, char** argv) {
       r.format = v;
     } else if (value("-o", &v) || value("--output", &v)) {
       r.out = v;
-    } else if (a == "--detail" || a == "--all") {
+    } else if (a == "--detail") {
       r.detail = true;
-      r.all_rows = r.all_rows || a == "--all";
+    } else if (a == "--all") {
+      r.all_rows = true;
+    } else if (a == "--as-archived") {
+      r.as_archived = true;
     } else if (a == "--common-only") {
       opt.common_only = true;
     } else if (a == "--allow-contended") {
@@ -188,7 +200,8 @@ int run_fleet(const Args& args) {
   if (args.format == "json") write_output(args, render_fleet_json(r).dump(2) + "\n");
   else if (args.format == "markdown") write_output(args, render_fleet_markdown(r));
   else write_output(args, render_fleet_console(r));
-  if (!r.refusal.empty()) std::fprintf(stderr, "memhier-compare: %s\n", r.refusal.c_str());
+  const bool said = args.format == "console" && args.out.empty();  // the console's first line said it
+  if (!r.refusal.empty() && !said) std::fprintf(stderr, "memhier-compare: %s\n", r.refusal.c_str());
   return fleet_exit_code(r);
 }
 
@@ -221,7 +234,8 @@ int main(int argc, char** argv) {
     CompareInput now = load_compare_input(args.inputs[1]);
     GateOptions opt = args.opt;
     use_baseline(args, base, opt);
-    r = gate_compare(base, now, opt);
+    const PairAnalysis pa = prepare_pair(base, now, args.as_archived);
+    r = gate_compare(base, now, opt, pa);
     if (!opt.fleet_baseline.empty())
       r.notes.push_back("baseline: a difference within the fleet's board-to-board spread is SAME (" + opt.fleet_baseline + ")");
     if (args.alpha != 0.05) {  // the detail with the user's U-test level
@@ -241,12 +255,13 @@ int main(int argc, char** argv) {
   else
     text = render_gate_console(r, args.detail);
   write_output(args, text);
-  if (r.refused()) {
+  const bool said = args.format == "console" && args.out.empty();  // the console's first line said it
+  if (!said && r.refused()) {
     std::string keys;
     for (const auto& k : r.identity_keys_differing) keys += (keys.empty() ? "" : ", ") + k;
     std::fprintf(stderr, "memhier-compare: refusing to compare different GPUs (%s differ); use --ignore-device to "
                          "see them side by side\n", keys.c_str());
-  } else if (r.refused_conditions()) {
+  } else if (!said && r.refused_conditions()) {
     std::fprintf(stderr, "memhier-compare: refusing verdicts: %s; use --allow-contended to compare anyway\n",
                  r.untrusted.front().c_str());
   }

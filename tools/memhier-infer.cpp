@@ -15,6 +15,7 @@
 #include "analysis/core/dataset.hpp"
 #include "analysis/report/topology.hpp"
 #include "analysis/core/validate.hpp"
+#include "analysis/gate/analyzer.hpp"
 #include "common/archive_files.hpp"
 
 namespace {
@@ -35,6 +36,7 @@ const char* kUsage =
     "  --from-topology T  no analysis: read topology T (written by memhier-infer) and write -o/--report\n"
     "                     from it (characterize.sh renders report.md so once the plots exist)\n"
     "  --context KEY=VAL  set device.KEY to the string VAL in the topology written (repeatable)\n"
+    "  --version          the analyzer's version and source revision (topology.json's \"analyzer\")\n"
     "Every input is checked first (docs/methodology.md, reliability); outputs are written whole or\n"
     "not at all. Exit status: 0 a topology was written; 1 bad input, or nothing could be determined\n";
 
@@ -125,8 +127,9 @@ int main(int argc, char** argv) {
       *dst = argv[++i];
       return true;
     };
-    if (a == "-h" || a == "--help") {
-      std::fputs(kUsage, stdout);
+    if (a == "-h" || a == "--help" || a == "--version") {  // --version: the stamp topology.json carries
+      if (a == "--version") std::printf("memhier-infer %s\n", memhier::analysis::analyzer_text(memhier::analysis::analyzer_stamp()).c_str());
+      else std::fputs(kUsage, stdout);
       return 0;
     } else if (a == "-o" || a == "--output") {
       if (!value(&out)) return fail(a + " needs a file name; see --help");
@@ -168,6 +171,7 @@ int main(int argc, char** argv) {
     for (const auto& w : data.warnings()) std::cerr << "memhier-infer: warning: " << w << "\n";
     memhier::analysis::Requests req;
     nlohmann::json topo = memhier::analysis::build_topology(data, req, budget);
+    topo["analyzer"] = memhier::analysis::analyzer_stamp();  // version and source revision (docs/formats.md)
     for (const auto& [k, v] : context) topo["device"][k] = v;
     // Never an all-null topology with exit 0 (a refinement step that asks for more is not a result)
     if (memhier::analysis::count_determined_values(topo) == 0 && (next.empty() || req.empty())) {

@@ -19,8 +19,11 @@ namespace memhier::analysis {
 
 // info: a difference that bears no verdict (bookkeeping, a value determined in one run only, a
 // structural value stated at low confidence, a measured value without a better direction).
-enum class Verdict { same, better, worse, changed, info };
-const char* verdict_name(Verdict v);  // "SAME", "BETTER", "WORSE", "CHANGED", "INFO"
+// analyzer_changed: a structural difference between two topologies written by different analyzer
+// versions and compared as archived (memhier-compare could not analyze them again): reported, not
+// a failure (analysis/gate/analyzer.hpp).
+enum class Verdict { same, better, worse, changed, info, analyzer_changed };
+const char* verdict_name(Verdict v);  // "SAME", "BETTER", "WORSE", "CHANGED", "INFO", "ANALYZER-CHANGED"
 
 // Which way a number is good: lower (latency, misses), higher (bandwidth), structure (sizes,
 // ways, policy: any difference is CHANGED), unknown (a difference beyond threshold is CHANGED).

@@ -17,6 +17,10 @@ double median(std::vector<double> v);
 // Words wrapped to `width` columns, continuation lines indented by `indent` (the gate's and the
 // fleet's console notes).
 std::string wrap(const std::string& text, std::size_t width, std::size_t indent);
+// A number of the figure or field `id` in the unit of its magnitude: sizes in B, KiB, MiB, GiB,
+// rates in MB/s, GB/s, TB/s, bytes per clock, latencies (`latency`) in cycles (the gate's and the
+// fleet's renderings).
+std::string unit_text(const std::string& id, bool latency, double x);
 
 // The smallest test that decides a counter: U test from 4 repetitions a side (the exact two-sided
 // p of 4 against 4 can reach 0.029), non-overlapping ranges for 2-3, the threshold alone for 1.

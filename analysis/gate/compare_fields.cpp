@@ -18,6 +18,7 @@ const char* verdict_name(Verdict v) {
     case Verdict::worse: return "WORSE";
     case Verdict::changed: return "CHANGED";
     case Verdict::info: return "INFO";
+    case Verdict::analyzer_changed: return "ANALYZER-CHANGED";
   }
   return "?";
 }

@@ -74,10 +74,9 @@ std::string refusal_of(const std::vector<CompareInput>& runs) {
     ++models[m + ")"];
   }
   if (models.size() < 2) return "";
-  std::string s = "refusing a fleet of different GPU models:";
+  std::string s = "different GPU models:";
   for (const auto& [m, n] : models) s += " " + std::to_string(n) + " x " + m + ";";
-  s.back() = ' ';
-  return s + "give the archives of one model (e.g. one results/<sm>/<gpu-slug>/ directory)";
+  return s + " give the archives of one model (e.g. one results/<sm>/<gpu-slug>/ directory)";
 }
 
 double gate_floor(const Figure::Kind kind, double median, const GateOptions& g) {
@@ -236,6 +235,9 @@ FleetResult fleet_compare(const std::vector<CompareInput>& runs, const FleetOpti
   }
   std::set<std::string> drivers, plans;
   for (const auto& b : r.boards) drivers.insert(b.driver), plans.insert(b.plan);
+  if (r.board_count() < static_cast<int>(runs.size()))
+    r.notes.push_back(r.count_text() + " (boards told apart by gpu_uuid): archives of one board differ run to run, "
+                      "not board to board");
   if (runs.size() < 3) r.notes.push_back("fewer than 3 boards: the median cannot tell which board is outside; none is named");
   if (drivers.size() > 1) r.notes.push_back(std::to_string(drivers.size()) + " driver versions in the fleet: a board outside may be its driver");
   if (plans.size() > 1) r.notes.push_back("archives of different plans: a figure measured by some boards only is judged among those");
@@ -244,6 +246,19 @@ FleetResult fleet_compare(const std::vector<CompareInput>& runs, const FleetOpti
       if (runs[i].bench.context_or(std::string("measurement_") + k, "") == "true")
         r.notes.push_back(r.boards[i].name + ": the run is marked " + k + ": its figures are not the board's alone");
   return r;
+}
+
+int FleetResult::board_count() const {
+  std::set<std::string> uuids;
+  int without = 0;
+  for (const auto& b : boards) b.gpu_uuid.empty() ? ++without : (uuids.insert(b.gpu_uuid), 0);
+  return static_cast<int>(uuids.size()) + without;
+}
+
+std::string FleetResult::count_text() const {
+  const int n = board_count(), a = static_cast<int>(boards.size());
+  const std::string boards_text = std::to_string(n) + (n == 1 ? " board" : " boards");
+  return a == n ? boards_text : std::to_string(a) + " archives of " + boards_text;
 }
 
 std::vector<int> FleetResult::outlier_boards() const {

@@ -76,6 +76,10 @@ struct FleetResult {
   std::vector<std::string> notes;
 
   std::vector<int> outlier_boards() const;  // boards with an outlier figure or a disagreement
+  // Boards told apart by gpu_uuid (an archive without one counts as its own board); `boards` holds
+  // one entry per archive. count_text: "4 boards", or "5 archives of 1 board".
+  int board_count() const;
+  std::string count_text() const;
   int figure_outliers(int board) const;
   int disagreements(int board) const;
 };

@@ -24,20 +24,18 @@ std::string fmt(const char* f, double v) {
   return b;
 }
 
-bool has(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
+// A label that does not fit its column sits on a line of its own, whole; the row follows, indented.
+std::string label_cell(const std::string& label, std::size_t width) {
+  std::ostringstream o;
+  if (label.size() < width) o << std::left << std::setw(static_cast<int>(width)) << label;
+  else o << label << "\n" << std::string(width, ' ');
+  return o.str();
+}
 
 std::string tail(const std::string& s, std::size_t n) { return s.size() <= n ? s : "..." + s.substr(s.size() - (n - 3)); }
 
 std::string number_text(const std::string& id, Figure::Kind kind, double x) {
-  if (has(id, "bytes_per_second")) return x >= 1e12 ? fmt("%.2f TB/s", x / 1e12) : fmt("%.1f GB/s", x / 1e9);
-  if (has(id, "per_clock")) return fmt("%.1f B/clk", x);
-  if (kind == Figure::Kind::latency) return fmt("%.1f", x);
-  if (has(id, "_bytes")) {
-    if (std::fabs(x) < 10240) return fmt("%g B", x);
-    if (std::fabs(x) < 1048576) return fmt("%.1f KiB", x / 1024);
-    return fmt("%.2f MiB", x / 1048576);
-  }
-  return fmt("%g", x);
+  return compare_detail::unit_text(id, kind == Figure::Kind::latency, x);
 }
 
 std::string value_text(const std::string& id, const nlohmann::json& v) {
@@ -46,8 +44,7 @@ std::string value_text(const std::string& id, const nlohmann::json& v) {
   if (v.is_number()) return number_text(id, Figure::Kind::structure, v.get<double>());
   if (v.is_array() && v.size() > 2 && std::all_of(v.begin(), v.end(), [&](const nlohmann::json& x) { return x == v[0]; }))
     return std::to_string(v.size()) + " x " + v[0].dump();
-  std::string s = v.is_string() ? v.get<std::string>() : v.dump();
-  return s.size() > 16 ? s.substr(0, 13) + "..." : s;
+  return v.is_string() ? v.get<std::string>() : v.dump();  // never cut
 }
 
 std::string deviation_text(const FleetFigure& f, const FleetOutlier& w) {
@@ -75,11 +72,12 @@ std::string verdict_line(const FleetResult& r) {
   const auto out = r.outlier_boards();
   std::ostringstream o;
   if (out.empty()) {
-    o << "fleet: PASS - " << r.boards.size() << " boards within the fleet on " << r.figures.size() << " figures and "
+    o << "fleet: PASS - " << r.count_text() << " within the fleet on " << r.figures.size() << " figures and "
       << r.structure.size() << " structural fields";
     return o.str();
   }
-  o << "fleet: OUTLIER - " << out.size() << " of " << r.boards.size() << " boards outside:";
+  const bool one_each = r.board_count() == static_cast<int>(r.boards.size());
+  o << "fleet: OUTLIER - " << out.size() << " of " << (one_each ? r.count_text() : r.count_text() + ": archives") << " outside:";
   for (std::size_t i = 0; i < out.size(); ++i)
     o << (i ? "; " : " ") << r.boards[out[i]].name << " (" << r.figure_outliers(out[i]) << " figures, "
       << r.disagreements(out[i]) << " structural fields; " << r.boards[out[i]].archive << ")";
@@ -89,12 +87,12 @@ std::string verdict_line(const FleetResult& r) {
 void console_boards(std::ostringstream& o, const FleetResult& r) {
   const auto out = r.outlier_boards();
   const bool all = r.boards.size() <= kConsoleBoards;
-  o << std::left << std::setw(42) << "board" << std::setw(14) << "host" << std::setw(16) << "driver" << "run\n";
+  o << std::left << std::setw(46) << "board" << std::setw(14) << "host" << std::setw(16) << "driver" << "run\n";
   std::size_t shown = 0;
   for (int b = 0; b < static_cast<int>(r.boards.size()); ++b) {
     if (!all && std::find(out.begin(), out.end(), b) == out.end()) continue;
     const auto& x = r.boards[b];
-    o << std::setw(42) << tail(x.name, 40) << std::setw(14) << tail(x.host.empty() ? "-" : x.host, 12) << std::setw(16)
+    o << std::setw(46) << (x.name + " ") << std::setw(14) << tail(x.host.empty() ? "-" : x.host, 12) << std::setw(16)
       << tail(x.driver, 14) << x.utc << "\n";
     ++shown;
   }
@@ -114,8 +112,8 @@ void console_figures(std::ostringstream& o, const FleetResult& r) {
   for (const auto& f : r.figures)
     for (const auto& w : f.outliers) {
       if (++rows > kConsoleRows) continue;
-      o << std::left << std::setw(32) << tail(f.label, 31) << std::right << std::setw(10)
-        << number_text(f.id, f.kind, f.median) << "  " << std::left << std::setw(26) << tail(r.boards[w.board].name, 25)
+      o << label_cell(f.label, 32) << std::right << std::setw(10)
+        << number_text(f.id, f.kind, f.median) << "  " << std::left << std::setw(26) << (r.boards[w.board].name + " ")
         << std::right << std::setw(10) << number_text(f.id, f.kind, w.value) << std::setw(11) << deviation_text(f, w)
         << std::setw(7) << z_text(w) << "\n";
     }
@@ -136,8 +134,8 @@ void console_structure(std::ostringstream& o, const FleetResult& r) {
       if (++rows > kConsoleRows / 2) continue;
       const std::string maj = value_text(s.id, s.majority) + " (" + std::to_string(s.majority_boards) + " of " +
                               std::to_string(s.determined) + (s.tie ? ", tie" : "") + ")";
-      o << std::setw(30) << tail(s.label, 29) << std::setw(24) << tail(maj, 23) << std::setw(28)
-        << tail(r.boards[d.board].name, 27) << value_text(s.id, d.value) << "\n";
+      o << label_cell(s.label, 30) << std::left << std::setw(24) << (maj + " ") << std::setw(28)
+        << (r.boards[d.board].name + " ") << value_text(s.id, d.value) << "\n";
     }
   if (rows > kConsoleRows / 2) o << "... and " << rows - kConsoleRows / 2 << " more (--format=markdown or json)\n";
 }
@@ -150,9 +148,10 @@ std::string kind_name(Figure::Kind k) {
 
 std::string render_fleet_console(const FleetResult& r) {
   std::ostringstream o;
-  o << "memhier-compare --fleet: " << r.boards.size() << " boards of " << r.gpu << " (compute " << r.compute_capability
+  o << wrap(verdict_line(r), 100, 2);  // the verdict first; a refusal is all there is to say
+  if (!r.refusal.empty()) return o.str();
+  o << "memhier-compare --fleet: " << r.count_text() << " of " << r.gpu << " (compute " << r.compute_capability
     << (r.backend == "cuda" ? "" : ", " + r.backend) << ")\n";
-  if (!r.refusal.empty()) return o.str() + wrap(verdict_line(r), 100, 2);
   console_boards(o, r);
   console_figures(o, r);
   console_structure(o, r);
@@ -163,7 +162,6 @@ std::string render_fleet_console(const FleetResult& r) {
                           " beyond the threshold rest" + (few == 1 ? "s" : "") + " on fewer than " +
                           std::to_string(r.options.gate.min_samples) + " samples: never named alone", 100, 6);
   for (const auto& n : r.notes) o << wrap("note: " + n, 100, 6);
-  o << "\n" << wrap(verdict_line(r), 100, 2);
   o << "board-to-board spreads per figure (a baseline: --baseline FILE): --format=json -o FILE\n";
   return o.str();
 }
@@ -171,8 +169,8 @@ std::string render_fleet_console(const FleetResult& r) {
 std::string render_fleet_markdown(const FleetResult& r) {
   std::ostringstream o;
   o << "### memhier-compare --fleet: " << verdict_line(r).substr(7) << "\n\n";
-  o << r.boards.size() << " boards of " << r.gpu << " (compute " << r.compute_capability << ", " << r.backend << ")\n\n";
   if (!r.refusal.empty()) return o.str();
+  o << r.count_text() << " of " << r.gpu << " (compute " << r.compute_capability << ", " << r.backend << ")\n\n";
   o << "| board | host | driver | run | archive | figures outside | structural disagreements |\n|---|---|---|---|---|---|---|\n";
   for (int b = 0; b < static_cast<int>(r.boards.size()); ++b) {
     const auto& x = r.boards[b];
@@ -212,6 +210,7 @@ nlohmann::json render_fleet_json(const FleetResult& r) {
   j["compute_capability"] = r.compute_capability;
   j["backend"] = r.backend;
   j["refused"] = r.refusal;
+  j["board_count"] = r.board_count();  // boards told apart by gpu_uuid ("boards" lists the archives)
   const auto& g = r.options.gate;
   j["options"] = {{"z_threshold", r.options.z_threshold}, {"bandwidth_threshold", g.bandwidth_threshold},
                   {"latency_threshold", g.latency_threshold}, {"latency_floor_cycles", g.latency_floor_cycles},

@@ -1,5 +1,6 @@
 #include "analysis/gate/gate.hpp"
 #include "analysis/gate/fleet.hpp"  // the --baseline hook: apply_fleet_baseline
+#include "analysis/gate/analyzer.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -143,6 +144,10 @@ int GateResult::worse() const {
   return static_cast<int>(std::count_if(rows.begin(), rows.end(), [](const GateRow& r) { return r.verdict == Verdict::worse; }));
 }
 
+int GateResult::analyzer_changes() const {
+  return static_cast<int>(std::count_if(rows.begin(), rows.end(), [](const GateRow& r) { return r.verdict == Verdict::analyzer_changed; }));
+}
+
 int GateResult::structural_changes() const {
   return static_cast<int>(std::count_if(rows.begin(), rows.end(), [](const GateRow& r) {
     return r.kind == Figure::Kind::structure && r.verdict == Verdict::changed;
@@ -166,9 +171,22 @@ std::vector<std::string> untrusted_runs(const CompareInput& base, const CompareI
 
 }  // namespace
 
-GateResult gate_compare(const CompareInput& base, const CompareInput& now, const GateOptions& o) {
+// Topologies of different analyzers, compared as archived: their structural differences are the
+// analyzers' (ANALYZER-CHANGED), the headline's and the detail's alike.
+void mark_analyzer_changes(GateResult& r, std::vector<std::pair<std::string, GateRow>>& rows) {
+  if (!r.analyzers_differ) return;
+  const std::string note = "the archived topologies are of different analyzers (" + r.analysis.archived_base + ", " +
+                           r.analysis.archived_now + "): not a change of the GPU";
+  for (auto& [k, row] : rows)
+    if (row.verdict == Verdict::changed) row.verdict = Verdict::analyzer_changed, row.note = note;
+  for (auto& row : r.detail.rows)
+    if (row.kind == "topology" && row.verdict == Verdict::changed) row.verdict = Verdict::analyzer_changed;
+}
+
+GateResult gate_compare(const CompareInput& base, const CompareInput& now, const GateOptions& o, const PairAnalysis& pa) {
   GateResult r;
   r.options = o;
+  r.analysis = pa;
   r.base = info_of(base);
   r.now = info_of(now);
   CompareOptions co;
@@ -193,6 +211,9 @@ GateResult gate_compare(const CompareInput& base, const CompareInput& now, const
     return r;
   }
   r.headline = true;
+  r.analyzers_differ = !same_analyzer(*base.topology, *now.topology);
+  if (r.analysis.archived_base.empty()) r.analysis.archived_base = analyzer_text(*base.topology);
+  if (r.analysis.archived_now.empty()) r.analysis.archived_now = analyzer_text(*now.topology);
   const Headline ha = extract_headline(*base.topology, base.bench), hb = extract_headline(*now.topology, now.bench);
   std::set<std::string> ids;
   for (const auto& [k, v] : ha.figures) ids.insert(k);
@@ -217,9 +238,11 @@ GateResult gate_compare(const CompareInput& base, const CompareInput& now, const
     if (o.ignore_device && row.verdict != Verdict::same) row.verdict = Verdict::info;
     rows.emplace_back(figure_order(id, row.kind), std::move(row));
   }
+  mark_analyzer_changes(r, rows);
   std::sort(rows.begin(), rows.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   for (auto& [k, row] : rows) r.rows.push_back(std::move(row));
-  if (o.ignore_device) r.notes.push_back("different GPUs side by side (--ignore-device): no verdicts, ratios new/base");
+  if (o.ignore_device && r.same_device)  // different GPUs: the gate line says it
+    r.notes.push_back("different GPUs side by side (--ignore-device): no verdicts, ratios new/base");
   return r;
 }
 

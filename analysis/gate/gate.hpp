@@ -42,6 +42,19 @@ struct GateRow {
   std::string note;
 };
 
+// How the two topologies came about (prepare_pair, analysis/gate/gate_inputs.cpp): both analyzed
+// again by the running analyzer from the archives' raw measurements (the default), or as archived.
+struct PairAnalysis {
+  std::string same_input;        // non-empty: base and new are one input (says how)
+  bool reanalyzed = false;       // both topologies are the running analyzer's
+  bool as_archived = false;      // --as-archived: the archived topologies on request
+  std::string running, archived_base, archived_now;  // analyzer_text of each
+  std::string kept_why;          // why the archived topologies were kept ("new: no traces (traces)")
+};
+// Fills `analysis` of the two inputs: same input detected first (nothing analyzed), then both
+// archives analyzed again unless `as_archived`, or one lacks its raw data (then neither is).
+PairAnalysis prepare_pair(CompareInput& base, CompareInput& now, bool as_archived);
+
 struct RunInfo {
   std::string label, gpu, driver, backend, cuda_runtime, utc;
 };
@@ -62,7 +75,13 @@ struct GateResult {
   // threshold between single samples is INFO and counted here.
   int unjudged = 0;       // per-benchmark rows demoted to INFO for want of a noise model
   int noise_judged = 0;   // per-benchmark rows judged with one (utest, spread)
-  bool detail_all = false;                 // --all: the detail lists SAME rows too
+  bool detail_all = false;                 // --all: SAME rows too (headline, and the detail with --detail)
+  PairAnalysis analysis;                   // how the topologies came about (prepare_pair)
+  // The two topologies were written by different analyzers (analyzer.hpp, same_analyzer) and not
+  // analyzed again: a structural difference is ANALYZER-CHANGED, reported and never a failure.
+  bool analyzers_differ = false;
+  int analyzer_changes() const;
+  bool same_input() const { return !analysis.same_input.empty(); }
 
   int worse() const;
   int structural_changes() const;
@@ -75,7 +94,8 @@ struct GateResult {
   bool refused_conditions() const { return !untrusted.empty() && !options.allow_contended; }
 };
 
-GateResult gate_compare(const CompareInput& base, const CompareInput& now, const GateOptions& o);
+GateResult gate_compare(const CompareInput& base, const CompareInput& now, const GateOptions& o,
+                        const PairAnalysis& analysis = {});
 
 // Exit status (docs/ci.md): 0 pass, 1 a figure WORSE, 3 a structural field CHANGED (with or without
 // worse figures), 4 different GPUs without --ignore-device, 5 no verdict (bench.json files whose

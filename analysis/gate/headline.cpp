@@ -413,8 +413,7 @@ std::string figure_label(const std::string& id) {
       {"spectrum.", "spectrum "}, {".", " "}};
   for (const auto& [from, to] : words)
     for (std::size_t p; (p = s.find(from)) != std::string::npos;) s.replace(p, from.size(), to);
-  if (s.size() > 40) s = s.substr(0, 18) + "..." + s.substr(s.size() - 19);
-  return s;
+  return s;  // never cut: the renderings make room (a long name on a line of its own)
 }
 
 std::string figure_order(const std::string& id, Figure::Kind kind) {

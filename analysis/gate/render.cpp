@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iomanip>
 #include <sstream>
+#include <vector>
 
 #include "analysis/gate/gate.hpp"
 #include "analysis/gate/compare_detail.hpp"
@@ -27,6 +29,30 @@ std::string wrap(const std::string& text, std::size_t width, std::size_t indent)
   return out + line + "\n";
 }
 
+namespace {
+std::string fmt1(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+// x in the largest unit of `units` (each `step` times the one before) that keeps it >= 1.
+std::string scaled(double x, double step, const std::vector<const char*>& units) {
+  std::size_t u = 0;
+  while (u + 1 < units.size() && std::fabs(x) >= step) x /= step, ++u;
+  if (u == 0 && x == std::floor(x)) return fmt1("%.0f ", x) + units[0];
+  return fmt1(std::fabs(x) < 10 ? "%.2f " : std::fabs(x) < 1000 ? "%.1f " : "%.0f ", x) + units[u];
+}
+}  // namespace
+
+std::string unit_text(const std::string& id, bool latency, double x) {
+  auto has_part = [&](const char* p) { return id.find(p) != std::string::npos; };
+  if (has_part("bytes_per_second")) return scaled(x, 1000, {"B/s", "kB/s", "MB/s", "GB/s", "TB/s"});
+  if (has_part("per_clock")) return fmt1("%.1f B/clk", x);
+  if (latency) return fmt1("%.1f", x);
+  if (has_part("_bytes")) return scaled(x, 1024, {"B", "KiB", "MiB", "GiB", "TiB"});
+  return fmt1("%g", x);
+}
+
 }  // namespace compare_detail
 
 using compare_detail::wrap;
@@ -41,32 +67,15 @@ std::string fmt(const char* f, double v) {
   return b;
 }
 
-std::string bytes_text(double v) {
-  if (std::fabs(v) < 10240) return fmt("%g B", v);
-  if (std::fabs(v) < 1048576) return fmt("%.1f KiB", v / 1024);
-  return fmt("%.2f MiB", v / 1048576);
-}
-
-// A value in its unit, <= 14 characters.
+// A value in its unit; text is never cut.
 std::string value_text(const GateRow& row, const nlohmann::json& v) {
   if (v.is_null()) return "-";
   if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
-  if (v.is_string()) {
-    std::string s = v.get<std::string>();
-    return s.size() > 14 ? s.substr(0, 11) + "..." : s;
-  }
+  if (v.is_string()) return v.get<std::string>();
   if (v.is_array() && v.size() > 2 && std::all_of(v.begin(), v.end(), [&](const nlohmann::json& x) { return x == v[0]; }))
     return std::to_string(v.size()) + " x " + v[0].dump();  // ways of equal sets
-  if (!v.is_number()) {
-    std::string s = v.dump();
-    return s.size() > 14 ? s.substr(0, 11) + "..." : s;
-  }
-  const double x = v.get<double>();
-  if (has(row.id, "bytes_per_second")) return x >= 1e12 ? fmt("%.2f TB/s", x / 1e12) : fmt("%.1f GB/s", x / 1e9);
-  if (has(row.id, "per_clock")) return fmt("%.1f B/clk", x);
-  if (row.kind == Figure::Kind::latency) return fmt("%.1f", x);
-  if (has(row.id, "size_bytes") || has(row.id, "_bytes")) return bytes_text(x);
-  return fmt("%g", x);
+  if (!v.is_number()) return v.dump();
+  return compare_detail::unit_text(row.id, row.kind == Figure::Kind::latency, v.get<double>());
 }
 
 std::string change_text(const GateRow& row) {
@@ -106,22 +115,31 @@ std::string run_line(const RunInfo& i) {
 
 std::string gate_line(const GateResult& r) {
   std::ostringstream o;
-  if (r.refused()) return "gate: REFUSED - different GPUs; compare side by side with --ignore-device";
+  if (r.refused()) {
+    std::string keys;
+    for (const auto& k : r.identity_keys_differing) keys += (keys.empty() ? "" : ", ") + k;
+    return "gate: REFUSED - different GPUs (" + keys + " differ); compare side by side with --ignore-device";
+  }
   if (r.refused_conditions()) {
     std::string s = "gate: REFUSED - not measured on an idle, unthrottled GPU: ";
     for (std::size_t i = 0; i < r.untrusted.size(); ++i) s += (i ? "; " : "") + r.untrusted[i];
     return s + "; compare anyway with --allow-contended";
   }
-  if (r.options.ignore_device && !r.same_device) return "gate: none (different GPUs side by side)";
+  if (r.options.ignore_device && !r.same_device)
+    return "gate: none - different GPUs side by side (--ignore-device): no verdicts, ratios new/base";
   if (r.no_verdict())
     return "gate: NO VERDICT - " + std::to_string(r.unjudged) +
            " per-benchmark differences rest on single samples (no noise model); compare archives or repetitions";
   const int w = r.worse(), c = r.headline ? r.structural_changes() : (r.detail.structure() == "CHANGED" ? 1 : 0);
   int figures = 0, fields = 0;
   for (const auto& row : r.rows) (row.kind == Figure::Kind::structure ? fields : figures)++;
-  o << "gate: " << (w || c ? "FAIL" : "PASS") << " - " << w << " worse";
+  o << "gate: " << (w || c ? "FAIL" : "PASS") << " - ";
+  if (r.same_input()) o << "same input: " << r.analysis.same_input << "; ";
+  o << w << " worse";
   if (r.headline) o << " of " << figures << " figures, " << c << " structural change" << (c == 1 ? "" : "s") << " of " << fields << " fields";
   else o << " per-benchmark rows, structure " << (r.detail.structure().empty() ? "not compared" : r.detail.structure());
+  if (const int a = r.analyzer_changes(); a > 0)
+    o << "; " << a << " ANALYZER-CHANGED (structural differences between the archived topologies' analyzers: not failures)";
   return o.str();
 }
 
@@ -141,11 +159,23 @@ std::string failing_text(const GateResult& r) {
 }
 
 std::string detail_line(const CompareResult& d) {
+  const int differ = d.count(Verdict::worse) + d.count(Verdict::better) + d.count(Verdict::changed) + d.count(Verdict::info);
   std::ostringstream o;
-  o << "per-benchmark rows (not gated; --detail): " << d.count(Verdict::worse) << " worse, "
-    << d.count(Verdict::better) << " better, " << d.count(Verdict::changed) << " changed, " << d.count(Verdict::info)
-    << " info of " << d.rows.size();
+  o << "per-benchmark rows (not gated): " << differ << " of " << d.rows.size()
+    << " differ beyond their threshold (--detail lists them)";
   return o.str();
+}
+
+// How the topologies came about, in one line ("" for bench.json files).
+std::string analysis_line(const GateResult& r) {
+  const PairAnalysis& a = r.analysis;
+  if (!r.headline || a.running.empty() || r.same_input()) return "";
+  const std::string archived = "(archived: " + a.archived_base + ", " + a.archived_now + ")";
+  if (a.reanalyzed) return "re-analyzed both archives with analyzer " + a.running + " " + archived;
+  std::string s = "compared the archived topologies " + archived + ", " +
+                  (a.as_archived ? std::string("as asked (--as-archived)") : "not analyzed again: " + a.kept_why);
+  if (r.analyzers_differ) s += "; different analyzers: a structural difference is ANALYZER-CHANGED";
+  return s;
 }
 
 std::string undetermined_text(const GateResult& r) {
@@ -160,46 +190,98 @@ std::string undetermined_text(const GateResult& r) {
 
 }  // namespace
 
+namespace {
+
+// A context value in the unit of its magnitude where its key names one (l2_cache_bytes 50.0 MiB,
+// theoretical_dram_bytes_per_second 3.35 TB/s, mem_clock_khz 2619 MHz); other values as recorded.
+std::string context_value(const std::string& key, const std::string& v) {
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || end == v.c_str() || *end != 0) return v;
+  if (key.size() > 4 && key.compare(key.size() - 4, 4, "_khz") == 0) return fmt("%.0f MHz", x / 1000);
+  if (key.find("_bytes") != std::string::npos) return compare_detail::unit_text(key, false, x);
+  return v;
+}
+
+struct Columns {
+  std::size_t label = 24, value = 10, change = 10;
+};
+
+// Widths from the rows shown: a label never cut (one too long for the line sits on its own line).
+Columns columns_of(const GateResult& r, const std::vector<const GateRow*>& rows) {
+  Columns c;
+  for (const auto* row : rows) {
+    c.value = std::max({c.value, value_text(*row, row->base).size() + 2, value_text(*row, row->now).size() + 2});
+    c.label = std::max(c.label, row->label.size());
+  }
+  c.value = std::min<std::size_t>(c.value, 22);
+  const std::size_t rest = 2 * c.value + c.change + (r.options.ignore_device && !r.same_device ? 0 : 2 + 16 + 5);
+  c.label = std::min(c.label, rest < 96 ? 96 - rest : std::size_t(20));
+  return c;
+}
+
+void console_row(std::ostringstream& o, const GateResult& r, const GateRow& row, const Columns& c,
+                 std::vector<std::string>& notes) {
+  const bool side = r.options.ignore_device && !r.same_device;
+  const std::string b = value_text(row, row.base), n = value_text(row, row.now);
+  std::ostringstream line;
+  line << std::right << std::setw(static_cast<int>(c.value)) << b << std::setw(static_cast<int>(c.value)) << n
+       << std::setw(static_cast<int>(c.change)) << (side ? ratio_text(row) : change_text(row));
+  if (!side) line << "  " << verdict_name(row.verdict);
+  if (note_shown(row)) {
+    notes.push_back(row.label + ": " + row.note);
+    line << " [" << notes.size() << "]";
+  }
+  const bool fits = row.label.size() <= c.label && b.size() < c.value && n.size() < c.value;
+  if (fits) {
+    o << std::left << std::setw(static_cast<int>(c.label)) << row.label << line.str() << "\n";
+    return;
+  }
+  o << row.label << "\n";  // the name whole, the values below it
+  if (b.size() < c.value && n.size() < c.value) o << std::string(c.label, ' ') << line.str() << "\n";
+  else o << wrap("    " + b + " -> " + n + "  " + line.str().substr(2 * c.value), 100, 6);
+}
+
+}  // namespace
+
 std::string render_gate_console(const GateResult& r, bool detail) {
   std::ostringstream o;
-  o << "memhier-compare: " << (r.headline ? "headline (structure, figures)" : "per-benchmark counters")
-    << "; --detail adds per-benchmark rows\n";
+  o << wrap(gate_line(r) + (failing_text(r).empty() ? "" : ": " + failing_text(r)), 100, 2);
+  if (!analysis_line(r).empty()) o << wrap(analysis_line(r), 100, 2);
   o << "base: " << run_line(r.base) << "\n      " << tail(r.base.label, 94) << "\n";
-  o << "new:  " << run_line(r.now) << "\n      " << tail(r.now.label, 94) << "\n";
+  if (!r.same_input()) o << "new:  " << run_line(r.now) << "\n      " << tail(r.now.label, 94) << "\n";
   if (r.base.driver != r.now.driver) o << "driver: " << r.base.driver << " -> " << r.now.driver << "\n";
-  for (const auto& d : r.context_diffs) o << tail("also: " + d.key + " " + d.base + " -> " + d.now, 100) << "\n";
+  for (const auto& d : r.context_diffs)
+    o << wrap("also: " + d.key + " " + context_value(d.key, d.base) + " -> " + context_value(d.key, d.now), 100, 6);
   for (const auto& n : r.notes) o << wrap("note: " + n, 100, 6);
-  if (r.refused() || r.refused_conditions()) return o.str() + gate_line(r) + "\n";
+  if (r.refused() || r.refused_conditions()) return o.str();
   const bool side = r.options.ignore_device && !r.same_device;
+  std::vector<const GateRow*> shown;
+  for (const auto& row : r.rows)
+    if (r.detail_all || row.verdict != Verdict::same || (side && !row.base.is_null() && row.base != row.now)) shown.push_back(&row);
+  const Columns c = columns_of(r, shown);
   std::vector<std::string> notes;
-  Figure::Kind last = Figure::Kind::bandwidth;
-  bool first = true;
-  for (const auto& row : r.rows) {
-    const bool structure = row.kind == Figure::Kind::structure;
-    if (first || structure != (last == Figure::Kind::structure)) {
-      o << "\n" << std::left << std::setw(40) << (structure ? "STRUCTURE" : "FIGURES") << std::right << std::setw(14)
-        << "base" << std::setw(16) << "new" << std::setw(12) << (side ? "new/base" : "change") << (side ? "" : "  verdict")
-        << "\n";
+  bool first = true, last_structure = false;
+  for (const auto* row : shown) {
+    const bool structure = row->kind == Figure::Kind::structure;
+    if (first || structure != last_structure) {
+      o << "\n" << std::left << std::setw(static_cast<int>(c.label)) << (structure ? "STRUCTURE" : "FIGURES") << std::right
+        << std::setw(static_cast<int>(c.value)) << "base" << std::setw(static_cast<int>(c.value)) << "new"
+        << std::setw(static_cast<int>(c.change)) << (side ? "new/base" : "change") << (side ? "" : "  verdict") << "\n";
       first = false;
     }
-    last = row.kind;
-    o << std::left << std::setw(40) << row.label << std::right << std::setw(14) << value_text(row, row.base)
-      << std::setw(16) << value_text(row, row.now) << std::setw(12) << (side ? ratio_text(row) : change_text(row));
-    if (!side) o << "  " << std::left << std::setw(7) << verdict_name(row.verdict);
-    if (note_shown(row)) {
-      notes.push_back(row.label + ": " + row.note);
-      o << " [" << notes.size() << "]";
-    }
-    o << "\n";
+    last_structure = structure;
+    console_row(o, r, *row, c, notes);
   }
+  if (const std::size_t hidden = r.rows.size() - shown.size(); hidden > 0)
+    o << "\n" << hidden << (side ? " rows equal on both GPUs" : " rows SAME") << (shown.empty() ? " (every row)" : "")
+      << " not shown; --all lists them\n";
   if (!r.headline && !detail) o << "\n" << render_console(r.detail, false);
   if (!notes.empty()) o << "\n";
   for (std::size_t i = 0; i < notes.size(); ++i) o << wrap("[" + std::to_string(i + 1) + "] " + notes[i], 100, 4);
   if (!r.undetermined.empty()) o << "\n" << wrap("not determined in either run: " + undetermined_text(r), 100, 2);
   if (detail) o << "\nPER-BENCHMARK ROWS\n" << render_console(r.detail, r.detail_all);
-  o << "\n" << gate_line(r) << "\n";
-  if (!failing_text(r).empty()) o << wrap(failing_text(r), 100, 2);
-  if (r.headline) o << detail_line(r.detail) << "\n";
+  if (r.headline && !side && !detail) o << "\n" << wrap(detail_line(r.detail), 100, 2);
   return o.str();
 }
 
@@ -213,6 +295,7 @@ std::string render_gate_markdown(const GateResult& r, bool detail) {
   o << "- new: " << run_line(r.now) << " (`" << r.now.label << "`)\n";
   if (r.base.driver != r.now.driver) o << "- driver: " << r.base.driver << " → " << r.now.driver << "\n";
   for (const auto& d : r.context_diffs) o << "- also: " << d.key << " " << d.base << " → " << d.now << "\n";
+  if (!analysis_line(r).empty()) o << "- " << analysis_line(r) << "\n";
   for (const auto& n : r.notes) o << "- note: " << n << "\n";
   o << "\n";
   if (r.refused() || r.refused_conditions()) return o.str();
@@ -259,12 +342,18 @@ nlohmann::json render_gate_json(const GateResult& r, bool detail) {
                   {"latency_floor_cycles", o.latency_floor_cycles}, {"size_tolerance", o.size_tolerance},
                   {"min_samples", o.min_samples}, {"ignore_device", o.ignore_device}, {"common_only", o.common_only}};
   j["headline"] = r.headline;
+  j["analysis"] = {{"reanalyzed", r.analysis.reanalyzed}, {"as_archived", r.analysis.as_archived},
+                   {"analyzer", r.analysis.running}, {"archived_base", r.analysis.archived_base},
+                   {"archived_new", r.analysis.archived_now}, {"kept_why", r.analysis.kept_why},
+                   {"analyzers_differ", r.analyzers_differ},
+                   {"same_input", r.same_input() ? nlohmann::json(r.analysis.same_input) : nlohmann::json()}};
   j["notes"] = r.notes;
-  nlohmann::json worse = nlohmann::json::array(), changed = nlohmann::json::array();
+  nlohmann::json worse = nlohmann::json::array(), changed = nlohmann::json::array(), by_analyzer = nlohmann::json::array();
   j["figures"] = nlohmann::json::array();
   for (const auto& row : r.rows) {
     if (row.verdict == Verdict::worse) worse.push_back(row.id);
     if (row.verdict == Verdict::changed) changed.push_back(row.id);
+    if (row.verdict == Verdict::analyzer_changed) by_analyzer.push_back(row.id);
     j["figures"].push_back({{"id", row.id}, {"label", row.label},
                             {"kind", row.kind == Figure::Kind::structure ? "structure"
                                      : row.kind == Figure::Kind::latency ? "latency" : "bandwidth"},
@@ -280,7 +369,7 @@ nlohmann::json render_gate_json(const GateResult& r, bool detail) {
                           : r.no_verdict() ? "no_verdict"
                           : (r.worse() || r.structural_changes()) ? "fail" : "pass"},
                {"unjudged_rows", r.unjudged}, {"untrusted_runs", r.untrusted},
-               {"worse", worse}, {"structural_changes", changed},
+               {"worse", worse}, {"structural_changes", changed}, {"analyzer_changes", by_analyzer},
                {"exit_code", gate_exit_code(r, true, true)}};
   j["detail_summary"] = render_json(r.detail)["summary"];
   if (detail) j["detail"] = render_json(r.detail);

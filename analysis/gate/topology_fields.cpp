@@ -30,7 +30,8 @@ std::vector<std::string> path_parts(const std::string& path) {
 }
 
 const std::set<std::string> kTopologySkip = {"device", "evidence", "reason", "reasons", "notes", "note",
-                                             "generated_at", "generated", "inputs", "source", "schema"};
+                                             "generated_at", "generated", "inputs", "source", "schema",
+                                             "analyzer"};  // the stamp: analysis/gate/analyzer.hpp
 
 void flatten(const nlohmann::json& j, const std::string& prefix, FlatTopology& out) {
   if (j.is_object()) {

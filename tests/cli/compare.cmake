@@ -17,13 +17,14 @@ if(TARGET memhier-compare)
   endfunction()
 
   set(G ${MEMHIER_COMPARE_GOLDEN})
+  # same/ is an unchanged copy of base/: identical files, said once on the first line
   memhier_compare_case(unchanged_same 0 ARGS ${G}/base ${G}/same
-    EXPECT "gate: PASS - 0 worse of [1-9][0-9]* figures, 0 structural changes" "DRAM read bandwidth"
+    EXPECT "^gate: PASS - same input: base and new hold identical files \\(bench.json, topology.json\\); 0 worse of"
     REJECT "WORSE" "CHANGED")
   memhier_compare_case(bench_files_same 0 ARGS ${G}/base/bench.json ${G}/same/bench.json
     EXPECT "per-benchmark counters" "gate: PASS")
   memhier_compare_case(bandwidth_drop_detail_only 0 ARGS ${G}/base ${G}/slower_bw
-    EXPECT "gate: PASS" "per-benchmark rows \\(not gated; --detail\\): 2 worse")
+    EXPECT "^gate: PASS" "per-benchmark rows \\(not gated\\): 2 of [0-9]+ differ")
   memhier_compare_case(bandwidth_drop_detail_rows 0 ARGS --detail ${G}/base ${G}/slower_bw
     EXPECT "PER-BENCHMARK ROWS" "WORSE +gmem_throughput/kind:read/width:16/ilp:4/cta_size:256/ctas:528 bytes_per_second")
   # two bench.json files of one sample each: a 20 % drop has no noise model behind it: no verdict
@@ -39,10 +40,18 @@ if(TARGET memhier-compare)
     OUT_FILE ${CMAKE_CURRENT_BINARY_DIR}/cli_compare_l1.json
     EXPECT "\"format\": \"memhier-compare/2\"" "\"exit_code\": 3" "\"caches.l1.size_bytes\"")
   memhier_compare_case(l1_size_changed 3 ARGS ${G}/base ${G}/l1_changed
-    EXPECT "l1 size +224\\.0 KiB +192\\.0 KiB .*CHANGED" "gate: FAIL - 0 worse")
+    EXPECT "^gate: FAIL - 0 worse of [0-9]+ figures, 2 structural changes of [0-9]+ fields:" "changed: l1 sets -14\\.3 %"
+           "l1 size +224\\.0 KiB +192\\.0 KiB .*CHANGED"
+           "compared the archived topologies \\(archived: no stamp, no stamp\\)" "no traces")
+  # issue 31 (verdict-first console): SAME rows only with --all; one input given twice is said once
+  memhier_compare_case(same_rows_hidden 0 ARGS ${G}/base ${G}/slower_bw
+    EXPECT "^gate: PASS - 0 worse" "[0-9]+ rows SAME \\(every row\\) not shown; --all lists them" REJECT "  SAME")
+  memhier_compare_case(same_rows_all 0 ARGS --all ${G}/base ${G}/slower_bw EXPECT "^gate: PASS" "DRAM read bandwidth .*SAME" REJECT "not shown")
+  memhier_compare_case(same_input 0 ARGS ${G}/base ${G}/base/
+    EXPECT "^gate: PASS - same input: base and new are one archive" REJECT "same input[^\n]*same input" "\nnew: ")
   memhier_compare_case(l1_size_changed_survey 0 ARGS --survey ${G}/base ${G}/l1_changed EXPECT "CHANGED")
   memhier_compare_case(different_gpu_refused 4 ARGS ${G}/base ${G}/other_gpu
-    EXPECT "refusing to compare different GPUs \\(gpu_name, compute_capability differ"
+    EXPECT "^gate: REFUSED - different GPUs \\(gpu_name, compute_capability differ\\)"
            "driver: 580\\.95\\.05 -> 575\\.57\\.08")
   memhier_compare_case(different_gpu_side_by_side 0 ARGS --ignore-device ${G}/base ${G}/other_gpu
     EXPECT "different devices compared on request \\(--ignore-device\\)" "gate: none")

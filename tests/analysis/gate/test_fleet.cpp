@@ -225,3 +225,30 @@ TEST(Fleet, ARunMarkedContendedIsSaid) {
   ASSERT_EQ(r.notes.size(), 1u);
   EXPECT_EQ(r.notes[0], "GPU-b: the run is marked contended: its figures are not the board's alone");
 }
+
+// Issue 31: boards are counted by gpu_uuid (five archives of one board are one board, said so),
+// and a fleet of mixed GPU models says its refusal once, first, without one model's name above it.
+TEST(Fleet, ArchivesOfOneBoardAreCountedAsOneBoard) {
+  const FleetResult r = fleet_compare(fleet({with_uuid({}, "GPU-a"), with_uuid({}, "GPU-a"), with_uuid({}, "GPU-a"),
+                                             with_uuid({}, "GPU-b")}), {});
+  EXPECT_EQ(r.board_count(), 2);
+  EXPECT_EQ(r.boards.size(), 4u);
+  EXPECT_EQ(r.count_text(), "4 archives of 2 boards");
+  const std::string text = render_fleet_console(r);
+  EXPECT_EQ(text.rfind("fleet: PASS - 4 archives of 2 boards within the fleet", 0), 0u) << text;
+  EXPECT_EQ(render_fleet_json(r)["board_count"], 2);
+  const FleetResult distinct = fleet_compare(fleet({with_uuid({}, "GPU-a"), with_uuid({}, "GPU-b"), with_uuid({}, "GPU-c")}), {});
+  EXPECT_EQ(distinct.count_text(), "3 boards");
+}
+
+TEST(Fleet, MixedModelsAreRefusedOnceAndFirst) {
+  Board h200;
+  h200.gpu = "NVIDIA H200";
+  const FleetResult r = fleet_compare(fleet({{}, {}, h200}), {});
+  const std::string text = render_fleet_console(r);
+  EXPECT_EQ(text.rfind("fleet: REFUSED - different GPU models:", 0), 0u) << text;
+  std::size_t n = 0;
+  for (std::size_t p = 0; (p = text.find("different GPU models", p)) != std::string::npos; ++p) ++n;
+  EXPECT_EQ(n, 1u) << text;
+  EXPECT_EQ(text.find("boards of NVIDIA"), std::string::npos) << text;  // no one model named above the refusal
+}

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "analysis/gate/compare_detail.hpp"
 #include "analysis/gate/gate.hpp"
 #include "common/trace.hpp"
 
@@ -391,4 +392,70 @@ TEST(Gate, TheHostLinkCountsFromFifteenPercent) {
   for (const char* id : {"host_memory.copy.h2d.bytes_per_second", "host_memory.copy.d2h.bytes_per_second",
                          "host_memory.latency_cycles"})
     EXPECT_EQ(row(r, id)->verdict, Verdict::worse) << id;
+}
+
+// Issue 31: the console is verdict-first, SAME rows only with --all, names never cut, units by
+// magnitude; topologies of different analyzers compared as archived make ANALYZER-CHANGED.
+TEST(Gate, ConsoleVerdictFirstSameRowsOnlyWithAll) {
+  GateResult r = gate_compare(in(bench(), kBase), in(bench(), topology(3.2e12, 50, 300, 245760, 128)), {});
+  std::string text = render_gate_console(r, false);
+  EXPECT_EQ(text.rfind("gate: FAIL - 1 worse", 0), 0u) << text;
+  EXPECT_NE(text.substr(0, text.find('\n')).find("l1 hit latency +13.0 cy"), std::string::npos) << text;
+  EXPECT_EQ(text.find("SAME"), text.find("rows SAME not shown") + 5) << text;  // no SAME row, only the count
+  r.detail_all = true;
+  text = render_gate_console(r, false);
+  EXPECT_NE(text.find("SAME"), std::string::npos);
+  EXPECT_EQ(text.find("not shown"), std::string::npos) << text;
+}
+
+TEST(Gate, UnitsByMagnitudeAndNamesWhole) {
+  using compare_detail::unit_text;
+  EXPECT_EQ(unit_text("caches.l2_tlb.size_bytes", false, 65472.0 * 1048576), "63.9 GiB");
+  EXPECT_EQ(unit_text("caches.l1.size_bytes", false, 229376), "224.0 KiB");
+  EXPECT_EQ(unit_text("caches.l1.line_bytes", false, 128), "128 B");
+  EXPECT_EQ(unit_text("caches.l2.size_bytes", false, 50.0 * 1048576), "50.0 MiB");
+  EXPECT_EQ(unit_text("global_memory.peak_read_bytes_per_second", false, 3.35e12), "3.35 TB/s");
+  EXPECT_EQ(unit_text("host_memory.copy.h2d.bytes_per_second", false, 55.1e9), "55.1 GB/s");
+  const std::string id = "address_translation.levels[1].reach_per_entry_bytes_of_a_very_long_field";
+  EXPECT_EQ(figure_label(id).find("..."), std::string::npos) << figure_label(id);
+  nlohmann::json b = kBase, n = kBase;
+  b["caches"]["l1"]["replacement"] = "none of the known policies";
+  n["caches"]["l1"]["replacement"] = "slru";
+  const std::string text = render_gate_console(gate_compare(in(bench(), b), in(bench(), n), {}), false);
+  EXPECT_NE(text.find("none of the known policies"), std::string::npos) << text;
+  std::istringstream lines(text);
+  for (std::string l; std::getline(lines, l);) EXPECT_LE(l.size(), 100u) << l;
+}
+
+TEST(Gate, DifferentAnalyzersMakeAnalyzerChangedNotAFailure) {
+  nlohmann::json a = kBase, b = topology(3.2e12, 37.0, 300.0, 245760, 64);  // the L1 line differs
+  a["analyzer"] = {{"name", "memhier-infer"}, {"version", "0.1.0"}, {"revision", "aaaa"}};
+  b["analyzer"] = {{"name", "memhier-infer"}, {"version", "0.2.0"}, {"revision", "bbbb"}};
+  GateResult r = gate_compare(in(bench(), a), in(bench(), b), {});
+  EXPECT_TRUE(r.analyzers_differ);
+  EXPECT_EQ(row(r, "caches.l1.line_bytes")->verdict, Verdict::analyzer_changed);
+  EXPECT_EQ(r.structural_changes(), 0);
+  EXPECT_EQ(r.analyzer_changes(), 1);
+  EXPECT_EQ(gate_exit_code(r, true, true), 0);
+  EXPECT_NE(render_gate_console(r, false).find("ANALYZER-CHANGED"), std::string::npos);
+  EXPECT_EQ(render_gate_json(r, false)["gate"]["analyzer_changes"].size(), 1u);
+  b["analyzer"] = a["analyzer"];  // one analyzer: the same difference is the GPU's
+  r = gate_compare(in(bench(), a), in(bench(), b), {});
+  EXPECT_EQ(row(r, "caches.l1.line_bytes")->verdict, Verdict::changed);
+  EXPECT_EQ(gate_exit_code(r, true, true), 3);
+  b.erase("analyzer");  // one stamped, one not: different analyzers
+  EXPECT_EQ(gate_exit_code(gate_compare(in(bench(), a), in(bench(), b), {}), true, true), 0);
+}
+
+TEST(Gate, SameInputIsSaidOnce) {
+  CompareInput a = in(bench(), kBase, "/tmp/archive"), b = in(bench(), kBase, "/tmp/archive/");
+  const PairAnalysis pa = prepare_pair(a, b, false);
+  EXPECT_FALSE(pa.same_input.empty());
+  EXPECT_FALSE(pa.reanalyzed);
+  const std::string text = render_gate_console(gate_compare(a, b, {}, pa), false);
+  EXPECT_EQ(text.rfind("gate: PASS - same input", 0), 0u) << text;
+  std::size_t n = 0;
+  for (std::size_t p = 0; (p = text.find("same input", p)) != std::string::npos; ++p) ++n;
+  EXPECT_EQ(n, 1u) << text;
+  EXPECT_EQ(text.find("new:"), std::string::npos) << text;  // one input: named once
 }

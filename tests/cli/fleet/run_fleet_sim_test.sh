@@ -74,7 +74,7 @@ run fleet3_console 0 --fleet "$work/fast-1" "$work/fast-2" "$work/fast-3"
 has fleet3_console "^fleet: PASS - 3 boards"
 run gate_plain 1 "$work/fast-1" "$work/fast-3"
 has gate_plain "^l2 hit latency .* WORSE"
-run gate_baseline 0 --baseline "$work/fleet3.json" "$work/fast-1" "$work/fast-3"
+run gate_baseline 0 --all --baseline "$work/fleet3.json" "$work/fast-1" "$work/fast-3"  # --all: SAME rows too
 has gate_baseline "^l2 hit latency .* SAME .*\\[[0-9]+\\]"
 has gate_baseline "within the fleet's board-to-board spread"
 has gate_baseline "^gate: PASS"

@@ -56,29 +56,30 @@ for t in (x, y): t.pop("inputs", None)
 sys.exit(0 if x == y else 1)
 PY
 
-check() {  # check <name> <expected exit> <base> <new> [regex...]
+check() {  # check <name> <expected exit> <base> <new> [regex...]; CMP_FLAGS: memhier-compare's flags
   local name=$1 want=$2 base=$3 new=$4; shift 4
-  "$cmp_tool" "$base" "$new" > "$work/$name.out" 2>&1; local rc=$?
+  "$cmp_tool" ${CMP_FLAGS:-} "$base" "$new" > "$work/$name.out" 2>&1; local rc=$?
   [ "$rc" = "$want" ] || { cat "$work/$name.out"; fail "$name: exit $rc, expected $want"; }
   for re in "$@"; do grep -Eq "$re" "$work/$name.out" || { cat "$work/$name.out"; fail "$name: no line matches '$re'"; }; done
   awk 'length > 100 { exit 1 }' "$work/$name.out" || fail "$name: a line is longer than 100 columns"
   echo "ok: $name (exit $rc)"
 }
-check back_to_back 0 "$a" "$work/b" "^gate: PASS" "l1 size +.*SAME"
+CMP_FLAGS=--all check back_to_back 0 "$a" "$work/b" "^gate: PASS" "l1 size +.*SAME" "^re-analyzed both archives"
 check back_to_back_reversed 0 "$work/b" "$a" "^gate: PASS"
 check latency_rise 1 "$a" "$work/latency" "^l1 hit latency .*\\+1[0-9]\\.[0-9] cy +WORSE" "^gate: FAIL"
 check capacity_halved 3 "$a" "$work/capacity" "^l1 size +3[0-9]\\.[0-9] KiB +1[0-9]\\.[0-9] KiB .*CHANGED"
 python3 "$src/scripts/inject_change.py" "$a" "$work/inj_latency" --kind latency >/dev/null || fail "inject latency"
-check latency_injected 1 "$a" "$work/inj_latency" "hit latency .*WORSE"
+# an injected change is in the archived topology (and bench.json), not in the traces: as archived
+CMP_FLAGS=--as-archived check latency_injected 1 "$a" "$work/inj_latency" "hit latency .*WORSE"
 g=$src/tests/cli/golden/compare/base
 python3 "$src/scripts/inject_change.py" "$g" "$work/inj_bw" --kind bandwidth >/dev/null || fail "inject bandwidth"
-check bandwidth_drop 1 "$g" "$work/inj_bw" "DRAM read bandwidth .*-5\\.0 % +WORSE"
+CMP_FLAGS=--as-archived check bandwidth_drop 1 "$g" "$work/inj_bw" "DRAM read bandwidth .*-5\\.0 % +WORSE"
 # line sizes: the quick plan leaves the simulated lines undetermined, so the H100 archive's
 # constant L1 line (64 B) is halved in a copy (cli_gate_h100_archives does the same for every pair)
 h=$(ls -d "$src"/results/sm_90/*/*/[0-9]*Z 2>/dev/null | head -1)
 if [ -n "$h" ]; then
   python3 "$src/scripts/inject_change.py" "$h" "$work/inj_line" --kind line >/dev/null || fail "inject line"
-  check line_halved 3 "$h" "$work/inj_line" "line +64 B +32 B .*CHANGED"
+  CMP_FLAGS=--as-archived check line_halved 3 "$h" "$work/inj_line" "line +64 B +32 B .*CHANGED"
 fi
 "$cmp_tool" --survey "$a" "$work/capacity" > /dev/null || fail "--survey did not relax the gate"
 "$cmp_tool" --fail-on=worse "$a" "$work/capacity" > /dev/null || fail "--fail-on=worse failed on a structural change"
