@@ -58,15 +58,20 @@ if(TARGET memhier-infer AND MEMHIER_PYTHON3_GATE)
   endforeach()
 endif()
 # Issue 31, verdicts about the GPU: the committed H200 pair whose archived topologies differ in the
-# L1, texture and read-only policies (the analyzer changed between 2026-11-27 20:04Z and 22:34Z, not
-# the GPU) passes once memhier-compare analyzes both again with this build (its default), and says
+# L1, texture and read-only policies (the analyzer changed after 2026-11-27 20:04Z, not the GPU)
+# passes once memhier-compare analyzes both again with this build (its default), and says
 # so in one line; an analyzer-only change (a copy whose topology.json another analyzer version
 # wrote) is ANALYZER-CHANGED as archived and PASS re-analyzed (tests/cli/gate/analyzer_change.py).
-set(MEMHIER_H200_GATE_PAIR ${PROJECT_SOURCE_DIR}/results/sm_90/nvidia-h200/580.159.04/20261127T200419Z
-                           ${PROJECT_SOURCE_DIR}/results/sm_90/nvidia-h200/580.159.04/20261127T223430Z)
-list(GET MEMHIER_H200_GATE_PAIR 0 _h200_base)
-list(GET MEMHIER_H200_GATE_PAIR 1 _h200_new)
-if(TARGET memhier-compare AND EXISTS ${_h200_base} AND EXISTS ${_h200_new})
+# The base is the archive of 20:04Z (kept by the retention rule for its multicast rows), the new one
+# the newest H200 archive, whose analyzer says slru where the base's said "none of the known".
+set(_h200_base ${PROJECT_SOURCE_DIR}/results/sm_90/nvidia-h200/580.159.04/20261127T200419Z)
+file(GLOB _h200_all LIST_DIRECTORIES true ${PROJECT_SOURCE_DIR}/results/sm_90/nvidia-h200/580.159.04/[0-9]*Z)
+list(SORT _h200_all)
+set(_h200_new "")
+if(_h200_all)
+  list(GET _h200_all -1 _h200_new)
+endif()
+if(TARGET memhier-compare AND EXISTS ${_h200_base} AND _h200_new AND NOT _h200_new STREQUAL _h200_base)
   add_test(NAME cli_gate_h200_pair_reanalyzed
            COMMAND ${CMAKE_COMMAND} -DTOOL=$<TARGET_FILE:memhier-compare> "-DARGS=${_h200_base}@@${_h200_new}" -DRC=0
                    "-DEXPECT=^gate: PASS - 0 worse of [1-9][0-9]* figures, 0 structural changes@@\nre-analyzed both archives with analyzer [^\n]* \\(archived: "
