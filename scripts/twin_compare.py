@@ -7,9 +7,13 @@ usage:
       every P-chase and TLB benchmark of ARCHIVE (bench.json(.gz), refine-N.json(.gz)) as a
       memhier-requests/1 file, so that the twin runs exactly those:
       memhier-bench --device=sim:twin.json --plan=none --memhier_extra=requests.json --benchmark_out=twin.json
+  twin_compare.py run ARCHIVE TWIN.json -o TWIN_BENCH.json [--bench memhier-bench] [--only KEY ...]
+      both steps above; requests beyond the twin's own limits (e.g. a TLB footprint above its
+      memory) are left out and counted; --only keeps the requests whose key contains a string
   twin_compare.py curves ARCHIVE TWIN_BENCH.json [--json out.json] [--max-median PCT]
       per benchmark the relative latency error |twin - real| / real (latency_cycles); median and
-      95th percentile per path (pchase path:..., tlb alloc:...) and per family; the ten worst named;
+      95th percentile per path (pchase path:..., tlb alloc:...; a P-chase at a carveout other than 0
+      is its own group: the simulator models no carveout) and per family; the ten worst named;
       the benchmarks the twin did not answer. --max-median: exit 1 when a path's median is above PCT.
   twin_compare.py fields REAL_TOPOLOGY TWIN_TOPOLOGY
       every value the real topology decided (caches: size, line, sector, sets, ways, index bits,
@@ -65,7 +69,11 @@ def key_of(family, kv):
 
 
 def group_of(family, kv):
-    return f"pchase/path:{kv.get('path')}" if family == "pchase" else f"tlb/alloc:{kv.get('alloc', 'malloc')}"
+    """The path; a P-chase under a shared-memory carveout other than 0 apart (the simulator has none)."""
+    if family == "tlb":
+        return f"tlb/alloc:{kv.get('alloc', 'malloc')}"
+    cv = kv.get("carveout", "-1")
+    return f"pchase/path:{kv.get('path')}" + ("" if cv in ("0", "-1") else f"/carveout:{cv}")
 
 
 def measured(entries):
@@ -93,6 +101,41 @@ def cmd_requests(args):
     with open(args.o, "w") as f:
         json.dump(req, f, indent=1)
     print(f"{len(req['pchase'])} pchase and {len(req['tlb'])} tlb requests -> {args.o}")
+    return 0
+
+
+def cmd_run(args):
+    """requests + memhier-bench on the twin; items beyond the twin's own limits are left out (named)."""
+    import re
+    import subprocess
+    req_path = args.out + ".requests.json"
+    args_r = argparse.Namespace(archive=args.archive, o=req_path)
+    cmd_requests(args_r)
+    req = json.load(open(req_path))
+    if args.only:
+        req = {k: ([i for i in v if any(o in key_of(k, {kk: str(vv) for kk, vv in i.items()}) for o in args.only)]
+                   if isinstance(v, list) else v) for k, v in req.items()}
+    dropped = 0
+    for _ in range(64):
+        with open(req_path, "w") as f:
+            json.dump(req, f)
+        p = subprocess.run([args.bench, f"--device=sim:{args.twin}", "--plan=none", f"--memhier_extra={req_path}",
+                            "--memhier_progress=0", f"--benchmark_out={args.out}", "--benchmark_out_format=json"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        m = re.search(r"requests (\w+)\[(\d+)\]: (\d+) bytes exceed", p.stderr)
+        if p.returncode == 0 or not m:
+            break
+        limit = int(m.group(3)) - 1
+        fam = m.group(1)
+        before = len(req[fam])
+        req[fam] = [i for i in req[fam] if i["bytes"] <= limit or (fam == "tlb" and i.get("alloc", "malloc") != json.loads(
+            json.dumps(req[fam][int(m.group(2))])).get("alloc", "malloc"))]
+        dropped += before - len(req[fam])
+    if p.returncode != 0:
+        print(p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "memhier-bench failed", file=sys.stderr)
+        return 1
+    print(f"twin ran {len(req['pchase'])} pchase and {len(req['tlb'])} tlb benchmarks -> {args.out}"
+          f" ({dropped} beyond the twin's limits left out)")
     return 0
 
 
@@ -205,11 +248,17 @@ def main():
     c.add_argument("twin_bench")
     c.add_argument("--json")
     c.add_argument("--max-median", type=float)
+    u = sub.add_parser("run")
+    u.add_argument("archive")
+    u.add_argument("twin")
+    u.add_argument("--bench", default="build/release/memhier-bench")
+    u.add_argument("--only", nargs="*", help="keep requests whose key contains one of these strings")
+    u.add_argument("-o", dest="out", required=True)
     f = sub.add_parser("fields")
     f.add_argument("real")
     f.add_argument("twin")
     args = ap.parse_args()
-    return {"requests": cmd_requests, "curves": cmd_curves, "fields": cmd_fields}[args.cmd](args)
+    return {"requests": cmd_requests, "run": cmd_run, "curves": cmd_curves, "fields": cmd_fields}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -133,12 +133,14 @@ Geometry geometry_of(const json& c, const std::string& f, std::uint64_t dflt_lin
   g.max_ways = dflt_ways;
   g.ways = dflt_ways;
   const double per_set = static_cast<double>(g.line) * dflt_ways;
-  g.sets = std::max<std::uint64_t>(1, u64(*size / per_set));
+  g.sets = 1;  // a power of two (a modulo over few sets maps a regular stride onto a few of them)
+  while (static_cast<double>(g.sets * 2) * per_set <= *size * 1.25) g.sets *= 2;
   t.dflt(f + ".ways", "not determined: " + std::to_string(dflt_ways));
   if (static_cast<double>(g.sets) * per_set != *size)
     t.dflt(f + ".size_bytes", "measured " + std::to_string(u64(*size)) + " is no whole number of " +
-                                  std::to_string(dflt_ways) + "-way sets: " + std::to_string(g.sets * u64(per_set)));
-  t.dflt(f + ".sets", "not determined: size / (line x ways) = " + std::to_string(g.sets));
+                                  std::to_string(dflt_ways) + "-way sets of a power-of-two count: " +
+                                  std::to_string(g.sets * u64(per_set)));
+  t.dflt(f + ".sets", "not determined: the power of two nearest size / (line x ways): " + std::to_string(g.sets));
   return g;
 }
 
@@ -336,6 +338,54 @@ void annotate(json& cfg, const Twin& t) {
     }
 }
 
+// The L2 as a path sees it. The simulator gives a level one hit latency for every path; where a
+// first level's hit + miss penalty (an L2 hit through it, measured) differs from the L2's own hit by
+// more than 3 %, that path gets a copy of the L2 with that latency ("l2_<level>"). Where one SM sees
+// one partition of a partitioned L2 (l2_level), the whole L2 follows at the far partition's latency
+// ("l2_far": a line the near copy lost is still in the far partition).
+void add_l2_views(const json& topo, json& cfg, Twin& t) {
+  json& levels = cfg["levels"];
+  const json l2 = levels.back();
+  const double l2_hit = l2["hit_latency_cycles"].get<double>();
+  const json map = topo.value("l2_partitions", json::object()).value("map", json::object());
+  const json ls = topo.value("l2_sets", json::object());
+  const bool far = num(map, "far_latency_cycles") && num(ls, "sets") && num(ls, "ways") &&
+                   l2["sets"].get<double>() < *num(ls, "sets");
+  if (far) {
+    json F = {{"name", "l2_far"}, {"line_bytes", l2["line_bytes"]}, {"sector_bytes", l2["sector_bytes"]},
+              {"sets", u64(*num(ls, "sets"))}, {"ways", u64(*num(ls, "ways"))}, {"index", {{"function", "modulo"}}},
+              {"replacement", l2["replacement"]}, {"hit_latency_cycles", u64(*num(map, "far_latency_cycles"))}};
+    levels.push_back(F);
+    t.deriv("levels.l2_far", "the whole L2 (l2_sets: " + std::to_string(u64(*num(ls, "sets"))) + " sets x " +
+                                 std::to_string(u64(*num(ls, "ways"))) + " ways) at the far partition's hit latency "
+                                 "(l2_partitions.map.far_latency_cycles), behind the near copy");
+  }
+  for (auto& [path, p] : cfg["paths"].items()) {
+    json& lv = p["levels"];
+    const auto it = std::find(lv.begin(), lv.end(), json("l2"));
+    if (it == lv.end()) continue;
+    const std::size_t at = static_cast<std::size_t>(it - lv.begin());
+    if (far) lv.insert(lv.begin() + static_cast<long>(at) + 1, "l2_far");
+    if (at == 0 || path == "constant") continue;
+    const std::string first = lv[at - 1].get<std::string>();
+    const json c = topo["caches"].value(first, json::object());
+    const auto h = num(c, "hit_latency_cycles"), pen = num(c, "miss_penalty_cycles");
+    if (!h || !pen || std::fabs(*h + *pen - l2_hit) <= 0.03 * l2_hit) continue;
+    const std::string view = "l2_" + first;
+    if (std::none_of(levels.begin(), levels.end(), [&](const json& L) { return L["name"] == view; })) {
+      json V = l2;
+      V["name"] = view;
+      V.erase("note");
+      V["hit_latency_cycles"] = u64(*h + *pen);
+      levels.push_back(V);
+      t.deriv("levels." + view, "the L2 seen through " + first + ": its hit " + std::to_string(u64(*h)) +
+                                    " + miss penalty " + std::to_string(u64(*pen)) + " cycles, not the L2's " +
+                                    std::to_string(u64(l2_hit)) + " (a copy of the L2: the contents are not shared)");
+    }
+    lv[at] = view;
+  }
+}
+
 }  // namespace
 
 json twin_config(const json& topo, const std::string& name) {
@@ -368,6 +418,7 @@ json twin_config(const json& topo, const std::string& name) {
   if (!smem) t.dflt("levels.shared.hit_latency_cycles", "not measured: 30");
   cfg["paths"]["shared"] = {{"levels", {"shared"}}};
   cfg["levels"].push_back(l2_level(topo, t));
+  add_l2_views(topo, cfg, t);
   const json at = topo.value("address_translation", json::object());
   json tlbs = json::array();
   std::uint64_t prev = 0;
