@@ -18,8 +18,9 @@ usage:
   twin_compare.py fields REAL_TOPOLOGY TWIN_TOPOLOGY
       every value the real topology decided (caches: size, line, sector, sets, ways, index bits,
       replacement, hit latency; TLBs: entries, reach per entry, miss penalty) against the twin's
-      characterization; a size the archive gives as a 50 % point (a soft edge) must lie in its
-      bracket, a latency within 1 cycle (or 2 %). Exit 1 with one line per mismatch.
+      characterization; a size must lie in the archive's size bracket (the closed interval the
+      capacity lies in: [C, C] for an exact structure, wider for a 50 % point or a TLB's total
+      reach), a latency within 1 cycle (or 2 %). Exit 1 with one line per mismatch.
 Stream (throughput) families are not compared: the simulated device answers no throughput family.
 """
 import argparse
@@ -207,11 +208,11 @@ def field_problem(name, field, real, twin, rc):
     if field in LATENCIES:
         if abs(twin - real) <= max(1.0, 0.02 * abs(real)):
             return None
-    elif field == "size_bytes" and rc.get("size_source") == "half_point" and isinstance(rc.get("size_bracket_bytes"), list):
+    elif field == "size_bytes" and isinstance(rc.get("size_bracket_bytes"), list):
         lo, hi = rc["size_bracket_bytes"]
         if lo <= twin <= hi:
             return None
-        return f"{name}.size_bytes: twin {twin} outside the archive's bracket [{lo}, {hi}] (50 % point {real})"
+        return f"{name}.size_bytes: twin {twin} outside the archive's bracket [{lo}, {hi}] (value {real})"
     elif twin == real:
         return None
     return f"{name}.{field}: archive {json.dumps(real)[:80]}, twin {json.dumps(twin)[:80]}"

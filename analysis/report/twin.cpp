@@ -408,9 +408,17 @@ json twin_config(const json& topo, const std::string& name) {
   cfg["clock_overhead"] = {{"pair_cycles", num(m, "clock_overhead_pair_cycles").value_or(0)},
                            {"fine_cycles", num(m, "clock_overhead_fine_cycles").value_or(0)}};
   if (!num(m, "clock_overhead_fine_cycles")) t.dflt("clock_overhead", "not measured: 0");
+  // DRAM: the L2 P-chase's own miss level (hit + miss penalty) where measured, else the latency spectrum's.
+  const json& l2c = topo["caches"].value("l2", json::object());
   const auto dram = num(topo.value("global_memory", json::object()), "dram_latency_cycles");
-  cfg["dram_latency_cycles"] = dram ? u64(*dram) : 600;
-  if (!dram) t.dflt("dram_latency_cycles", "not measured: 600");
+  if (num(l2c, "hit_latency_cycles") && num(l2c, "miss_penalty_cycles")) {
+    cfg["dram_latency_cycles"] = u64(*num(l2c, "hit_latency_cycles") + *num(l2c, "miss_penalty_cycles"));
+    t.deriv("dram_latency_cycles", "the L2's hit + miss penalty (global_cg P-chase); global_memory.dram_latency_cycles " +
+                                       (dram ? std::to_string(u64(*dram)) : std::string("null")) + " (latency spectrum)");
+  } else {
+    cfg["dram_latency_cycles"] = dram ? u64(*dram) : 600;
+    if (!dram) t.dflt("dram_latency_cycles", "not measured: 600");
+  }
   cfg["levels"] = json::array();
   add_paths(topo["caches"], cfg, t);
   const auto smem = num(topo.value("shared_memory", json::object()), "latency_cycles");
