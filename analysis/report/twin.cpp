@@ -159,6 +159,31 @@ json cache_level(const json& c, const std::string& name, std::uint64_t dflt_line
 
 namespace {
 
+// A cache of an unmeasured index whose sets are no power of two: the same lines as a power of two of
+// sets under the fixed GF(2) hash (a modulo over 15360 sets puts a 12-line stride onto 1/12 of them,
+// which the GPU's hash does not).
+void recut_hashed(json& L, const std::string& field, Twin& t) {
+  const std::uint64_t sets = L["sets"].get<std::uint64_t>();
+  if (pow2(sets) || !L["ways"].is_number()) return;
+  const std::uint64_t lines = sets * L["ways"].get<std::uint64_t>();
+  std::uint64_t s2 = 1;
+  while (s2 * 2 <= sets && lines % (s2 * 2) == 0) s2 *= 2;
+  if (s2 < 2 || lines / s2 > 4096) return;
+  const std::uint64_t line = L["line_bytes"].get<std::uint64_t>();
+  L["index"] = {{"function", "gf2"}, {"rows", pseudo_random_rows(log2u(line), log2u(s2))}};
+  t.deriv(field, std::to_string(sets) + " sets x " + L["ways"].dump() + " ways, index not measured: the same " +
+                     std::to_string(lines) + " lines as " + std::to_string(s2) + " sets x " + std::to_string(lines / s2) +
+                     " ways under the fixed GF(2) hash (a modulo index would fold regular strides onto few sets)");
+  L["sets"] = s2;
+  L["ways"] = lines / s2;
+  const std::string ix = field.substr(0, field.rfind('.')) + ".index";
+  json kept = json::array();
+  for (const auto& d : t.defaulted)
+    if (d.get<std::string>().rfind(ix + ":", 0) != 0) kept.push_back(d);
+  t.defaulted = kept;
+  t.dflt(ix, "not measured: a fixed pseudo-random GF(2) matrix over the power-of-two sets");
+}
+
 // The L2 one SM sees: the measured structure, or the sets of the eviction-set search (l2_sets) in
 // one partition (an SM's lines are cached in its own partition) when that lies in the capacity
 // bracket of the P-chase, else the P-chase's size split into the measured (or 16) ways.
@@ -186,7 +211,9 @@ json l2_level(const json& topo, Twin& t) {
       t.deriv("levels.l2.ways", "l2_sets.ways (eviction sets)");
       if (c.value("replacement", json()).is_null() && ls.value("replacement", json()).is_string())
         t.deriv("levels.l2.replacement", "l2_sets.replacement (policy sequences in one set)");
-      return cache_level(c2, "l2", 128, t);
+      json L = cache_level(c2, "l2", 128, t);
+      if (!c.value("index_bits", json()).is_array()) recut_hashed(L, "levels.l2.sets", t);
+      return L;
     }
   }
   json c2 = c;
@@ -355,6 +382,7 @@ void add_l2_views(const json& topo, json& cfg, Twin& t) {
     json F = {{"name", "l2_far"}, {"line_bytes", l2["line_bytes"]}, {"sector_bytes", l2["sector_bytes"]},
               {"sets", u64(*num(ls, "sets"))}, {"ways", u64(*num(ls, "ways"))}, {"index", {{"function", "modulo"}}},
               {"replacement", l2["replacement"]}, {"hit_latency_cycles", u64(*num(map, "far_latency_cycles"))}};
+    recut_hashed(F, "levels.l2_far.sets", t);
     levels.push_back(F);
     t.deriv("levels.l2_far", "the whole L2 (l2_sets: " + std::to_string(u64(*num(ls, "sets"))) + " sets x " +
                                  std::to_string(u64(*num(ls, "ways"))) + " ways) at the far partition's hit latency "
