@@ -20,7 +20,14 @@ if(TARGET memhier-infer AND TARGET memhier-bench)
     add_test(NAME cli_twin_h100_curves
              COMMAND ${MEMHIER_BASH} ${_rt} $<TARGET_FILE_DIR:memhier-infer> ${_arch} ${CMAKE_CURRENT_BINARY_DIR}/cli_twin/curves curves
                      --max-median 5 --except carveout: pchase/path:shared)
-    set_tests_properties(cli_twin_h100_fields cli_twin_h100_curves PROPERTIES LABELS "cli;sim" TIMEOUT 120)
+    set_tests_properties(cli_twin_h100_fields cli_twin_h100_curves PROPERTIES LABELS "cli;sim" TIMEOUT 300)
+    # a file that is no topology: one line naming it, exit 1, nothing written
+    foreach(_m twin gpgpusim)
+      add_test(NAME cli_${_m}_not_a_topology
+               COMMAND $<TARGET_FILE:memhier-infer> --${_m}-config ${PROJECT_SOURCE_DIR}/sim/configs/plain_lru.json)
+      set_tests_properties(cli_${_m}_not_a_topology PROPERTIES LABELS cli
+                           PASS_REGULAR_EXPRESSION "plain_lru.json: not a memhier topology")
+    endforeach()
     set(_chk ${CMAKE_CURRENT_SOURCE_DIR}/cli/check_gpgpusim_config.py)
     set(_w ${CMAKE_CURRENT_BINARY_DIR}/cli_gpgpusim)
     add_test(NAME cli_gpgpusim_h100_export
