@@ -415,7 +415,12 @@ Config parse(const json& root) {
   Config c;
   check_keys(root, "", {"format", "name", "description", "device", "context", "clock_overhead",
                         "dram_latency_cycles", "array_base", "latency_noise", "levels", "tlbs", "paths", "noise",
-                        "sequence_start", "beyond_sm", "l2_persisting", "l2_slices", "l2_evsets"});
+                        "sequence_start", "beyond_sm", "l2_persisting", "l2_slices", "l2_evsets",
+                        "defaulted", "derived"});
+  // A twin (memhier-infer --twin-config) lists the fields it filled by default or derived: notes for people.
+  for (const char* k : {"defaulted", "derived"})
+    if (root.contains(k) && (!root[k].is_array() || !std::all_of(root[k].begin(), root[k].end(), [](const json& x) { return x.is_string(); })))
+      fail(k, "must be a list of strings");
   if (!root.contains("format")) fail("", std::string("missing 'format' (expected \"") + kConfigFormat + "\")");
   const std::string fmt = get_str(root, "format", "", true);
   if (fmt != kConfigFormat) fail("", "unsupported format '" + fmt + "' (this build reads " + kConfigFormat + ")");

@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "analysis/core/dataset.hpp"
+#include "analysis/report/gpgpusim.hpp"
 #include "analysis/report/topology.hpp"
+#include "analysis/report/twin.hpp"
 #include "analysis/core/validate.hpp"
 #include "analysis/gate/analyzer.hpp"
 #include "common/archive_files.hpp"
@@ -37,6 +39,11 @@ const char* kUsage =
     "                     from it (characterize.sh renders report.md so once the plots exist)\n"
     "  --context KEY=VAL  set device.KEY to the string VAL in the topology written (repeatable)\n"
     "  --version          the analyzer's version and source revision (topology.json's \"analyzer\")\n"
+    "  --twin-config A    no analysis: write (-o, default stdout) a simulated twin of archive A (its\n"
+    "                     topology.json, or a topology file): a memhier-sim-config/1 for --device sim:\n"
+    "                     (docs/simulator.md); undetermined values defaulted and listed in 'defaulted'\n"
+    "  --gpgpusim-config A  no analysis: write a GPGPU-Sim / Accel-Sim configuration of archive A's\n"
+    "                     memory hierarchy, each option with its evidence (docs/gpgpusim.md)\n"
     "Every input is checked first (docs/methodology.md, reliability); outputs are written whole or\n"
     "not at all. Exit status: 0 a topology was written; 1 bad input, or nothing could be determined\n";
 
@@ -83,6 +90,50 @@ std::string check_paths(const std::vector<std::string>& inputs, const std::vecto
 }
 }  // namespace
 
+// --twin-config / --gpgpusim-config ARCHIVE [-o FILE]: an export of the topology alone; -1 when
+// neither is asked for (the ordinary analysis runs).
+int export_mode(int argc, char** argv) {
+  std::string kind, src, out;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if ((a == "--twin-config" || a == "--gpgpusim-config") && i + 1 < argc) kind = a, src = argv[++i];
+    else if ((a == "-o" || a == "--output") && i + 1 < argc) out = argv[++i];
+    else if (a == "--twin-config" || a == "--gpgpusim-config") return fail(a + " needs an archive; see --help");
+    else if (a == "-h" || a == "--help") return -1;
+    else if (!kind.empty() || a.rfind("--twin", 0) == 0 || a.rfind("--gpgpusim", 0) == 0)
+      return fail(a + ": " + (kind.empty() ? "unknown option" : kind + " takes only -o") + "; see --help");
+  }
+  if (kind.empty()) return -1;
+  namespace fs = std::filesystem;
+  const std::string topo_path = fs::is_directory(src) ? (fs::path(src) / "topology.json").string() : src;
+  nlohmann::json topo;
+  try {
+    std::ifstream in(topo_path);
+    if (!in) return fail(topo_path + ": cannot read (an archive directory holds topology.json)");
+    topo = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    return fail(topo_path + ": not JSON (" + e.what() + ")");
+  }
+  if (!topo.is_object() || topo.value("schema", "") != memhier::analysis::kTopologySchema)
+    return fail(topo_path + ": not a memhier topology (schema " + std::string(memhier::analysis::kTopologySchema) + ")");
+  std::string text;
+  try {
+    if (kind == "--twin-config") {
+      std::string name = "twin_" + topo["device"].value("gpu_slug", std::string("gpu"));
+      for (char& ch : name)
+        if (ch == ' ' || ch == '/' || ch == ':' || ch == '\t') ch = '_';
+      text = memhier::analysis::twin_config(topo, name).dump(1) + "\n";
+    } else {
+      text = memhier::analysis::gpgpusim_config(topo);
+    }
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  if (out.empty()) std::cout << text;
+  else if (!write_file(out, text)) return fail(out + ": cannot write");
+  return 0;
+}
+
 // --from-topology: the topology as memhier-infer wrote it, with --context keys set, written again
 // and rendered (no data are read, so no analysis can change).
 int rewrite_topology(const std::string& from, const std::vector<std::string>& inputs,
@@ -115,6 +166,7 @@ int rewrite_topology(const std::string& from, const std::vector<std::string>& in
 }
 
 int main(int argc, char** argv) {
+  if (const int rc = export_mode(argc, argv); rc >= 0) return rc;
   std::vector<std::string> inputs;
   std::string out, report, next, from_topology;
   std::vector<std::pair<std::string, std::string>> context;
