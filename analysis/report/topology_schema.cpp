@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <regex>
 #include <set>
@@ -54,7 +55,8 @@ void per_set(json& c) {
   if (c.contains("ways_per_set") && c["ways_per_set"].is_array()) {
     c["ways"] = c["ways_per_set"];
     c.erase("ways_per_set");
-  } else if (c.contains("ways") && c["ways"].is_number_unsigned() && c.contains("sets") && c["sets"].is_number_unsigned()) {
+  } else if (c.contains("ways") && c["ways"].is_number_unsigned() && c.contains("sets") && c["sets"].is_number_unsigned() &&
+             c["sets"].get<std::uint64_t>() <= (1u << 20)) {  // a hostile file's 10^18 sets: the count as it is
     c["ways"] = json(std::vector<json>(c["sets"].get<std::size_t>(), c["ways"]));
   }
 }
