@@ -5,6 +5,8 @@
 // (a committed /1 archive and its /2 form compare SAME in every structural figure).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
@@ -19,11 +21,26 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kH100 = std::string(MEMHIER_SOURCE_DIR) + "/results/sm_90/nvidia-h100-80gb-hbm3/580.159.04/20261127T222900Z";
-
 json read_json(const std::string& path) {
   std::ifstream f(path);
   return json::parse(f);
+}
+
+// A committed archive written before /2 (results/ keeps them as they were): the oldest H100 archive
+// whose topology.json is memhier-topology/1; "" when none is left.
+std::string committed_v1_archive() {
+  std::vector<std::string> found;
+  const fs::path root = fs::path(MEMHIER_SOURCE_DIR) / "results" / "sm_90" / "nvidia-h100-80gb-hbm3";
+  std::error_code ec;
+  for (const auto& driver : fs::directory_iterator(root, ec))
+    for (const auto& a : fs::directory_iterator(driver.path(), ec)) {
+      const std::string name = a.path().filename().string();
+      if (!name.empty() && std::isdigit(static_cast<unsigned char>(name[0])) && fs::exists(a.path() / "topology.json") &&
+          fs::exists(a.path() / "bench.json.gz") && read_json((a.path() / "topology.json").string())["schema"] == kTopologySchemaV1)
+        found.push_back(a.path().string());
+    }
+  std::sort(found.begin(), found.end());
+  return found.empty() ? "" : found.front();
 }
 
 void write_json(const std::string& path, const json& j) { std::ofstream(path) << j.dump(2) << "\n"; }
@@ -136,6 +153,8 @@ TEST(TopologySchema, AnalyzerWritesV2) {
 
 // A committed /1 archive: its upgrade has the /2 types, and report.md reads both alike.
 TEST(TopologySchema, CommittedV1ArchiveReadsAsV2) {
+  const std::string kH100 = committed_v1_archive();
+  if (kH100.empty()) GTEST_SKIP() << "no committed memhier-topology/1 archive under results/ (V1UpgradesToV2 covers the shape)";
   const json v1 = read_json(kH100 + "/topology.json");
   ASSERT_EQ(v1["schema"], "memhier-topology/1");
   ASSERT_TRUE(v1["caches"]["l1"]["ways"].is_array());
@@ -155,6 +174,8 @@ TEST(TopologySchema, CommittedV1ArchiveReadsAsV2) {
 // memhier-compare: the committed /1 archive against the same archive with its topology in the /2
 // shape: no structural change, every ways figure SAME.
 TEST(TopologySchema, V1AndV2CompareSame) {
+  const std::string kH100 = committed_v1_archive();
+  if (kH100.empty()) GTEST_SKIP() << "no committed memhier-topology/1 archive under results/";
   const fs::path work = fs::temp_directory_path() / ("memhier_schema_" + std::to_string(::getpid()));
   fs::remove_all(work);
   for (const char* side : {"v1", "v2"}) {
