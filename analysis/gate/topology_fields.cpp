@@ -179,7 +179,8 @@ std::uint32_t common_ways(const FlatTopology& fa, const FlatTopology& fb, const 
     auto it = f.find(prefix + "ways_one_set");
     if (it != f.end() && it->second.is_number_unsigned()) return it->second.get<std::uint32_t>();
     it = f.find(prefix + "ways");
-    if (it != f.end() && it->second.is_number_unsigned()) return it->second.get<std::uint32_t>();  // memhier-topology/2
+    if (it != f.end() && it->second.is_number_integer() && it->second.get<std::int64_t>() > 0)  // memhier-topology/2
+      return it->second.get<std::uint32_t>();
     if (it == f.end() || !it->second.is_array() || it->second.empty()) return 0;
     for (const auto& x : it->second)
       if (x != it->second.front()) return 0;

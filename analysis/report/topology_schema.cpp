@@ -55,8 +55,9 @@ void per_set(json& c) {
   if (c.contains("ways_per_set") && c["ways_per_set"].is_array()) {
     c["ways"] = c["ways_per_set"];
     c.erase("ways_per_set");
-  } else if (c.contains("ways") && c["ways"].is_number_unsigned() && c.contains("sets") && c["sets"].is_number_unsigned() &&
-             c["sets"].get<std::uint64_t>() <= (1u << 20)) {  // a hostile file's 10^18 sets: the count as it is
+  } else if (c.contains("ways") && c["ways"].is_number_integer() && c.contains("sets") && c["sets"].is_number_integer() &&
+             c["sets"].get<std::int64_t>() >= 0 &&
+             c["sets"].get<std::int64_t>() <= (1 << 20)) {  // a hostile file's 10^18 sets: the count as it is
     c["ways"] = json(std::vector<json>(c["sets"].get<std::size_t>(), c["ways"]));
   }
 }

@@ -17,7 +17,7 @@ std::vector<int> ways_of(const json& c) {
     EXPECT_TRUE(c["ways"].is_null()) << c.dump(1);
     return c["ways_per_set"].get<std::vector<int>>();
   }
-  EXPECT_TRUE(c["ways"].is_number_unsigned() && c["sets"].is_number_unsigned()) << c.dump(1);
+  EXPECT_TRUE(c["ways"].is_number_integer() && c["sets"].is_number_integer()) << c.dump(1);
   return c["ways"].is_number() && c["sets"].is_number() ? std::vector<int>(c["sets"].get<int>(), c["ways"].get<int>())
                                                         : std::vector<int>{};
 }
