@@ -221,8 +221,13 @@ def rows_of(topo):
             if key not in c:
                 continue
             v = c[key]
-            if key == "ways" and isinstance(v, list) and not v:
-                v = None
+            if key == "ways":  # a count (memhier-topology/2), ways_per_set where the sets differ; /1: a list by set
+                if v is None and isinstance(c.get("ways_per_set"), list):
+                    v = c["ways_per_set"]
+                if isinstance(v, list) and v and all(x == v[0] for x in v):
+                    v = v[0]
+                if isinstance(v, list) and not v:
+                    v = None
             if key.endswith("lower_bound_cycles") or key == "size_bytes_lower_bound":
                 if v is None:
                     continue  # a bound beside a value: only where it stands in for one
@@ -280,8 +285,8 @@ def load(archive):
             t = json.load(f)
     except (OSError, ValueError) as e:
         raise BadInput("%s: %s" % (p, e.strerror if isinstance(e, OSError) else "not JSON"))
-    if not isinstance(t, dict) or t.get("schema") != "memhier-topology/1":
-        raise BadInput("%s: not a memhier-topology/1 file" % p)
+    if not isinstance(t, dict) or t.get("schema") not in ("memhier-topology/1", "memhier-topology/2"):
+        raise BadInput("%s: not a memhier-topology/1 or /2 file" % p)
     return t
 
 

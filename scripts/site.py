@@ -132,8 +132,8 @@ def fmt_rate(v):
 
 
 def fmt_ways(w):
-    """A cache's ways: a count (memhier-topology/2; l2_sets in /1), or a list by set (/1 always, /2
-    only where the sets differ)."""
+    """A cache's ways: a count (memhier-topology/2; l2_sets in /1), or a list by set (/1 always; /2's
+    ways_per_set, only where the sets differ)."""
     if isinstance(w, list):
         counts = [c for c in (num(x) for x in w) if c is not None]
         if not counts:
@@ -142,6 +142,13 @@ def fmt_ways(w):
         return "%d" % lo if lo == hi else "%d–%d (by set)" % (lo, hi)
     n = num(w)
     return "—" if n is None else "%d" % n
+
+
+def ways_of(c):
+    """A cache's ways: `ways`, or /2's `ways_per_set` where the sets differ (`ways` null)."""
+    if not isinstance(c, dict):
+        return None
+    return c.get("ways_per_set") if c.get("ways") is None and isinstance(c.get("ways_per_set"), list) else c.get("ways")
 
 
 def fmt_geometry(ways, sets):
@@ -176,7 +183,7 @@ def headline(topo):
 def geometry(topo):
     """[(label, text)]: the sets and ways the archive page adds to the headline."""
     return [
-        ("L1 geometry", fmt_geometry(get(topo, "caches", "l1", "ways"), get(topo, "caches", "l1", "sets"))),
+        ("L1 geometry", fmt_geometry(ways_of(get(topo, "caches", "l1")), get(topo, "caches", "l1", "sets"))),
         ("L2 geometry", fmt_geometry(get(topo, "l2_sets", "ways"), get(topo, "l2_sets", "sets"))),
         ("SMs", fmt_num(get(topo, "device", "sm_count"))),
         ("clock throttled", {True: "yes", False: "no"}.get(flag(get(topo, "device", "sm_clock_throttled")), "—")),

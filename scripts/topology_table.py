@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the topology of an archive (topology.json, schema memhier-topology/1) as one compact
+"""Prints the topology of an archive (topology.json, schema memhier-topology/2 or /1) as one compact
 plain-text table per section: caches, TLBs, bandwidths against the peak, shared memory, global
 memory, warp access, and the measurement itself. scripts/characterize.sh prints it at the end.
 A value that was not determined prints as '-' (the reason is in topology.json and report.md); a
@@ -33,6 +33,13 @@ def fmt_capacity(c):
     return fmt_bytes(c["size_bytes"]) + mark
 
 
+def ways_of(c):
+    """A cache's ways: the count (memhier-topology/2), else its list by set (ways_per_set where the sets
+    differ in /2; ways in /1)."""
+    w = c.get("ways")
+    return c.get("ways_per_set") if w is None and isinstance(c.get("ways_per_set"), list) else w
+
+
 def fmt_ways(ways):
     """Equal ways once ("4"), unequal as their range ("2-4, unequal")."""
     if not isinstance(ways, list) or not ways:
@@ -54,11 +61,13 @@ def fmt_penalty(c):
 
 
 def fmt_sets_ways(c):
-    sets, ways = c.get("sets"), c.get("ways")
+    sets, ways = c.get("sets"), ways_of(c)
     if sets is None and ways is None:
         return "-"
     if isinstance(ways, list) and ways and min(ways) == max(ways):
         return "%s x %s" % (fmt(sets if sets is not None else len(ways)), ways[0])
+    if isinstance(ways, int) and not isinstance(ways, bool):
+        return "%s x %s" % (fmt(sets), ways)
     return "%s sets, ways %s" % (fmt(sets), fmt_ways(ways))
 
 
@@ -374,7 +383,7 @@ def main(path):
                          fmt_penalty(c)])
             continue
         rows.append([name, fmt_capacity(c), fmt_bytes(c.get("line_bytes")),
-                     fmt_bytes(c.get("sector_bytes")), fmt(c.get("sets")), fmt_ways(c.get("ways")),
+                     fmt_bytes(c.get("sector_bytes")), fmt(c.get("sets")), fmt_ways(ways_of(c)),
                      fmt(c.get("replacement")), fmt_index(c.get("index_bits")), fmt(c.get("hit_latency_cycles")),
                      fmt(c.get("miss_penalty_cycles"))])
     table("Caches (latencies in cycles)", ["cache", "capacity", "line", "sector", "sets", "ways per set", "policy",

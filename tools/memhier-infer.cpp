@@ -25,7 +25,7 @@ const char* kUsage =
     "usage: memhier-infer <bench.json | archive-dir> [more.json ...] [-o topology.json] [--report report.md]\n"
     "                     [--next-requests requests.json] [--allow-errors]\n"
     "  an archive directory stands for its bench.json(.gz) and refine-N.json(.gz), in order\n"
-    "  -o FILE            topology JSON (schema memhier-topology/1; default: stdout)\n"
+    "  -o FILE            topology JSON (schema memhier-topology/2; default: stdout)\n"
     "  --report FILE      the same for people (markdown)\n"
     "  --next-requests F  write the chases that would decide undetermined values (memhier-requests/1;\n"
     "                     an empty list when nothing more is needed); run them with\n"
@@ -36,8 +36,10 @@ const char* kUsage =
     "                     the refinement budget (default 3 s and 400 chases per round, 8 s and 4 rounds in\n"
     "                     all): --next-requests holds what fits, by priority (docs/methodology.md)\n"
     "  --from-topology T  no analysis: read topology T (written by memhier-infer) and write -o/--report\n"
-    "                     from it (characterize.sh renders report.md so once the plots exist)\n"
-    "  --context KEY=VAL  set device.KEY to the string VAL in the topology written (repeatable)\n"
+    "                     from it (characterize.sh renders report.md so once the plots exist; a\n"
+    "                     memhier-topology/1 T is written in the /2 shape)\n"
+    "  --context KEY=VAL  set device.KEY to VAL in the topology written, typed as every device value\n"
+    "                     (a number, true/false, or text; repeatable)\n"
     "  --version          the analyzer's version and source revision (topology.json's \"analyzer\")\n"
     "  --twin-config A    no analysis: write (-o, default stdout) a simulated twin of archive A (its\n"
     "                     topology.json, or a topology file): a memhier-sim-config/1 for --device sim:\n"
@@ -150,9 +152,11 @@ int rewrite_topology(const std::string& from, const std::vector<std::string>& in
   } catch (const std::exception& e) {
     return fail(from + ": not JSON (" + e.what() + ")");
   }
-  if (!topo.is_object() || topo.value("schema", "") != memhier::analysis::kTopologySchema || !topo.contains("device"))
-    return fail(from + ": not a memhier topology (schema " + std::string(memhier::analysis::kTopologySchema) + ")");
-  for (const auto& [k, v] : context) topo["device"][k] = v;
+  // a memhier-topology/1 document is written again in the /2 shape
+  if (!topo.is_object() || !topo.contains("device") || !memhier::analysis::upgrade_topology(topo))
+    return fail(from + ": not a memhier topology (schema " + std::string(memhier::analysis::kTopologySchema) + " or " +
+                memhier::analysis::kTopologySchemaV1 + ")");
+  for (const auto& [k, v] : context) topo["device"][k] = memhier::analysis::device_value(k, v);
   try {
     if (!out.empty() && !write_file(out, topo.dump(2) + "\n")) return fail(out + ": cannot write");
     if (!report.empty()) {
@@ -224,7 +228,7 @@ int main(int argc, char** argv) {
     memhier::analysis::Requests req;
     nlohmann::json topo = memhier::analysis::build_topology(data, req, budget);
     topo["analyzer"] = memhier::analysis::analyzer_stamp();  // version and source revision (docs/formats.md)
-    for (const auto& [k, v] : context) topo["device"][k] = v;
+    for (const auto& [k, v] : context) topo["device"][k] = memhier::analysis::device_value(k, v);
     // Never an all-null topology with exit 0 (a refinement step that asks for more is not a result)
     if (memhier::analysis::count_determined_values(topo) == 0 && (next.empty() || req.empty())) {
       std::string why = "nothing could be determined from " + std::to_string(inputs.size()) + " input file(s)";

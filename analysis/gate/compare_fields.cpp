@@ -55,7 +55,7 @@ namespace {
 
 // Leaves that state the hardware's structure.
 const std::set<std::string> kStructuralLeaves = {
-    "present",    "size_bytes",   "line_bytes",       "sector_bytes",    "sets",         "ways",
+    "present",    "size_bytes",   "line_bytes",       "sector_bytes",    "sets",         "ways",   "ways_per_set",
     "replacement", "index_bits",  "page_bytes",       "entries",         "banks",        "bank_width_bytes",
     "broadcasts", "serves_parallel", "needs_alignment", "needs_contiguity", "partitioned", "detected",
     "per_sm",     "shared_with",  "size_carveout",    "size_bracket_bytes", "size_bytes_by_carveout",

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "analysis/report/topology_schema.hpp"
 #include "common/archive_files.hpp"
 
 namespace fs = std::filesystem;
@@ -34,6 +35,7 @@ CompareInput load_compare_input(const std::string& path) {
       if (!t.is_object() || !t.contains("schema") || !t["schema"].is_string() ||
           t["schema"].get<std::string>().rfind("memhier-topology/", 0) != 0)
         throw std::runtime_error(topo_path + ": not a memhier topology report (no schema memhier-topology/N)");
+      upgrade_topology(t);  // memhier-topology/1 read as /2: a /1 and a /2 archive differ in no field by the shape
       in.topology = std::move(t);
     } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number beyond a double (out_of_range 406)
       throw std::runtime_error(topo_path + ": not valid JSON (" + std::string(e.what()) + ")");

@@ -174,12 +174,14 @@ bool overlap(const PolicyCandidates& a, const PolicyCandidates& b) {
 }
 
 namespace {
-// The ways of one set both runs state alike (ways_one_set, else every set's ways), 0 when unknown.
+// The ways of one set both runs state alike (ways_one_set, else the ways of every set), 0 when unknown.
 std::uint32_t common_ways(const FlatTopology& fa, const FlatTopology& fb, const std::string& prefix) {
   auto ways = [&](const FlatTopology& f) -> std::uint32_t {
     auto it = f.find(prefix + "ways_one_set");
     if (it != f.end() && it->second.is_number_unsigned()) return it->second.get<std::uint32_t>();
     it = f.find(prefix + "ways");
+    if (it != f.end() && it->second.is_number_integer() && it->second.get<std::int64_t>() > 0)  // memhier-topology/2
+      return it->second.get<std::uint32_t>();
     if (it == f.end() || !it->second.is_array() || it->second.empty()) return 0;
     for (const auto& x : it->second)
       if (x != it->second.front()) return 0;

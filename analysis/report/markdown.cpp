@@ -250,14 +250,15 @@ void render_refinement_line(std::ostringstream& o, const json& t) {
 
 // A context value: numbers as numbers (from their text too), true/false as yes/no.
 std::string context_value(const json& v, const std::string& unit) {
-  std::string s = rf::plain(v, 2);
+  std::string s = rf::plain(v, 2);  // memhier-topology/2: numbers and booleans; /1: their text
+  if (v.is_number()) s = rf::number(v.get<double>(), unit == "MHz" ? 1 : 2);
   if (v.is_string()) {
     if (s == "true" || s == "false") return s == "true" ? "yes" : "no";
     char* end = nullptr;
     const double x = std::strtod(s.c_str(), &end);
     if (!s.empty() && end && *end == '\0') s = rf::number(x, unit == "MHz" ? 1 : 2);
   }
-  if (s.find('.') != std::string::npos && (v.is_string() || v.is_number_float())) {  // 22.90 -> 22.9
+  if (s.find('.') != std::string::npos && (v.is_string() || v.is_number())) {  // 22.90 -> 22.9
     while (s.back() == '0') s.pop_back();
     if (s.back() == '.') s.pop_back();
   }
@@ -355,7 +356,8 @@ void render_conditions_warning(std::ostringstream& o, const json& t) {
        "(exit 7) unless `--allow-contended`.\n\n";
 }
 
-std::string render_report(const json& t, const std::string& plot_dir) {
+std::string render_report(const json& topology, const std::string& plot_dir) {
+  const json t = ways_by_set_view(topology);  // the tables read ways by set (/2 states a count)
   std::ostringstream o;
   const json dev = t.value("device", json::object());
   o << "# Memory topology: " << dev.value("gpu_name", "unknown device") << "\n\n";

@@ -53,7 +53,7 @@ void finish_cache(nlohmann::json& c, const std::string& name) {
 
 nlohmann::json build_topology(const Dataset& data, Requests& requests, const RefinementBudget& budget) {
   nlohmann::json t;
-  t["schema"] = kTopologySchema;
+  t["schema"] = kTopologySchemaV1;  // the sections in the /1 shape; upgrade_topology shapes the document last
   t["device"] = data.context();
   nlohmann::json inputs = nlohmann::json::array();
   for (auto& r : data.runs()) inputs.push_back(r.path);
@@ -112,6 +112,7 @@ nlohmann::json build_topology(const Dataset& data, Requests& requests, const Ref
   if (round.requests.contains("cache_sequences")) pending["cache_sequences"] = round.requests["cache_sequences"].size();
   t["refinement_pending"] = pending;
   t["refinement"] = round.summary;
+  upgrade_topology(t);  // device values typed, inputs by name, ways a count (topology_schema.hpp)
   return t;
 }
 

@@ -92,6 +92,17 @@ def rref(rows):
     return sorted(basis, reverse=True)
 
 
+def ways_by_set(c):
+    """A cache's ways as a list by set: memhier-topology/2 states a count (`ways`, repeated `sets`
+    times) or, where the sets differ, `ways_per_set`; /1 the list itself."""
+    w = c.get("ways")
+    if isinstance(w, int) and not isinstance(w, bool) and isinstance(c.get("sets"), int):
+        return [w] * c["sets"]
+    if w is None and isinstance(c.get("ways_per_set"), list):
+        return c["ways_per_set"]
+    return w
+
+
 def level_truth(lv):
     """Expected topology values of a cache level of the config."""
     line = lv["line_bytes"]
@@ -158,7 +169,7 @@ class Checker:
         cands = [c] + [dict(c, **a) for a in c.get("alternatives") or []]
 
         def norm(cand, k):
-            v = cand.get(k)
+            v = ways_by_set(cand) if k == "ways" else cand.get(k)
             return sorted(v) if k == "ways" and isinstance(v, list) else v
 
         if self.non_lru_stage2(c, truth):
@@ -307,7 +318,7 @@ class Checker:
         self.eq(name, "entries", entries, c.get("entries"))
         self.eq(name, "size_bytes", entries * entry, c.get("size_bytes"))
         self.eq(name, "sets", truth["sets"], c.get("sets"))
-        ways = c.get("ways")
+        ways = ways_by_set(c)
         self.eq(name, "ways", truth["ways"], sorted(ways) if isinstance(ways, list) else ways)
         self.replacement(name, c, truth)
         want, got_p = truth["miss_penalty_cycles"], c.get("miss_penalty_cycles")

@@ -15,7 +15,8 @@ if(TARGET memhier-infer)
   endfunction()
   set(G ${MEMHIER_INFER_GOLDEN})
   memhier_infer_case(topology 0 ARGS ${G}/bench.json -o topology.json CHECK_FILE topology.json
-    EXPECT "\"schema\": \"memhier-topology/1\"" "\"gpu_name\": \"golden-4k\""
+    EXPECT "\"schema\": \"memhier-topology/2\"" "\"gpu_name\": \"golden-4k\""
+           "\"sm_count\": 1," "\"compute_capability\": \"9.0\"" "\"bench.json\""
            "C in .4096, 5120., wider than the sweep stride" "\"hit_latency_cycles\": 3[0-9]")
   memhier_infer_case(next_requests 0 ARGS ${G}/bench.json -o t.json --next-requests req.json CHECK_FILE req.json
     EXPECT "\"format\": \"memhier-requests/1\"" "\"bytes\": 4224" "\"stride\": 32" "\"mode\": \"count\"")

@@ -133,10 +133,20 @@ class TopologyShapes(unittest.TestCase):
         g = dict(S.geometry(v2))
         self.assertEqual(g["L1 geometry"], "4 ways × 512 sets")
         self.assertEqual(g["L2 geometry"], "16 ways × 25 600 sets")
+
         self.assertEqual(g["SMs"], "132")
         self.assertEqual(g["clock throttled"], "no")
         self.assertEqual(S.wall_text(v2), "28.6 s")
         self.assertEqual(dict(S.headline(v2))["DRAM read"], "3.21 TB/s")
+
+    def test_v2_unequal_sets_read_from_ways_per_set(self):
+        v1 = copy.deepcopy(TOPO_V1)
+        v1["caches"]["l1"]["ways"] = [4, 4, 8]
+        v1["caches"]["l1"]["sets"] = 3
+        v2 = as_v2(v1)
+        v2["caches"]["l1"]["ways"], v2["caches"]["l1"]["ways_per_set"] = None, [4, 4, 8]
+        self.assertEqual(S.geometry(v1), S.geometry(v2))
+        self.assertEqual(dict(S.geometry(v2))["L1 geometry"], "4–8 (by set) ways × 3 sets")
 
 
 class Pages(unittest.TestCase):

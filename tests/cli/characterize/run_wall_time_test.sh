@@ -40,6 +40,10 @@ assert float(ctx["characterize_wall_seconds"]) == float(wall), (ctx["characteriz
 assert ctx["characterize_stages"] == stages, (ctx["characterize_stages"], stages)
 dev = json.load(open(os.path.join(a, "topology.json")))["device"]
 assert float(dev["characterize_wall_seconds"]) == float(wall) and dev["characterize_stages"] == stages, dev
+# memhier-topology/2: the --context value a JSON number, the inputs the archive's files by name
+assert isinstance(dev["characterize_wall_seconds"], (int, float)), dev["characterize_wall_seconds"]
+inputs = json.load(open(os.path.join(a, "topology.json")))["inputs"]
+assert inputs and all("/" not in p and os.path.exists(os.path.join(a, p + ".gz")) for p in inputs), inputs
 r = re.search(r"characterization wall time: ([0-9.]+) s", open(os.path.join(a, "report.md")).read())
 assert r and float(r.group(1)) == float(wall), (r and r.group(1), wall)
 names = [s.rsplit(" ", 1)[0] for s in stages.split(", ")]
