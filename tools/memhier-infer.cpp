@@ -116,8 +116,10 @@ int export_mode(int argc, char** argv) {
   } catch (const std::exception& e) {
     return fail(topo_path + ": not JSON (" + e.what() + ")");
   }
-  if (!topo.is_object() || topo.value("schema", "") != memhier::analysis::kTopologySchema)
-    return fail(topo_path + ": not a memhier topology (schema " + std::string(memhier::analysis::kTopologySchema) + ")");
+  // memhier-topology/1 (archives before 2026-12-02) is read in the /2 shape
+  if (!topo.is_object() || !topo.contains("device") || !memhier::analysis::upgrade_topology(topo))
+    return fail(topo_path + ": not a memhier topology (schema " + std::string(memhier::analysis::kTopologySchema) +
+                " or " + memhier::analysis::kTopologySchemaV1 + ")");
   std::string text;
   try {
     if (kind == "--twin-config") {

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "analysis/report/topology_schema.hpp"
+
 namespace memhier::analysis {
 
 using nlohmann::json;
@@ -288,9 +290,10 @@ void second_level(const json& topo, std::uint64_t banks, Out& o) {
 
 }  // namespace
 
-std::string gpgpusim_config(const json& topo) {
-  if (!topo.is_object() || !topo.contains("device") || !topo.contains("caches"))
+std::string gpgpusim_config(const json& topology) {
+  if (!topology.is_object() || !topology.contains("device") || !topology.contains("caches"))
     throw std::runtime_error("topology: no 'device' or 'caches' block (not a memhier topology?)");
+  const json topo = ways_by_set_view(topology);  // memhier-topology/1 and /2 alike: ways by set
   const json& d = topo["device"];
   Out o;
   o.s << "# GPGPU-Sim / Accel-Sim configuration of " << d.value("gpu_name", std::string("a GPU")) << " (driver "

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "analysis/report/topology_schema.hpp"
 #include "common/policy.hpp"
 
 namespace memhier::analysis {
@@ -416,9 +417,10 @@ void add_l2_views(const json& topo, json& cfg, Twin& t) {
 
 }  // namespace
 
-json twin_config(const json& topo, const std::string& name) {
-  if (!topo.is_object() || !topo.contains("device") || !topo.contains("caches"))
+json twin_config(const json& topology, const std::string& name) {
+  if (!topology.is_object() || !topology.contains("device") || !topology.contains("caches"))
     throw std::runtime_error("topology: no 'device' or 'caches' block (not a memhier topology?)");
+  const json topo = ways_by_set_view(topology);  // memhier-topology/1 and /2 alike: ways by set
   Twin t{topo};
   const json& d = topo["device"];
   json cfg = {{"format", "memhier-sim-config/1"}, {"name", name}};

@@ -10,7 +10,7 @@
 
 namespace memhier::analysis {
 
-// The twin of `topology` (schema memhier-topology/1); `name` becomes the config's name (one word).
+// The twin of `topology` (schema memhier-topology/1 or /2); `name` becomes the config's name (one word).
 // Throws std::runtime_error when the topology lacks what no default can stand for (the device block).
 nlohmann::json twin_config(const nlohmann::json& topology, const std::string& name);
 

@@ -30,6 +30,20 @@ if(TARGET memhier-infer AND TARGET memhier-bench)
     endforeach()
     set(_chk ${CMAKE_CURRENT_SOURCE_DIR}/cli/check_gpgpusim_config.py)
     set(_w ${CMAKE_CURRENT_BINARY_DIR}/cli_gpgpusim)
+    # the oldest H100 archive whose topology.json is memhier-topology/1, read as /2 too
+    set(_v1 "")
+    foreach(_x IN LISTS _h100)
+      file(STRINGS ${_x}/topology.json _m REGEX "\"schema\": \"memhier-topology/1\"" LIMIT_COUNT 1)
+      if(_m AND NOT _v1)
+        set(_v1 ${_x})
+      endif()
+    endforeach()
+    if(_v1)
+      add_test(NAME cli_twin_schema_v2
+               COMMAND ${MEMHIER_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/cli/twin_schema_v2.sh $<TARGET_FILE_DIR:memhier-infer>
+                       ${_v1} ${CMAKE_CURRENT_BINARY_DIR}/cli_twin/schema_v2)
+      set_tests_properties(cli_twin_schema_v2 PROPERTIES LABELS cli TIMEOUT 60)
+    endif()
     add_test(NAME cli_gpgpusim_h100_export
              COMMAND ${CMAKE_COMMAND} -E make_directory ${_w})
     add_test(NAME cli_gpgpusim_h100_write
