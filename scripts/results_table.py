@@ -16,6 +16,7 @@ In DOC, a generated block sits between `<!-- results_table: <sm>/<gpu-slug>/<dri
 (<UTC timestamp>/) under DIR/<sm>/<gpu-slug>/<driver>/ (DIR default: results, against the current
 directory). Bad input: one line on stderr, exit 2.
 """
+import signal
 import argparse
 import json
 import os
@@ -463,4 +464,6 @@ def main():
 
 
 if __name__ == "__main__":
+    # a reader that stops early (`| head`) ends the output quietly, as other Unix tools do
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     sys.exit(main())

@@ -8,6 +8,7 @@ capacity that is not exact says what it is ("50 % pt": the 50 % point of the mis
 The levels beyond one SM (distributed_shared_memory, async_copies, host_memory, peers) and the
 persisting L2 set-aside (l2_persisting: maximum, grant step, largest kept, per request) print only
 where topology.json has them, a missing value as "not determined" with its reason."""
+import signal
 import json
 import os
 import re
@@ -443,6 +444,8 @@ def main(path):
 
 
 if __name__ == "__main__":
+    # a reader that stops early (`| head`) ends the output quietly, as other Unix tools do
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
         print("usage: topology_table.py <archive-dir | topology.json>\n\n" + (__doc__ or "").strip())
         sys.exit(0)

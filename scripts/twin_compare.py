@@ -24,6 +24,7 @@ usage:
       reach), a latency within 1 cycle (or 2 %). Exit 1 with one line per mismatch.
 Stream (throughput) families are not compared: the simulated device answers no throughput family.
 """
+import signal
 import argparse
 import gzip
 import json
@@ -266,4 +267,6 @@ def main():
 
 
 if __name__ == "__main__":
+    # a reader that stops early (`| head`) ends the output quietly, as other Unix tools do
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     sys.exit(main())
