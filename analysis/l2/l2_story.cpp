@@ -1,6 +1,7 @@
 #include "analysis/l2/l2_story.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <set>
 #include <string>
@@ -122,8 +123,8 @@ void write_whole_size(const json& t, json& c) {
              p.text + " = " + std::to_string(p.bytes) + " bytes, not the device's L2 size of " + dev.dump() +
                  " bytes (context l2_cache_bytes): a factor is wrong or not every slice is alike",
              ev);
-    c["size_source"] = nullptr;
-    c["size_bracket_bytes"] = nullptr;
+    c.erase("size_source");
+    c.erase("size_bracket_bytes");
     return;
   }
   if (p.decided) {
@@ -138,8 +139,8 @@ void write_whole_size(const json& t, json& c) {
     set_value(c, "size_source", "device", 0.9, ev, "size_bytes is the device's L2 size: the structure's product lacks a factor");
   } else {
     set_null(c, "size_bytes", "the whole L2: neither the device's L2 size nor the structure's product (" + p.missing + ")", ev);
-    c["size_source"] = nullptr;
-    c["size_bracket_bytes"] = nullptr;
+    c.erase("size_source");
+    c.erase("size_bracket_bytes");
     return;
   }
   set_value(c, "size_bracket_bytes", json::array({c["size_bytes"], c["size_bytes"]}), 0.9, ev, "exact");
@@ -234,6 +235,51 @@ std::string l2_ways_sentence(const json& s) {
          "alone, so they bound nothing) and " + std::to_string(sizes.size() - match - smaller) + " more";
   }
   return o + ".";
+}
+
+}  // namespace memhier::analysis
+
+namespace memhier::analysis {
+
+void explain_slice_count(json& t) {
+  if (!t.contains("l2_slices") || !t["l2_slices"].is_object() || !t.contains("l2_sets")) return;
+  json& sl = t["l2_slices"];
+  const json& s = t["l2_sets"];
+  const json lp = t.value("l2_partitions", json());
+  const json parts = lp.is_object() && lp.contains("map") ? lp["map"].value("partitions", json()) : json();
+  if (sl.value("slices_per_partition", json()).is_number() || !sl.value("slices_per_partition_at_least", json()).is_number() ||
+      !s.value("sets", json()).is_number() || !parts.is_number() || !sl.contains("contention"))
+    return;
+  const json& c = sl["contention"];
+  const auto at_least = sl["slices_per_partition_at_least"].get<std::uint64_t>();
+  const auto sets = s["sets"].get<std::uint64_t>(), P = parts.get<std::uint64_t>();
+  const double draws = c.value("independent_lines", 0.0);
+  // Slice counts that hold whole, equal sets (sets of the ways l2_sets measured): candidates, each
+  // with the slices per partition its lines would leave unseen if they spread evenly.
+  json cand = json::array();
+  std::string text;
+  for (std::uint64_t k = at_least; k <= 2 * at_least && cand.size() < 4; ++k) {
+    if (sets % (P * k) != 0) continue;
+    const double n = static_cast<double>(P * k), unseen = n * std::pow(1 - 1 / n, draws);
+    cand.push_back({{"slices_per_partition", k}, {"sets_per_slice", sets / (P * k)}, {"expected_unseen_slices", unseen}});
+    text += (text.empty() ? "" : ", ") + std::to_string(k) + " (" + std::to_string(sets / (P * k)) + " sets per slice; " +
+            std::to_string(std::lround(unseen * 1000) / 1000.0).substr(0, 5) + " slices expected unseen)";
+  }
+  std::string classes;
+  for (const auto& p : c.value("by_partition", json::array()))
+    classes += (classes.empty() ? "" : ", ") + p.value("classes", json()).dump();
+  sl["slices_per_partition_candidates"] = cand;
+  const std::string why =
+      "the contention separates " + (classes.empty() ? std::to_string(at_least) : classes) + " classes per partition (" +
+      c.value("references", json()).dump() + " reference lines, " + c.value("independent_lines", json()).dump() +
+      " independent test lines), a count the L2's sets do not divide into equal slices; the counts of at least " +
+      std::to_string(at_least) + " that give every slice the same whole number of the " + std::to_string(sets) +
+      " sets (l2_sets) are " + (text.empty() ? std::string("none up to twice that") : text) +
+      ": where a candidate leaves far less than one slice unseen, missing lines do not explain the shortfall, so "
+      "classes merge (two slices' lines slow down together) or the slices differ in size, and the slice's own size "
+      "is not measured on this device to choose among them";
+  json& prov = sl["provenance"]["slices_per_partition"];
+  prov["reason"] = why;
 }
 
 }  // namespace memhier::analysis

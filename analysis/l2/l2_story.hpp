@@ -5,6 +5,8 @@
 // decided that the L2's experiments contradict becomes null with both named: no section of a
 // report says another thing than caches.l2.
 #pragma once
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 namespace memhier::analysis {
@@ -14,6 +16,11 @@ namespace memhier::analysis {
 // where every factor is decided; it must equal the device's L2 size (context l2_cache_bytes), else
 // size_bytes is null with both figures.
 void merge_l2_story(nlohmann::json& t);
+
+// Where l2_slices left slices_per_partition null with a lower bound: the counts that would give
+// every slice the same whole number of l2_sets' sets (slices_per_partition_candidates, each with the
+// slices its test lines would leave unseen) and the measured reason, in l2_slices' provenance.
+void explain_slice_count(nlohmann::json& t);
 
 // One sentence, from l2_sets' own data, on how the verified minimal sets and the cyclic-read sweeps
 // give the ways (and which larger ways the data rule out); "" where l2_sets has no ways.

@@ -108,6 +108,7 @@ nlohmann::json build_topology(const Dataset& data, Requests& requests, const Ref
     t["l2_sets"] = s;
     if (const std::string w = l2_ways_sentence(s); !w.empty()) t["l2_sets"]["ways_explained"] = w;
   }
+  explain_slice_count(t);  // l2_slices: the candidates where the count is a lower bound
   merge_l2_story(t);  // caches.l2: the whole L2 where l2_sets decided it, one SM's view as sub-figures
   nlohmann::json pending = nlohmann::json::object();
   const RefinementRound round = plan_round(data, requests, budget);
