@@ -215,8 +215,8 @@ std::string l2_ways_sentence(const json& s) {
   if (!members.empty())
     o += "the leave-one-out checks find " + list(members) + " lines of one set each, every one of them needed for a miss "
          "(so at least " + std::to_string(members.front() - 1) + " ways); ";
-  o += "the cyclic-read sweeps first miss at k = " + list(steps) + " lines, and k lines of one set miss under " +
-       s.value("replacement", json("LRU")).get<std::string>() + " only when k exceeds the ways, so the earliest step (k = " +
+  o += "the cyclic-read sweeps first miss at k = " + list(steps) + " lines, and k lines of one set all stay in it while k is at most the ways, whatever the policy, so the "
+       "earliest step (k = " +
        std::to_string(first) + ") allows at most " + std::to_string(first - 1) + " ways";
   if (first - 1 < kAccelSimWays)
     o += ", not the " + std::to_string(kAccelSimWays) + " of Accel-Sim's H100 model (no miss before k = " +
@@ -228,11 +228,14 @@ std::string l2_ways_sentence(const json& s) {
          (out ? " (the checks found " + std::to_string(out) + " such line" + (out == 1 ? "" : "s") + ")" : std::string());
   if (!sizes.empty()) {
     std::size_t match = 0, smaller = 0;
-    for (auto x : sizes) match += x == W + 1, smaller += x < W + 1;
-    o += "; of the verified minimal sets (" + list(sizes) + " lines: sets from which no line can be dropped) " +
-         std::to_string(match) + " hold ways + 1 = " + std::to_string(W + 1) + " lines, " + std::to_string(smaller) +
-         " fewer (a set of fewer than ways + 1 lines of one set cannot evict under LRU: they are not one set's lines "
-         "alone, so they bound nothing) and " + std::to_string(sizes.size() - match - smaller) + " more";
+    for (auto x : sizes) match += x == W || x == W + 1, smaller += x < W;
+    o += "; of the verified minimal sets (" + list(sizes) + " lines) " + std::to_string(match) + " of " +
+         std::to_string(sizes.size()) + " hold the " + std::to_string(W) + " or " + std::to_string(W + 1) +
+         " lines a set of that many ways gives (the target and " + std::to_string(W) +
+         " others overflow it; one more where a way holds a line the reads never displace), " + std::to_string(smaller) +
+         " fewer and " + std::to_string(sizes.size() - match - smaller) +
+         " more: a set from which no line can be dropped is minimal for the set's history under the policy, not the "
+         "ways, so these sizes are evidence, not a count";
   }
   return o + ".";
 }
