@@ -152,7 +152,15 @@ void write_index(const json& t, json& c) {
   const json& s = t["l2_sets"];
   const json sl = t.value("l2_slices", json());
   const json within = s.value("index_within_slice", json());
-  if (!sl.is_object() || !sl.value("slices", json()).is_number()) return;
+  if (!sl.is_object() || !sl.value("slices", json()).is_number()) {
+    const std::string why = sl.is_object() && sl.contains("provenance") && sl["provenance"].contains("slices")
+                                ? sl["provenance"]["slices"].value("reason", std::string())
+                                : std::string("no l2_slices section");
+    if (!has_value(c, "index_bits"))
+      set_null(c, "index_bits", "the L2's slices are not counted (l2_slices: " + why + "), so the index (slice, then set "
+               "within the slice) is not decided", evidence_of(s, "sets"));
+    return;
+  }
   Evidence ev = evidence_of(sl, "slices");
   ev.add(sl.value("benchmark", std::string()));
   const std::string w = within.is_null() ? "not determined (" + (s.contains("provenance") && s["provenance"].contains("index_within_slice")
@@ -263,10 +271,11 @@ void explain_slice_count(json& t) {
   std::string text;
   for (std::uint64_t k = at_least; k <= 2 * at_least && cand.size() < 4; ++k) {
     if (sets % (P * k) != 0) continue;
-    const double n = static_cast<double>(P * k), unseen = n * std::pow(1 - 1 / n, draws);
+    // every test line has a slice in each partition (l2_slices classes each partition's probes alone)
+    const double n = static_cast<double>(k), unseen = n * std::pow(1 - 1 / n, draws);
     cand.push_back({{"slices_per_partition", k}, {"sets_per_slice", sets / (P * k)}, {"expected_unseen_slices", unseen}});
     text += (text.empty() ? "" : ", ") + std::to_string(k) + " (" + std::to_string(sets / (P * k)) + " sets per slice; " +
-            std::to_string(std::lround(unseen * 1000) / 1000.0).substr(0, 5) + " slices expected unseen)";
+            std::to_string(std::lround(unseen * 1000) / 1000.0).substr(0, 5) + " slices of a partition expected unseen)";
   }
   std::string classes;
   for (const auto& p : c.value("by_partition", json::array()))
