@@ -81,7 +81,7 @@ def main():
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("-o", "--output", required=True)
     a = ap.parse_args()
-    rnd = random.Random(a.seed * 7919 + len(a.case))
+    rnd = random.Random(f"{a.case}/{a.seed}")
     levels, l2_bytes = CASES[a.case](rnd, a.seed)
     cfg = base(f"{a.case}_{a.seed}", l2_bytes)
     cfg["levels"] = levels
