@@ -53,10 +53,26 @@ json one_sm_sees(const json& c, const json& parts) {
   return o;
 }
 
+// The P-chase's value says the same as the L2's own: equal, per-set ways all equal to the number,
+// or lru_or_fifo (a class: replacement_cyclic_class, else LRU and FIFO) holding every name given.
+bool same_story(const json& c, const std::string& key, const json& value) {
+  const json& mine = c[key];
+  if (mine == value) return true;
+  if (key == "ways" && mine.is_array() && !mine.empty())
+    return std::all_of(mine.begin(), mine.end(), [&](const json& w) { return w == value; });
+  if (key == "replacement" && mine == "lru_or_fifo") {
+    const json cls = c.value("replacement_cyclic_class", json::array({"lru", "fifo"}));
+    const json names = value.is_array() ? value : json::array({value});
+    return std::all_of(names.begin(), names.end(),
+                        [&](const json& n) { return std::find(cls.begin(), cls.end(), n) != cls.end(); });
+  }
+  return false;
+}
+
 // A value of the L2's own experiments into caches.l2: where the P-chase decided another one, null
 // with both named.
 void take(json& c, const std::string& key, const json& value, double conf, const Evidence& ev, const std::string& note) {
-  if (c.contains(key) && !c[key].is_null() && c[key] != value) {
+  if (c.contains(key) && !c[key].is_null() && !same_story(c, key, value)) {
     const std::string pchase = c[key].dump();
     set_null(c, key,
              "the P-chase gives " + pchase + ", the L2's own experiments (" + note + ") give " + value.dump() +
@@ -64,6 +80,7 @@ void take(json& c, const std::string& key, const json& value, double conf, const
              ev);
     return;
   }
+  if (c.contains(key) && c[key].is_array() && key == "ways") return;  // per set, the same ways: kept
   set_value(c, key, value, conf, ev, note);
 }
 
