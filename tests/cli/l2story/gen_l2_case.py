@@ -4,7 +4,7 @@
 usage: gen_l2_case.py <case> --seed N -o config.json
 
 Cases (the structure each seed draws is written into the config, the truth check_l2_case.py reads):
-  l2_gradual   an L2 of 64-512 sets x 8/16 ways of 128-byte lines, modulo or GF(2)-hashed index,
+  l2_gradual   an L2 of 256 KiB - 1 MiB (128-1024 sets x 8/16 ways of 128-byte lines), modulo or GF(2)-hashed index,
                random or tree-PLRU replacement (issue 30: its size was read as the 50 % point,
                17-31 % high, and a tree-PLRU one named random)
   l1_plru128   a 4-way tree-PLRU L1 of 16-64 sets with 128-byte lines (read as 64-byte lines)
@@ -45,8 +45,9 @@ def plain_l2(sets=512):
 
 
 def l2_gradual(rnd, seed):
-    sets = rnd.choice([64, 96, 128, 192, 256, 384, 512])
     ways = rnd.choice([8, 16])
+    # 256 KiB - 1 MiB, as gen_sim_config.py's L2s (a smaller L2 beside the L1 makes the plan repeat a chase)
+    sets = rnd.choice([256, 384, 512, 768, 1024]) // (ways // 8)
     pol = rnd.choice(["random", "plru"])
     idx = {"function": "modulo"}
     if sets & (sets - 1) == 0 and rnd.random() < 0.5:
