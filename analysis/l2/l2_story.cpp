@@ -73,7 +73,8 @@ bool same_story(const json& c, const std::string& key, const json& value) {
 // with both named.
 void take(json& c, const std::string& key, const json& value, double conf, const Evidence& ev, const std::string& note) {
   if (c.contains(key) && !c[key].is_null() && !same_story(c, key, value)) {
-    const std::string pchase = c[key].dump();
+    std::string pchase = c[key].dump();
+    if (pchase.size() > 160) pchase = pchase.substr(0, 160) + "...";  // per-set ways: the start of the list
     set_null(c, key,
              "the P-chase gives " + pchase + ", the L2's own experiments (" + note + ") give " + value.dump() +
                  ": the two disagree",
