@@ -3,7 +3,7 @@
 plain-text table per section: caches, TLBs, bandwidths against the peak, shared memory, global
 memory, warp access, and the measurement itself. scripts/characterize.sh prints it at the end.
 A value that was not determined prints as '-' (the reason is in topology.json and report.md); a
-capacity that is not exact says what it is ("50 % pt": the 50 % point of the miss-rate curve; "fit";
+capacity that is not exact says what it is ("50 % pt": the 50 % point of the miss-rate curve; "fit"; "driver": the device's own L2 size where the structure lacks a factor;
 ">=": a lower bound), equal ways print once, a TLB shows entries, reach per entry, total reach.
 The levels beyond one SM (distributed_shared_memory, async_copies, host_memory, peers) and the
 persisting L2 set-aside (l2_persisting: maximum, grant step, largest kept, per request) print only
@@ -30,7 +30,7 @@ def fmt_capacity(c):
     if c.get("size_bytes") is None:
         lb = c.get("size_bytes_lower_bound")
         return ">= " + fmt_bytes(lb) if lb is not None else "-"
-    mark = {"half_point": " (50 % pt)", "model_fit": " (fit)"}.get(c.get("size_source"), "")
+    mark = {"half_point": " (50 % pt)", "model_fit": " (fit)", "device": " (driver)"}.get(c.get("size_source"), "")
     return fmt_bytes(c["size_bytes"]) + mark
 
 

@@ -524,32 +524,119 @@ std::vector<SetModel> policy_models(const nlohmann::json& c, std::uint64_t line,
 
 }  // namespace
 
-bool fit_capacity_to_policy(CacheJob& job, const Capacity& cap, std::vector<SetModel> models) {
-  nlohmann::json& c = job.cache;
-  if (!has_value(c, "line_bytes") || cap.sizes.size() < 4) return false;
+namespace {
+
+// What a fit of the primary sweep reads: the sweep's shape, the capacities tried and the footprints
+// up to the fit's upper end (beyond it every model misses everywhere). False without a line or with
+// fewer than 4 footprints.
+struct FitInput {
   SweepShape shape;
-  shape.stride = cap.onset.stride;
-  shape.line = c["line_bytes"].get<std::uint64_t>();
-  shape.fill = has_value(c, "sector_bytes") ? c["sector_bytes"].get<std::uint64_t>() : shape.line;
-  shape.timed_passes = cap.timed_passes;
-  const std::uint64_t lo = std::max<std::uint64_t>(shape.line, cap.onset.lo / 2);
-  const std::uint64_t hi = std::max<std::uint64_t>(2 * std::max(cap.half.hi, cap.onset.hi), lo);
-  if (models.empty()) models = policy_models(c, shape.line, hi);
-  if (models.empty()) return false;
-  // The footprints up to the fit's upper end (beyond it every model misses everywhere).
+  std::uint64_t lo = 0, hi = 0;
   std::vector<std::uint64_t> sz;
   std::vector<double> miss, n;
-  for (std::size_t i = 0; i < cap.sizes.size() && cap.sizes[i] <= hi; ++i)
-    sz.push_back(cap.sizes[i]), miss.push_back(cap.miss[i]), n.push_back(cap.n[i]);
-  const CapacityFit f = fit_capacity(sz, miss, n, shape, models, lo, hi);
+};
+bool fit_input(const CacheJob& job, const Capacity& cap, FitInput& in) {
+  const nlohmann::json& c = job.cache;
+  if (!has_value(c, "line_bytes") || cap.sizes.size() < 4) return false;
+  in.shape.stride = cap.onset.stride;
+  in.shape.line = c["line_bytes"].get<std::uint64_t>();
+  in.shape.fill = has_value(c, "sector_bytes") ? c["sector_bytes"].get<std::uint64_t>() : in.shape.line;
+  in.shape.timed_passes = cap.timed_passes;
+  in.lo = std::max<std::uint64_t>(in.shape.line, cap.onset.lo / 2);
+  in.hi = std::max<std::uint64_t>(2 * std::max(cap.half.hi, cap.onset.hi), in.lo);
+  for (std::size_t i = 0; i < cap.sizes.size() && cap.sizes[i] <= in.hi; ++i)
+    in.sz.push_back(cap.sizes[i]), in.miss.push_back(cap.miss[i]), in.n.push_back(cap.n[i]);
+  return true;
+}
+
+void write_fit(nlohmann::json& c, const CapacityFit& f, std::uint64_t lo, std::uint64_t hi, const Evidence& ev,
+               const std::string& extra) {
+  set_value(c, "size_bytes", f.bytes, 0.8, ev, "capacity: " + f.note + extra);
+  set_value(c, "size_bracket_bytes", nlohmann::json::array({lo, hi}), 0.9, ev,
+            "capacities whose model curve fits the measured one as well as the best");
+  set_value(c, "size_source", "model_fit", 0.9, ev, "size_bytes is a model fit of the miss-rate curve");
+}
+
+}  // namespace
+
+bool fit_capacity_to_policy(CacheJob& job, const Capacity& cap, std::vector<SetModel> models) {
+  nlohmann::json& c = job.cache;
+  FitInput in;
+  if (!fit_input(job, cap, in)) return false;
+  if (models.empty()) models = policy_models(c, in.shape.line, in.hi);
+  if (models.empty()) return false;
+  const CapacityFit f = fit_capacity(in.sz, in.miss, in.n, in.shape, models, in.lo, in.hi);
   if (!f.found) {
     c["provenance"]["size_bytes"]["model_fit"] = f.note;
     return false;
   }
-  set_value(c, "size_bytes", f.bytes, 0.8, cap.onset.evidence, "capacity: " + f.note);
-  set_value(c, "size_bracket_bytes", nlohmann::json::array({f.lo, f.hi}), 0.9, cap.onset.evidence,
-            "capacities whose model curve fits the measured one as well as the best");
-  set_value(c, "size_source", "model_fit", 0.9, cap.onset.evidence, "size_bytes is a model fit of the miss-rate curve");
+  write_fit(c, f, f.lo, f.hi, cap.onset.evidence, "");
+  return true;
+}
+
+namespace {
+
+// The policies whose cyclic-chase curve rises gradually (LRU, FIFO and SLRU step from no miss to all
+// misses at the capacity): each is fitted at 2-128 ways.
+const char* const kGradualPolicies[] = {"random", "plru", "plru_tree", "bit_plru", "bit_plru_n", "nru", "srrip", "brrip"};
+
+struct PolicyFits {
+  std::vector<CapacityFit> fits;  // one per policy with a model, best first
+  std::vector<std::string> tied;  // the policies that fit as well as the best (the best first)
+};
+PolicyFits fit_every_policy(const FitInput& in) {
+  PolicyFits out;
+  for (const char* p : kGradualPolicies) {
+    std::vector<SetModel> models;
+    for (std::uint32_t w = 2; w <= 128; w *= 2)
+      if (w * in.shape.line <= in.hi && policy::policy_ways_problem(p, w).empty()) models.push_back({p, w, {}});
+    if (models.empty()) continue;
+    out.fits.push_back(fit_capacity(in.sz, in.miss, in.n, in.shape, models, in.lo, in.hi));
+  }
+  std::sort(out.fits.begin(), out.fits.end(), [](auto& a, auto& b) { return a.rms < b.rms; });
+  if (out.fits.empty()) return out;
+  const double b = out.fits.front().rms, noise = out.fits.front().noise_rms;
+  // The fit's own tolerance between capacities: within 1.5 x the best sum of squares plus sampling.
+  for (const auto& f : out.fits)
+    if (f.found && f.rms * f.rms <= 1.5 * b * b + noise * noise + kFitSlack * kFitSlack) out.tied.push_back(f.set.policy);
+  return out;
+}
+
+}  // namespace
+
+bool fit_capacity_over_policies(CacheJob& job, const Capacity& cap) {
+  nlohmann::json& c = job.cache;
+  FitInput in;
+  if (!fit_input(job, cap, in)) return false;
+  const PolicyFits pf = fit_every_policy(in);
+  std::string table;
+  for (const auto& f : pf.fits)
+    table += (table.empty() ? "" : ", ") + f.set.policy + " " + std::to_string(f.set.ways) + " ways " +
+             std::to_string(f.bytes) + " bytes rms " + std::to_string(std::lround(f.rms * 1000) / 1000.0).substr(0, 5);
+  const std::string read = c.value("replacement", nlohmann::json()).dump();
+  if (pf.tied.empty()) {
+    c["provenance"]["size_bytes"]["model_fit"] = "no policy model describes the curve (" + table + ")";
+    set_null(c, "replacement", "the capacity sweep read as " + read + ", but no policy model (" + table +
+                                   ") describes its miss-rate curve", cap.onset.evidence);
+    return false;
+  }
+  const CapacityFit& best = pf.fits.front();
+  std::uint64_t lo = best.lo, hi = best.hi;
+  for (const auto& f : pf.fits)
+    if (std::find(pf.tied.begin(), pf.tied.end(), f.set.policy) != pf.tied.end())
+      lo = std::min(lo, f.lo), hi = std::max(hi, f.hi);
+  write_fit(c, best, lo, hi, cap.onset.evidence, "; every gradual policy fitted at 2-128 ways: " + table);
+  c["replacement_candidates"] = pf.tied;
+  if (pf.tied.size() == 1) {
+    set_value(c, "replacement", best.set.policy, 0.6, cap.onset.evidence,
+              "the one policy whose model fits the capacity sweep's miss-rate curve (" + table + "; read first as " +
+                  read + ")");
+  } else {
+    std::string names;
+    for (const auto& t : pf.tied) names += (names.empty() ? "" : ", ") + t;
+    set_null(c, "replacement", "the capacity sweep's curve is not LRU/FIFO's step, and " + names +
+                                   " fit it equally well (" + table + "): replacement_candidates", cap.onset.evidence);
+  }
   return true;
 }
 

@@ -92,6 +92,12 @@ void request_half_point(CacheJob& job, int carveout, const Capacity& cap);
 // policy or line is not known.
 // models: the set models to try (empty: from the cache's replacement and ways values).
 bool fit_capacity_to_policy(CacheJob& job, const Capacity& cap, std::vector<SetModel> models = {});
+// A curve that read as non-LRU (random, non-lru): the capacity fitted with every policy whose cyclic
+// curve rises gradually (random, tree-PLRU, bit-PLRU, NRU, RRIP) at 2-128 ways; size_bytes from the
+// best fit, its interval over every policy that fits as well; replacement named only where one
+// policy fits uniquely best, else null with replacement_candidates. False when no model describes
+// the curve (replacement null then too: the reading that called for the fit is not confirmed).
+bool fit_capacity_over_policies(CacheJob& job, const Capacity& cap);
 // The capacity from the structure: sets x ways x line, replacing the 50 % point (size_bytes).
 void write_structure_capacity(CacheJob& job, std::uint64_t bytes, const std::string& how, const Evidence& ev);
 

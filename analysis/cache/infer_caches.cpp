@@ -146,9 +146,9 @@ double noise_of(InferContext& ctx, const SizeResult& r) {
 // stands for the capacity only by convention, and under such a policy it over-reads (random reaches
 // half its misses at 1.39 C fully associative, a 16-way random or tree-PLRU L2 at 1.17-1.3 C): null
 // with the reason; half_point_bytes and the interval from where misses begin stay.
-void null_half_point_under_policy(CacheJob& job) {
+// rep: the replacement read before the fit (a failed fit over every policy nulls it).
+void null_half_point_under_policy(CacheJob& job, const nlohmann::json& rep) {
   nlohmann::json& c = job.cache;
-  const nlohmann::json rep = c.value("replacement", nlohmann::json());
   if (c.value("size_source", nlohmann::json()) != "half_point" || rep.is_null() || rep == "lru_or_fifo" ||
       rep == "lru" || rep == "fifo")
     return;
@@ -185,8 +185,11 @@ void infer_one(CacheJob& job) {
   const Structure st = infer_structure(job, cap);
   // The 50 % point is not the capacity once the policy is known (a random or tree-PLRU set reaches
   // half its misses well above C): fit the curve with it whatever the structure steps still wait for.
-  const bool fitted = cache.value("size_source", nlohmann::json()) == "half_point" && fit_capacity_to_policy(job, cap);
-  if (!fitted) null_half_point_under_policy(job);
+  const nlohmann::json rep = cache.value("replacement", nlohmann::json());
+  const bool half = cache.value("size_source", nlohmann::json()) == "half_point";
+  const bool fitted = half && (rep == "random" || rep == "non-lru" ? fit_capacity_over_policies(job, cap)
+                                                                     : fit_capacity_to_policy(job, cap));
+  if (!fitted) null_half_point_under_policy(job, rep);
   if (st == Structure::undetermined && !fitted) {
     for (const auto& [co, c] : sizes) request_half_point(job, co, c);
   }

@@ -1,5 +1,7 @@
 #include "analysis/cache/replacement.hpp"
 
+#include "analysis/gate/topology_fields.hpp"
+
 #include "analysis/core/stats.hpp"
 
 #include <algorithm>
@@ -126,6 +128,30 @@ std::uint64_t known_ways(const CacheJob& job, const Stage2& s2) {
   return 0;
 }
 
+// lru_or_fifo names a class, not two policies: every policy under which a cyclic chase over ways + 1
+// lines of a set misses on every access gives the same trace (NRU and bit-PLRU do, issue 30 item 5).
+// Writes that class for the cache's ways (every distinct count of unequal sets) and names it in the
+// note.
+std::string write_cyclic_class(CacheJob& job, std::uint64_t ways) {
+  std::set<std::uint32_t> counts;
+  const nlohmann::json w = job.cache.value("ways", nlohmann::json());
+  if (w.is_array())
+    for (const auto& x : w)
+      if (x.is_number()) counts.insert(x.get<std::uint32_t>());
+  if (counts.empty() && ways > 0) counts.insert(static_cast<std::uint32_t>(ways));
+  if (counts.empty()) return "";
+  std::set<std::string> cls = cyclic_thrashing_policies(*counts.begin());
+  for (auto k : counts) {
+    const auto other = cyclic_thrashing_policies(k);
+    for (auto it = cls.begin(); it != cls.end();) it = other.count(*it) ? std::next(it) : cls.erase(it);
+  }
+  job.cache["replacement_cyclic_class"] = std::vector<std::string>(cls.begin(), cls.end());
+  std::string names;
+  for (const auto& n : cls)
+    if (n != "lru" && n != "fifo" && names.size() < 200) names += (names.empty() ? "" : ", ") + n;
+  return names.empty() ? "" : "; so do " + names + " (replacement_cyclic_class): lru_or_fifo names that class";
+}
+
 // The j = 1 fine run: its trace holds several passes over the C/u + 1 lines.
 void replacement_from_trace(CacheJob& job, const Stage2& s2) {
   const Trace* t = job.data().trace(*s2.first_step);
@@ -142,10 +168,11 @@ void replacement_from_trace(CacheJob& job, const Stage2& s2) {
     set_null(job.cache, "replacement", pr.reason, pev);
     return;
   }
+  const std::string cls = pr.policy == "lru_or_fifo" ? write_cyclic_class(job, known_ways(job, s2)) : "";
   set_value(job.cache, "replacement", pr.policy, pr.policy == "lru_or_fifo" ? 0.9 : 0.8, pev,
             pr.policy == "lru_or_fifo"
                 ? "periodic: every line of the overflowed set misses in every pass; a cyclic P-chase cannot "
-                  "tell LRU from FIFO" +
+                  "tell LRU from FIFO" + cls +
                       (pr.spurious_misses ? " (" + std::to_string(pr.spurious_misses) +
                                                 " isolated extra misses, as many as the measured noise makes, set aside)"
                                           : std::string())
@@ -172,7 +199,7 @@ void replacement_from_counts(CacheJob& job, const Stage2& s2) {
   if (exact)
     set_value(job.cache, "replacement", "lru_or_fifo", 0.8, s2.evidence,
               "count-mode stage 2: every line of each overflowed set misses in every pass; a cyclic P-chase "
-              "cannot tell LRU from FIFO");
+              "cannot tell LRU from FIFO" + write_cyclic_class(job, 0));
   else
     set_null(job.cache, "replacement",
              "too many lines for a fine trace holding several passes, and the miss counts are not those of "

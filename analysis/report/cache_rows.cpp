@@ -17,6 +17,7 @@ const Fields kCacheFields = {
     {"size_bytes", "capacity"},
     {"onset_size_bytes", "misses begin (onset)"},
     {"half_point_bytes", "50 % point of the miss-rate curve"},
+    {"one_sm_sees", "one SM sees (P-chase)"},
     {"line_bytes", "line"},
     {"sector_bytes", "fill granularity (sector)"},
     {"sets", "sets"},
@@ -58,6 +59,7 @@ std::string size_source_text(const std::string& src) {
   if (src == "structure") return "sets × ways × line";
   if (src == "half_point") return "the 50 % point of the miss-rate curve";
   if (src == "model_fit") return "a fit of the miss-rate curve";
+  if (src == "device") return "the device's L2 size (driver)";
   return src;
 }
 
@@ -87,6 +89,18 @@ std::string onset_text(const json& c) {
     s += "; the smallest with misses " + rf::bytes_long(hi);
   }
   return s;
+}
+
+// caches.l2.one_sm_sees: the P-chase's figures beside the whole L2.
+std::string one_sm_text(const json& o) {
+  std::string s;
+  auto add = [&](const char* k, const char* label) {
+    if (o.contains(k) && o[k].is_number()) s += (s.empty() ? "" : "; ") + std::string(label) + " " + rf::bytes_long(o[k].get<double>());
+  };
+  add("onset_size_bytes", "misses begin at");
+  add("half_point_bytes", "50 % point");
+  add("replication_limit_bytes", "replication limit");
+  return s.empty() ? "—" : s + " (one SM's chase; not the L2's size)";
 }
 
 std::string half_point_text(const json& c) {
@@ -125,6 +139,7 @@ std::string value_text(const json& c, const std::string& k) {
   const json& v = c[k];
   if (k == "size_bytes") return capacity_text(c);
   if (k == "onset_size_bytes") return onset_text(c);
+  if (k == "one_sm_sees") return one_sm_text(v);
   if (k == "half_point_bytes") return half_point_text(c);
   if (k.size() > 6 && k.compare(k.size() - 6, 6, "_bytes") == 0 && v.is_number()) return rf::bytes_long(v.get<double>());
   if (k == "ways") return rf::ways_text(v);
@@ -192,6 +207,8 @@ std::vector<Row> rows(const std::string& name, const json& c) {
       if (!(tlb && k == "sets" && determined(c, "ways"))) continue;
     }
     if (k == "half_point_bytes" && c.value("size_source", std::string()) == "half_point") continue;
+    // the L2's whole story: one SM's onset and 50 % point are one row (one_sm_sees)
+    if ((k == "half_point_bytes" || k == "onset_size_bytes") && c.contains("one_sm_sees")) continue;
     if (tlb && (k == "sets" || k == "ways")) {  // one row: sets × ways
       if (k == "sets") out.push_back({"sets × ways", rf::sets_ways_text(c.value("sets", json()), c.value("ways", json())),
                                       confidence_or(c, determined(c, "ways") ? "ways" : "sets", "")});
@@ -215,7 +232,7 @@ std::string summary_cell(const json& c, const std::string& k) {
   }
   if (c[k].is_number() && k.find("bytes") != std::string::npos) {
     const std::string src = k == "size_bytes" ? c.value("size_source", std::string()) : "";
-    return rf::bytes_short(num(c, k)) + (src == "half_point" ? " (50 % point)" : src == "model_fit" ? " (fit)" : "");
+    return rf::bytes_short(num(c, k)) + (src == "half_point" ? " (50 % point)" : src == "model_fit" ? " (fit)" : src == "device" ? " (driver)" : "");
   }
   return rf::plain(c[k]);
 }

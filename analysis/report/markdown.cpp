@@ -99,7 +99,7 @@ void render_summary(std::ostringstream& o, const json& caches) {
     }
   }
   o << "\nLatencies in cycles, timing overhead removed; capacity exact (sets × ways × line) unless marked "
-       "(50 % point: where half the accesses of the miss-rate curve miss; fit: a fit of that curve; ≥: a lower "
+       "(50 % point: where half the accesses of the miss-rate curve miss; fit: a fit of that curve; driver: the device's own figure; ≥: a lower "
        "bound); — not determined (the reason in the cache's screen below).\n\n";
 }
 

@@ -262,6 +262,7 @@ void l2_sets(const json& s, std::ostringstream& out) {
   }
   out << "| eviction tests | " << rf::plain(s.value("tests", json())) << " (the most for one target: "
       << rf::plain(s.value("tests_max_target", json())) << ") |\n";
+  if (s.contains("ways_explained") && s["ways_explained"].is_string()) out << "\n" << s["ways_explained"].get<std::string>() << "\n";
   if (s.contains("method")) out << "\nMethod: " << rf::plain(s["method"]) << ".\n";
 }
 

@@ -9,6 +9,7 @@
 #include "analysis/l2/l2_evsets.hpp"
 #include "analysis/l2/l2_partitions.hpp"
 #include "analysis/l2/l2_slices.hpp"
+#include "analysis/l2/l2_story.hpp"
 #include "analysis/memory/levels.hpp"
 #include "analysis/memory/outstanding.hpp"
 #include "analysis/l2/persisting_l2.hpp"
@@ -103,7 +104,12 @@ nlohmann::json build_topology(const Dataset& data, Requests& requests, const Ref
     if (auto s = l2_slices_section(data, parts); !s.is_null()) t["l2_slices"] = s;
   }
   // ways and sets from minimal eviction sets, per slice over l2_slices (only where measured)
-  if (auto s = l2_sets_section(data, t); !s.is_null()) t["l2_sets"] = s;
+  if (auto s = l2_sets_section(data, t); !s.is_null()) {
+    t["l2_sets"] = s;
+    if (const std::string w = l2_ways_sentence(s); !w.empty()) t["l2_sets"]["ways_explained"] = w;
+  }
+  explain_slice_count(t);  // l2_slices: the candidates where the count is a lower bound
+  merge_l2_story(t);  // caches.l2: the whole L2 where l2_sets decided it, one SM's view as sub-figures
   nlohmann::json pending = nlohmann::json::object();
   const RefinementRound round = plan_round(data, requests, budget);
   requests.selected = round.requests;

@@ -1,4 +1,5 @@
-# Issue 20: configs that exposed analyzer faults and whose right answer is a null with its reason
+# Issue 20: configs that exposed analyzer faults and whose right answer was a null with its reason
+# (l2_plru_gf2: since issue 30 item 5 the fit over every gradual policy gives its size and policy)
 # (check_topology.py asks for every value, so they cannot join sim/configs): the loop of
 # infer_sim_loop.sh, then check_issue20.py on the cache concerned. Configs whose values all come out
 # right live in sim/configs (cli_infer_sim_<name>): l2_modulo_96_sets (fault d).
@@ -8,7 +9,7 @@ if(TARGET memhier-infer AND TARGET memhier-bench)
   if(MEMHIER_BASH AND Python3_Interpreter_FOUND)
     set(_dir ${CMAKE_CURRENT_SOURCE_DIR}/cli/issue20)
     # name | config | cache | check
-    set(_cases "l2_plru_gf2|l2_plru_gf2.json|l2|null_not_half_point"
+    set(_cases "l2_plru_gf2|l2_plru_gf2.json|l2|fit=262144:plru"
                "l2_random_384_sets|l2_random_384_sets.json|l2|line=128")
     foreach(case ${_cases})
       string(REPLACE "|" ";" kv "${case}")

@@ -6,6 +6,8 @@ usage: check_issue20.py <topology.json> <cache> <check>
                        (half_point_bytes) and the capacity's interval from where misses begin
                        (size_bracket_bytes starts at onset_size_bytes)
   line=N                line_bytes is N
+  fit=N:P               size_bytes is N from a fit of the curve (size_source model_fit), replacement P
+                        (issue 30 item 5: the fit with every gradual policy replaced the null)
 Exit 0 when it holds, 1 with the reason otherwise.
 """
 import json
@@ -29,7 +31,11 @@ def main(argv):
         print(__doc__.splitlines()[2], file=sys.stderr)
         return 2
     c = json.load(open(argv[1]))["caches"][argv[2]]
-    if argv[3].startswith("line="):
+    if argv[3].startswith("fit="):
+        n, p = argv[3].split("=", 1)[1].split(":")
+        got = (c.get("size_bytes"), c.get("size_source"), c.get("replacement"))
+        why = "" if got == (int(n), "model_fit", p) else f"size_bytes, size_source, replacement {got}, expected {(int(n), 'model_fit', p)}"
+    elif argv[3].startswith("line="):
         want = int(argv[3].split("=", 1)[1])
         why = "" if c.get("line_bytes") == want else f"line_bytes {c.get('line_bytes')}, expected {want}"
     else:
