@@ -56,7 +56,15 @@ struct Out {
 
 // Replacement letter: L or F; anything else becomes the nearest the archive names (replacement_gpgpusim).
 char repl_letter(const json& c, std::string* why) {
-  const std::string r = c.value("replacement", json()).is_string() ? c["replacement"].get<std::string>() : "";
+  const json rv = c.value("replacement", json());
+  if (rv.is_array())  // candidates the experiments predict alike (e.g. ["lru", "slru_p1"])
+    for (const auto& x : rv)
+      if (x == "lru" || x == "fifo") {
+        *why = "replacement: candidates " + rv.dump() + " predict the measurements alike; the format says " +
+               x.get<std::string>();
+        return x == "fifo" ? 'F' : 'L';
+      }
+  const std::string r = rv.is_string() ? rv.get<std::string>() : "";
   if (r == "lru" || r == "lru_or_fifo" || r == "fifo") *why = "replacement measured " + r;
   if (r == "lru" || r == "lru_or_fifo") return 'L';
   if (r == "fifo") return 'F';

@@ -68,6 +68,17 @@ json pseudo_random_rows(unsigned line_bits, unsigned set_bits) {
 
 // The replacement policy: the measured one, the nearest model for a class ("lru_or_fifo"), or LRU.
 std::string policy_of(const json& v, std::uint32_t ways, const std::string& field, Twin& t) {
+  // candidates that every experiment predicts alike (e.g. ["lru", "slru_p1"]): the first the
+  // simulator models
+  if (v.is_array()) {
+    for (const auto& c : v)
+      if (c.is_string() && !policy::canonical_policy_name(c.get<std::string>()).empty() &&
+          policy::policy_ways_problem(policy::canonical_policy_name(c.get<std::string>()), ways).empty()) {
+        t.deriv(field, "candidates " + v.dump() + " predict the measurements alike: the first the simulator models, " +
+                           c.get<std::string>());
+        return policy::canonical_policy_name(c.get<std::string>());
+      }
+  }
   const std::string measured = v.is_string() ? v.get<std::string>() : "";
   std::string p = policy::canonical_policy_name(measured);
   if (measured == "lru_or_fifo") {
@@ -189,7 +200,17 @@ void recut_hashed(json& L, const std::string& field, Twin& t) {
 // one partition (an SM's lines are cached in its own partition) when that lies in the capacity
 // bracket of the P-chase, else the P-chase's size split into the measured (or 16) ways.
 json l2_level(const json& topo, Twin& t) {
-  const json& c = topo["caches"]["l2"];
+  json c = topo["caches"]["l2"];
+  // A topology whose caches.l2 is the whole L2 (its size from partitions x slices x sets x ways x
+  // line) keeps what one SM's chase sees under one_sm_sees: the twin's level is that view.
+  if (c.contains("one_sm_sees") && c["one_sm_sees"].is_object()) {
+    const json v = c["one_sm_sees"];
+    c["size_bytes"] = v.value("half_point_bytes", json());
+    c["size_bracket_bytes"] = v.value("half_point_bracket_bytes", json());
+    c.erase("ways");
+    c.erase("sets");
+    t.deriv("levels.l2.size_bytes", "caches.l2 is the whole L2; the level is what one SM sees (one_sm_sees)");
+  }
   if (c.contains("ways") && c["ways"].is_array()) return cache_level(c, "l2", 128, t);
   const json ls = topo.value("l2_sets", json::object());
   const auto sets = num(ls, "sets"), ways = num(ls, "ways");

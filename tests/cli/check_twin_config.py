@@ -40,6 +40,13 @@ def main(argv):
                      "hit_latency_cycles": L["hit_latency_cycles"], "replacement": L["replacement"]}
         for f, tv in twin_vals.items():
             real = c.get(f)
+            if f in ("sets", "ways") and isinstance(c.get("one_sm_sees"), dict):
+                # caches.l2 is the whole L2; the twin's level is what one SM sees (derived, noted)
+                if not named(f"levels.{lname}.size_bytes"):
+                    problems.append(f"{cache}: the whole L2 in the topology, one SM's view in the twin without a note")
+                continue
+            if f == "ways" and isinstance(real, (int, float)) and not isinstance(real, bool):
+                real = [real] * sets  # memhier-topology/2: one count where every set agrees
             key = f"levels.{lname}." + ("sets" if f == "ways" and real is None else f)
             if real is None:
                 if not named(f"levels.{lname}.{f}") and not named(key):
@@ -47,6 +54,9 @@ def main(argv):
             elif f == "hit_latency_cycles":
                 if abs(tv - real) > 0.5 + 1e-9:
                     problems.append(f"{cache}.hit_latency_cycles: topology {real}, twin {tv}")
+            elif f == "replacement" and isinstance(real, list):
+                if tv not in real and not named(f"levels.{lname}.replacement"):
+                    problems.append(f"{cache}.replacement: candidates {real}, twin {tv} without a note")
             elif f == "replacement":
                 if real in SIM_POLICIES and tv != real:
                     problems.append(f"{cache}.replacement: topology {real}, twin {tv}")
