@@ -92,6 +92,22 @@ std::string check_paths(const std::vector<std::string>& inputs, const std::vecto
 }
 }  // namespace
 
+// A topology file written by memhier-infer into *topo, memhier-topology/1 (archives before
+// 2026-12-02) read in the /2 shape; the error line ("" when it was read).
+std::string read_topology(const std::string& path, const std::string& unreadable, nlohmann::json* topo) {
+  try {
+    std::ifstream in(path);
+    if (!in) return path + ": " + unreadable;
+    *topo = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    return path + ": not JSON (" + e.what() + ")";
+  }
+  if (!topo->is_object() || !topo->contains("device") || !memhier::analysis::upgrade_topology(*topo))
+    return path + ": not a memhier topology (schema " + std::string(memhier::analysis::kTopologySchema) + " or " +
+           memhier::analysis::kTopologySchemaV1 + ")";
+  return "";
+}
+
 // --twin-config / --gpgpusim-config ARCHIVE [-o FILE]: an export of the topology alone; -1 when
 // neither is asked for (the ordinary analysis runs).
 int export_mode(int argc, char** argv) {
@@ -109,17 +125,9 @@ int export_mode(int argc, char** argv) {
   namespace fs = std::filesystem;
   const std::string topo_path = fs::is_directory(src) ? (fs::path(src) / "topology.json").string() : src;
   nlohmann::json topo;
-  try {
-    std::ifstream in(topo_path);
-    if (!in) return fail(topo_path + ": cannot read (an archive directory holds topology.json)");
-    topo = nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    return fail(topo_path + ": not JSON (" + e.what() + ")");
-  }
-  // memhier-topology/1 (archives before 2026-12-02) is read in the /2 shape
-  if (!topo.is_object() || !topo.contains("device") || !memhier::analysis::upgrade_topology(topo))
-    return fail(topo_path + ": not a memhier topology (schema " + std::string(memhier::analysis::kTopologySchema) +
-                " or " + memhier::analysis::kTopologySchemaV1 + ")");
+  if (const std::string e = read_topology(topo_path, "cannot read (an archive directory holds topology.json)", &topo);
+      !e.empty())
+    return fail(e);
   std::string text;
   try {
     if (kind == "--twin-config") {
@@ -146,18 +154,8 @@ int rewrite_topology(const std::string& from, const std::vector<std::string>& in
   if (!inputs.empty()) return fail("--from-topology takes no inputs (it analyzes nothing); see --help");
   if (!next.empty()) return fail("--from-topology cannot write --next-requests (it analyzes nothing)");
   if (out.empty() && report.empty()) return fail("--from-topology needs -o or --report; see --help");
-  nlohmann::json topo;
-  try {
-    std::ifstream in(from);
-    if (!in) return fail(from + ": cannot read");
-    topo = nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    return fail(from + ": not JSON (" + e.what() + ")");
-  }
-  // a memhier-topology/1 document is written again in the /2 shape
-  if (!topo.is_object() || !topo.contains("device") || !memhier::analysis::upgrade_topology(topo))
-    return fail(from + ": not a memhier topology (schema " + std::string(memhier::analysis::kTopologySchema) + " or " +
-                memhier::analysis::kTopologySchemaV1 + ")");
+  nlohmann::json topo;  // a memhier-topology/1 document is written again in the /2 shape
+  if (const std::string e = read_topology(from, "cannot read", &topo); !e.empty()) return fail(e);
   for (const auto& [k, v] : context) topo["device"][k] = memhier::analysis::device_value(k, v);
   try {
     if (!out.empty() && !write_file(out, topo.dump(2) + "\n")) return fail(out + ": cannot write");

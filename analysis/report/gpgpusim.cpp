@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "analysis/report/json_numbers.hpp"
 #include "analysis/report/topology_schema.hpp"
 
 namespace memhier::analysis {
@@ -14,20 +15,9 @@ using nlohmann::json;
 
 namespace {
 
-std::optional<double> num(const json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
-  return j[key].get<double>();
-}
-std::optional<double> dev_num(const json& d, const char* key) {
-  if (!d.contains(key)) return std::nullopt;
-  if (d[key].is_number()) return d[key].get<double>();
-  try {
-    return d[key].is_string() ? std::optional<double>(std::stod(d[key].get<std::string>())) : std::nullopt;
-  } catch (...) {
-    return std::nullopt;
-  }
-}
-bool pow2(std::uint64_t x) { return x && !(x & (x - 1)); }
+std::optional<double> num(const json& j, const char* key) { return json_number(j, key); }
+std::optional<double> dev_num(const json& d, const char* key) { return device_number(d, key); }
+bool pow2(std::uint64_t x) { return is_pow2(x); }
 std::uint64_t u64(double x) { return static_cast<std::uint64_t>(std::llround(x)); }
 std::string str(double x) {
   std::ostringstream o;

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "analysis/report/json_numbers.hpp"
 #include "analysis/report/topology_schema.hpp"
 #include "common/policy.hpp"
 
@@ -17,22 +18,9 @@ using nlohmann::json;
 
 namespace {
 
-std::optional<double> num(const json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
-  return j[key].get<double>();
-}
-// Device block values are strings ("132"); numbers are accepted too.
-std::optional<double> dev_num(const json& d, const char* key) {
-  if (!d.contains(key)) return std::nullopt;
-  if (d[key].is_number()) return d[key].get<double>();
-  if (!d[key].is_string()) return std::nullopt;
-  try {
-    return std::stod(d[key].get<std::string>());
-  } catch (...) {
-    return std::nullopt;
-  }
-}
-bool pow2(std::uint64_t x) { return x && !(x & (x - 1)); }
+std::optional<double> num(const json& j, const char* key) { return json_number(j, key); }
+std::optional<double> dev_num(const json& d, const char* key) { return device_number(d, key); }
+bool pow2(std::uint64_t x) { return is_pow2(x); }
 unsigned log2u(std::uint64_t x) {
   unsigned n = 0;
   while ((1ull << n) < x) ++n;
