@@ -177,7 +177,8 @@ std::size_t count_determined_values(const nlohmann::json& t) {
   // per_sm is set from the load path's kind for every cache, measured or not
   static const std::set<std::string> bookkeeping = {"schema",      "device",     "inputs",  "provenance",
                                                     "evidence",    "notes",      "note",    "reason",
-                                                    "measurement", "refinement_pending", "refinement", "confidence", "per_sm"};
+                                                    "measurement", "refinement_pending", "refinement", "confidence", "per_sm",
+                                                    "analyzer"};
   std::size_t n = 0;
   std::function<void(const nlohmann::json&)> walk = [&](const nlohmann::json& j) {
     if (j.is_object()) {

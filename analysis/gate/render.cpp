@@ -16,15 +16,27 @@ namespace memhier::analysis {
 namespace compare_detail {
 
 // Words wrapped to `width` columns, continuation lines indented by `indent`.
+// A word longer than a line (a JSON list of values) is broken after its commas, else anywhere.
 std::string wrap(const std::string& text, std::size_t width, std::size_t indent) {
   std::istringstream in(text);
   std::string word, line, out;
+  const std::size_t room = width > indent + 8 ? width - indent : 8;
+  std::vector<std::string> words;
   while (in >> word) {
-    if (!line.empty() && line.size() + 1 + word.size() > width) {
+    while (word.size() > room) {
+      std::size_t cut = word.rfind(',', room - 1);
+      cut = cut == std::string::npos || cut == 0 ? room : cut + 1;
+      words.push_back(word.substr(0, cut));
+      word = word.substr(cut);
+    }
+    words.push_back(word);
+  }
+  for (const auto& w : words) {
+    if (!line.empty() && line.size() + 1 + w.size() > width) {
       out += line + "\n";
       line = std::string(indent, ' ');
     }
-    line += (line.empty() || line.back() == ' ' ? "" : " ") + word;
+    line += (line.empty() || line.back() == ' ' ? "" : " ") + w;
   }
   return out + line + "\n";
 }
@@ -224,14 +236,15 @@ void console_row(std::ostringstream& o, const GateResult& r, const GateRow& row,
                  std::vector<std::string>& notes) {
   const bool side = r.options.ignore_device && !r.same_device;
   const std::string b = value_text(row, row.base), n = value_text(row, row.now);
-  std::ostringstream line;
-  line << std::right << std::setw(static_cast<int>(c.value)) << b << std::setw(static_cast<int>(c.value)) << n
-       << std::setw(static_cast<int>(c.change)) << (side ? ratio_text(row) : change_text(row));
-  if (!side) line << "  " << verdict_name(row.verdict);
+  std::ostringstream line, tail;  // tail: the change, the verdict and the note's number
+  tail << std::right << std::setw(static_cast<int>(c.change)) << (side ? ratio_text(row) : change_text(row));
+  if (!side) tail << "  " << verdict_name(row.verdict);
   if (note_shown(row)) {
     notes.push_back(row.label + ": " + row.note);
-    line << " [" << notes.size() << "]";
+    tail << " [" << notes.size() << "]";
   }
+  line << std::right << std::setw(static_cast<int>(c.value)) << b << std::setw(static_cast<int>(c.value)) << n
+       << tail.str();
   const bool fits = row.label.size() <= c.label && b.size() < c.value && n.size() < c.value;
   if (fits) {
     o << std::left << std::setw(static_cast<int>(c.label)) << row.label << line.str() << "\n";
@@ -239,7 +252,7 @@ void console_row(std::ostringstream& o, const GateResult& r, const GateRow& row,
   }
   o << row.label << "\n";  // the name whole, the values below it
   if (b.size() < c.value && n.size() < c.value) o << std::string(c.label, ' ') << line.str() << "\n";
-  else o << wrap("    " + b + " -> " + n + "  " + line.str().substr(2 * c.value), 100, 6);
+  else o << wrap("    " + b + " -> " + n + "  " + tail.str(), 100, 6);
 }
 
 }  // namespace

@@ -5,7 +5,8 @@ Re-infers an archive with memhier-infer and checks each cache's size_bytes again
 the archive's own bench.json / refine-N.json (count mode, warm, the size's carveout), the bound
 derived here from the data. The H100's texture once read 512 KiB from an eviction-set matrix
 while its sweep missed everywhere from 270 KiB on. Also: a cache whose sequence search found no
-minimal eviction set and whose sets are null names that search in the reason.
+minimal eviction set and whose sets are null names that search in the reason. An L2 whose
+caches.l2 is the whole L2 is checked by what one SM sees (one_sm_sees.half_point_bytes).
 usage: check_capacity_bound.py ARCHIVE MEMHIER_INFER WORKDIR"""
 import glob
 import gzip
@@ -37,6 +38,10 @@ bad, checked = [], 0
 for cache, path in paths.items():
     c = topo.get("caches", {}).get(cache, {})
     size = c.get("size_bytes")
+    if isinstance(c.get("one_sm_sees"), dict):
+        # caches.l2 is the whole L2 (partitions x slices x sets x ways x line, or the driver's
+        # figure); one SM's chase sweeps what one SM sees, whose 50 % point is bounded alike
+        size = c["one_sm_sees"].get("half_point_bytes")
     bound = full.get((path, str(c.get("size_carveout", 0)))) or full.get((path, "0"))
     if not isinstance(size, (int, float)) or bound is None:
         continue

@@ -427,6 +427,25 @@ TEST(Gate, UnitsByMagnitudeAndNamesWhole) {
   for (std::string l; std::getline(lines, l);) EXPECT_LE(l.size(), 100u) << l;
 }
 
+// A value longer than a line (an index matrix: a JSON list without spaces) wraps after its commas
+// within 100 columns, each part printed once (cli_gate_sim printed a 116-column line and a piece of
+// it again).
+TEST(Gate, ALongValueWrapsWithinTheLine) {
+  nlohmann::json b = kBase, n = kBase;
+  n["caches"]["l2"]["index_matrix"] = {"0x40201000", "0x20100800", "0x10080400", "0x8040200", "0x4020100",
+                                       "0x2010080",  "0x1008000",  "0x804000",   "0x402000"};
+  const std::string text = render_gate_console(gate_compare(in(bench(), b), in(bench(), n), {}), true);
+  std::istringstream lines(text);
+  std::string all;
+  for (std::string l; std::getline(lines, l);) {
+    EXPECT_LE(l.size(), 100u) << l;
+    all += l;
+  }
+  EXPECT_NE(all.find("0x40201000"), std::string::npos) << text;
+  EXPECT_EQ(all.find("0x402000"), all.rfind("0x402000")) << "a piece printed twice:\n" << text;
+  EXPECT_EQ(compare_detail::wrap(std::string(250, 'x'), 100, 6).find(std::string(101, 'x')), std::string::npos);
+}
+
 TEST(Gate, DifferentAnalyzersMakeAnalyzerChangedNotAFailure) {
   nlohmann::json a = kBase, b = topology(3.2e12, 37.0, 300.0, 245760, 64);  // the L1 line differs
   a["analyzer"] = {{"name", "memhier-infer"}, {"version", "0.1.0"}, {"revision", "aaaa"}};
