@@ -221,13 +221,31 @@ def field_problem(name, field, real, twin, rc):
     return f"{name}.{field}: archive {json.dumps(real)[:80]}, twin {json.dumps(twin)[:80]}"
 
 
+def comparable(c):
+    """A cache as the twin comparison reads it, whichever analyzer wrote it: ways as one count where
+    every set agrees (memhier-topology/1 lists them by set, /2 states the count or ways_per_set), and
+    the size one SM's chase sees (a topology whose caches.l2 is the whole L2 keeps that view under
+    one_sm_sees; the whole L2's size is the structure's, compared as sets x ways)."""
+    c = dict(c) if isinstance(c, dict) else {}
+    w = c.get("ways_per_set") if isinstance(c.get("ways_per_set"), list) else c.get("ways")
+    if isinstance(w, list) and w and all(x == w[0] for x in w):
+        w = w[0]
+    c["ways"] = w
+    v = c.get("one_sm_sees")
+    if isinstance(v, dict):
+        c["size_bytes"] = v.get("half_point_bytes")
+        c["size_bracket_bytes"] = v.get("half_point_bracket_bytes")
+    return c
+
+
 def cmd_fields(args):
     real, twin = load_json(args.real), load_json(args.twin)
     problems, checked = [], 0
     for name, rc in sorted(real.get("caches", {}).items()):
         if not isinstance(rc, dict) or rc.get("present") is not True:
             continue
-        tc = twin.get("caches", {}).get(name, {})
+        rc = comparable(rc)
+        tc = comparable(twin.get("caches", {}).get(name, {}))
         for f in CACHE_FIELDS:
             if rc.get(f) is None:
                 continue

@@ -252,11 +252,18 @@ json tlb_level(const json& lv, const json& at, std::uint64_t prev_entry, Twin& t
   if (lv.contains("ways") && lv["ways"].is_array() && !lv["ways"].empty() && num(lv, "sets")) {
     ways = lv["ways"][0].get<std::uint64_t>(), sets = u64(*num(lv, "sets"));
   } else {
-    for (std::uint64_t w : {32u, 16u, 8u, 4u, 2u, 1u})
-      if (!ways && entries % w == 0) ways = w;
-    sets = entries / ways;
-    if (entries <= 32) sets = 1, ways = entries;
-    t.dflt(f + ".sets", "not determined: " + std::to_string(sets) + " sets x " + std::to_string(ways) + " ways, modulo");
+    // one set of every entry: a reach curve that steps at its entries and nowhere else, as the
+    // measured one did (sets of a few ways under modulo moved the H200's twin's step 4 entries up)
+    // (the simulator's sets hold at most 4096 ways: beyond, sets of 32, 16, ... ways under modulo)
+    sets = 1, ways = entries;
+    if (entries > 4096) {
+      ways = 0;
+      for (std::uint64_t w : {32u, 16u, 8u, 4u, 2u, 1u})
+        if (!ways && entries % w == 0) ways = w;
+      sets = entries / ways;
+    }
+    t.dflt(f + ".sets", "not determined: " + std::to_string(sets) + " sets x " + std::to_string(ways) +
+                            (sets == 1 ? " ways (fully associative)" : " ways, modulo"));
   }
   T["sets"] = sets;
   T["ways"] = ways;

@@ -14,8 +14,13 @@ mkdir -p "$work/obj"
 echo 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }' > "$work/probe.cpp"
 "$CXX" -fsanitize=fuzzer "$work/probe.cpp" -o "$work/probe" 2>/dev/null ||
   { echo "SKIP: $CXX cannot link libFuzzer (install libclang-rt-14-dev)"; exit 77; }
+# the analyzer's stamp (analysis/gate/analyzer.cpp) includes a header the build generates
+# (cmake/Revision.cmake); here one of its own
+mkdir -p "$work/gen"
+printf '#define MEMHIER_ANALYZER_VERSION "fuzz"\n#define MEMHIER_ANALYZER_REVISION "fuzz"\n' > "$work/gen/memhier_revision.h.new"
+cmp -s "$work/gen/memhier_revision.h.new" "$work/gen/memhier_revision.h" || mv "$work/gen/memhier_revision.h.new" "$work/gen/memhier_revision.h"
 flags=(-std=c++17 -O1 -gline-tables-only -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
-       -fno-sanitize-recover=undefined -I"$src" -DMEMHIER_VERSION=\"fuzz\")
+       -fno-sanitize-recover=undefined -I"$src" -I"$work/gen" -DMEMHIER_VERSION=\"fuzz\")
 mapfile -t analysis_sources < <(find "$src/analysis" -name "*.cpp" | sort)
 sources=("$src"/common/*.cpp "$src"/sim/*.cpp "${analysis_sources[@]}" "$src/tests/fuzz/fuzz_loaders.cpp")
 newest_header=$(ls -t "$src"/common/*.hpp "$src"/sim/*.hpp $(find "$src/analysis" -name "*.hpp") | head -1)

@@ -434,7 +434,7 @@ TEST(Gate, ALongValueWrapsWithinTheLine) {
   nlohmann::json b = kBase, n = kBase;
   n["caches"]["l2"]["index_matrix"] = {"0x40201000", "0x20100800", "0x10080400", "0x8040200", "0x4020100",
                                        "0x2010080",  "0x1008000",  "0x804000",   "0x402000"};
-  const std::string text = render_gate_console(gate_compare(in(bench(), b), in(bench(), n), {}), true);
+  const std::string text = render_gate_console(gate_compare(in(bench(), b), in(bench(), n), {}), false);
   std::istringstream lines(text);
   std::string all;
   for (std::string l; std::getline(lines, l);) {

@@ -5,7 +5,7 @@
 set -uo pipefail
 src=$1
 hits=$(grep -rn "RegisterBenchmark\s*(" "$src/bench" --include='*.cpp' --include='*.cu' --include='*.hpp' --include='*.cuh' |
-       grep -v "^$src/bench/guard\.\(cpp\|hpp\):" || true)
+       grep -v "^$src/bench/core/guard\.\(cpp\|hpp\):" || true)
 if [ -n "$hits" ]; then
   echo "FAIL: these register benchmarks outside the guard; use memhier::register_guarded (bench/core/guard.hpp):"
   echo "$hits"
