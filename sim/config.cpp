@@ -105,7 +105,7 @@ ReplacementSpec parse_replacement(const json& j, const std::string& where) {
   r.policy = policy::canonical_policy_name(name);
   if (r.policy.empty())
     fail(where, "unknown replacement policy '" + name +
-                    "' (use lru, fifo, plru, plru_tree, bit_plru, bit_plru_n, nru, srrip, qlru_hXY_mZ_rR_uU[_umo] "
+                    "' (use lru, fifo, plru, plru_tree, bit_plru, bit_plru_n, nru, srrip, qlru_hXY_mZ_rR_uU[_umo], "
                     "brrip or random; docs/methodology.md, section policy)");
   if (obj) {
     if (obj->contains("weights") && r.policy != "random") fail(where, "'weights' apply to the random policy only");
