@@ -15,9 +15,6 @@ using nlohmann::json;
 
 namespace {
 
-std::optional<double> num(const json& j, const char* key) { return json_number(j, key); }
-std::optional<double> dev_num(const json& d, const char* key) { return device_number(d, key); }
-bool pow2(std::uint64_t x) { return is_pow2(x); }
 std::uint64_t u64(double x) { return static_cast<std::uint64_t>(std::llround(x)); }
 std::string str(double x) {
   std::ostringstream o;
@@ -80,7 +77,7 @@ char index_letter(const json& c, std::uint64_t sets, std::string* why) {
   if (ib == "hashed" || c.value("index_within_slice", json()).is_string()) {
     *why = "index measured hashed" + (c.contains("index_within_slice") ? " (" + c["index_within_slice"].get<std::string>() + ")" : std::string()) +
            "; the format names fixed hashes only (H: Fermi's, 32/64 sets; P: IPOLY, 16/32/64 sets; X: the upper bits "
-           "XORed onto the linear index), not a measured one: X" + (pow2(sets) ? "" : " (needs a power-of-two set count)");
+           "XORed onto the linear index), not a measured one: X" + (is_pow2(sets) ? "" : " (needs a power-of-two set count)");
     return 'X';
   }
   *why = "index not determined: L (linear)";
@@ -104,17 +101,17 @@ struct Geo {
 // A first-level cache's sets and ways: measured, or (size only) rounded to a power of two of 4-way sets.
 Geo l1_geometry(const json& c, std::uint64_t dflt_line) {
   Geo g;
-  g.line = num(c, "line_bytes") ? u64(*num(c, "line_bytes")) : dflt_line;
+  g.line = json_number(c, "line_bytes") ? u64(*json_number(c, "line_bytes")) : dflt_line;
   if (c.contains("ways") && c["ways"].is_array() && !c["ways"].empty()) {
     g.sets = c["ways"].size();
     std::uint64_t mx = 0, mn = UINT64_MAX;
     for (const auto& w : c["ways"]) mx = std::max<std::uint64_t>(mx, w), mn = std::min<std::uint64_t>(mn, w);
     g.ways = mx;
     if (mn != mx) g.note = "unequal sets (" + str(mn) + " to " + str(mx) + " ways) cannot be written: every set " + str(mx) + " ways";
-    if (!pow2(g.sets)) g.note += (g.note.empty() ? "" : "; ") + str(g.sets) + " sets is no power of two";
+    if (!is_pow2(g.sets)) g.note += (g.note.empty() ? "" : "; ") + str(g.sets) + " sets is no power of two";
     return g;
   }
-  const double size = num(c, "size_bytes").value_or(num(c, "size_bytes_lower_bound").value_or(16384));
+  const double size = json_number(c, "size_bytes").value_or(json_number(c, "size_bytes_lower_bound").value_or(16384));
   g.ways = 4;
   g.sets = 1;
   while (static_cast<double>(g.sets * 2 * g.ways * g.line) <= size * 1.25) g.sets *= 2;
@@ -136,21 +133,21 @@ const char* kMshrConst = "S:2:64,4";       // its constant cache queues
 void memory_partitions(const json& topo, Out& o, std::uint64_t* banks) {
   const json& d = topo["device"];
   const json sl = topo.value("l2_slices", json::object()), ls = topo.value("l2_sets", json::object());
-  std::uint64_t slices = num(sl, "slices") ? u64(*num(sl, "slices")) : 0;
-  if (!slices && num(ls, "sets") && num(ls, "sets_per_slice")) slices = u64(*num(ls, "sets") / *num(ls, "sets_per_slice"));
-  const auto bus = dev_num(d, "mem_bus_width_bits");
+  std::uint64_t slices = json_number(sl, "slices") ? u64(*json_number(sl, "slices")) : 0;
+  if (!slices && json_number(ls, "sets") && json_number(ls, "sets_per_slice")) slices = u64(*json_number(ls, "sets") / *json_number(ls, "sets_per_slice"));
+  const auto bus = device_number(d, "mem_bus_width_bits");
   std::uint64_t chans = bus ? u64(*bus / 64) : 0;
   std::string why;
   if (!slices) {  // the most equal banks (power-of-two sets preferred) of the L2's sets, at most one per channel
-    const double ways = num(ls, "ways").value_or(16);
-    const auto sets = num(ls, "sets") ? u64(*num(ls, "sets")) : u64(dev_num(d, "l2_cache_bytes").value_or(0) / (ways * 128));
+    const double ways = json_number(ls, "ways").value_or(16);
+    const auto sets = json_number(ls, "sets") ? u64(*json_number(ls, "sets")) : u64(device_number(d, "l2_cache_bytes").value_or(0) / (ways * 128));
     std::uint64_t best = 1;
     for (std::uint64_t b = 1; b <= std::max<std::uint64_t>(chans, 1) && sets; ++b)
-      if (sets % b == 0 && (pow2(sets / b) || !pow2(sets / best))) best = b;
+      if (sets % b == 0 && (is_pow2(sets / b) || !is_pow2(sets / best))) best = b;
     slices = best;
     why = "L2 slices not measured: " + str(static_cast<double>(best)) + ", the most banks (at most one per channel) that cut the L2's " +
-          str(static_cast<double>(sets)) + " sets (" + (num(ls, "sets") ? "l2_sets" : "device L2 bytes / 16 ways") +
-          ") into equal" + (pow2(sets / best) ? " power-of-two" : "") + " parts";
+          str(static_cast<double>(sets)) + " sets (" + (json_number(ls, "sets") ? "l2_sets" : "device L2 bytes / 16 ways") +
+          ") into equal" + (is_pow2(sets / best) ? " power-of-two" : "") + " parts";
   }
   const std::uint64_t bus_chans = chans;
   if (!chans || slices % chans) chans = slices, why += (why.empty() ? "" : "; ") + std::string("one channel per slice");
@@ -159,8 +156,8 @@ void memory_partitions(const json& topo, Out& o, std::uint64_t* banks) {
             " (the channel width is assumed, not measured)" + (why.empty() ? "" : "; " + why),
         "-gpgpu_n_mem " + str(static_cast<double>(chans)));
   o.opt("L2 slices measured: " + str(static_cast<double>(slices)) + " (l2_slices: " +
-            n(num(sl, "slices_per_partition")) + " per partition x " +
-            n(num(topo.value("l2_partitions", json::object()).value("map", json::object()), "partitions")) +
+            n(json_number(sl, "slices_per_partition")) + " per partition x " +
+            n(json_number(topo.value("l2_partitions", json::object()).value("map", json::object()), "partitions")) +
             " partitions); one sub-partition per slice",
         "-gpgpu_n_sub_partition_per_mchannel " + str(static_cast<double>(slices / chans)));
   const json map = topo.value("l2_partitions", json::object()).value("map", json::object());
@@ -175,48 +172,57 @@ void memory_partitions(const json& topo, Out& o, std::uint64_t* banks) {
         std::string("-gpgpu_memory_partition_indexing ") + (linear ? "1" : "2"));
 }
 
+// A first-level cache's geometry, replacement letter and set-index letter, each with its reason.
+struct FirstLevel {
+  Geo g;
+  char rp;
+  std::string rwhy;
+  char sif;
+  std::string iwhy;
+};
+FirstLevel first_level_cache(const json& c) {
+  FirstLevel f{l1_geometry(c, 128), 'L', "", 'L', ""};
+  f.rp = repl_letter(c, &f.rwhy);
+  f.sif = index_letter(c, f.g.sets, &f.iwhy);
+  return f;
+}
+
 void first_level(const json& topo, Out& o) {
   const json& c = topo["caches"];
   const json& d = topo["device"];
   const json l1 = c.value("l1", json::object());
-  Geo g = l1_geometry(l1, 128);
-  std::string rwhy, iwhy;
-  const char rp = repl_letter(l1, &rwhy);
-  const char sif = index_letter(l1, g.sets, &iwhy);
+  const auto [g, rp, rwhy, sif, iwhy] = first_level_cache(l1);
   const bool sector = g.line == 128;
   o.opt("L1 (unified with readonly/texture: shared_with " + l1.value("shared_with", json()).dump() + ") measured: " +
-            n(num(l1, "size_bytes")) + " bytes at carveout " + n(num(l1, "size_carveout")) + ", line " + str(g.line) +
-            ", " + sector_note(num(l1, "sector_bytes"), g.line) + ", " + str(g.sets) + " sets x " + str(g.ways) + " ways" +
+            n(json_number(l1, "size_bytes")) + " bytes at carveout " + n(json_number(l1, "size_carveout")) + ", line " + str(g.line) +
+            ", " + sector_note(json_number(l1, "sector_bytes"), g.line) + ", " + str(g.sets) + " sets x " + str(g.ways) + " ways" +
             (g.note.empty() ? "" : " (" + g.note + ")") + ".\n" + rwhy + ". " + iwhy +
             ".\nSizes by carveout (L1 bytes): " + l1.value("size_bytes_by_carveout", json()).dump() +
             "; GPGPU-Sim keeps the sets and scales the ways with the carveout, the measured L1 keeps its ways.\n"
             "Not measured (GPGPU-Sim's own choices): write-through (T), allocate on miss (m), lazy fetch on read (L), "
             "MSHR and queues " + kMshrL1,
         "-gpgpu_cache:dl1 " + cache_value(sector ? 'S' : 'N', g.sets, g.line, g.ways, rp, "T:m:L", sif, kMshrL1));
-  const auto unified = num(l1, "size_bytes");
+  const auto unified = json_number(l1, "size_bytes");
   o.opt("unified L1 + shared memory: the L1 measured at carveout 0 (no shared memory), " + n(unified) + " bytes",
         "-gpgpu_unified_l1d_size " + str(static_cast<double>(u64(unified.value_or(0) / 1024))));
-  const auto smem = dev_num(d, "smem_per_sm_bytes"), blk = dev_num(d, "smem_per_block_optin_bytes");
+  const auto smem = device_number(d, "smem_per_sm_bytes"), blk = device_number(d, "smem_per_block_optin_bytes");
   o.opt("shared memory per SM (device attribute): " + n(smem) + " bytes", "-gpgpu_shmem_size " + n(smem));
   o.opt("the default carveout's shared memory: the largest (the measured P-chase ran at carveout 0)",
         "-gpgpu_shmem_sizeDefault " + n(smem));
   o.opt("shared memory per block (opt-in device attribute): " + n(blk), "-gpgpu_shmem_per_block " + n(blk));
-  const auto l1lat = num(l1, "hit_latency_cycles");
+  const auto l1lat = json_number(l1, "hit_latency_cycles");
   o.opt("L1 hit measured: " + n(l1lat) + " SM cycles (dependent P-chase, clock overhead removed; the tuner's convention)",
         "-gpgpu_l1_latency " + str(static_cast<double>(u64(l1lat.value_or(0)))));
-  const auto sml = num(topo.value("shared_memory", json::object()), "latency_cycles");
+  const auto sml = json_number(topo.value("shared_memory", json::object()), "latency_cycles");
   o.opt("shared-memory load measured: " + n(sml) + " SM cycles", "-gpgpu_smem_latency " + str(static_cast<double>(u64(sml.value_or(0)))));
 }
 
 void texture_constant(const json& topo, Out& o) {
   const json& c = topo["caches"];
   const json tx = c.value("texture", json::object());
-  Geo g = l1_geometry(tx, 128);
-  std::string rwhy, iwhy;
-  const char rp = repl_letter(tx, &rwhy);
-  const char sif = index_letter(tx, g.sets, &iwhy);
-  o.opt("texture path measured: " + n(num(tx, "size_bytes")) + " bytes, " + str(g.sets) + " sets x " + str(g.ways) +
-            " ways, line " + str(g.line) + ", hit " + n(num(tx, "hit_latency_cycles")) + " cycles; shared_with " +
+  const auto [g, rp, rwhy, sif, iwhy] = first_level_cache(tx);
+  o.opt("texture path measured: " + n(json_number(tx, "size_bytes")) + " bytes, " + str(g.sets) + " sets x " + str(g.ways) +
+            " ways, line " + str(g.line) + ", hit " + n(json_number(tx, "hit_latency_cycles")) + " cycles; shared_with " +
             tx.value("shared_with", json()).dump() + ": on this GPU it is the unified L1, which the format keeps apart "
             "(a separate texture cache of the same structure; its own hit latency has no option).\n" + rwhy + ". " + iwhy +
             ". Not measured: the texture FIFO " + kMshrTex,
@@ -225,10 +231,10 @@ void texture_constant(const json& topo, Out& o) {
   Geo h = l1_geometry(k, 64);
   std::string krwhy;
   const char krp = repl_letter(k, &krwhy);
-  o.opt("constant L1 measured: " + n(num(k, "size_bytes")) + " bytes (bracket " + k.value("size_bracket_bytes", json()).dump() +
-            "), line " + n(num(k, "line_bytes")) + ", hit " + n(num(k, "hit_latency_cycles")) + " cycles" +
+  o.opt("constant L1 measured: " + n(json_number(k, "size_bytes")) + " bytes (bracket " + k.value("size_bracket_bytes", json()).dump() +
+            "), line " + n(json_number(k, "line_bytes")) + ", hit " + n(json_number(k, "hit_latency_cycles")) + " cycles" +
             (h.note.empty() ? "" : "; " + h.note) + ". " + krwhy + ".\nThe constant L1.5 (hit " +
-            n(num(k15, "hit_latency_cycles")) + " cycles, at least " + n(num(k15, "size_bytes_lower_bound")) +
+            n(json_number(k15, "hit_latency_cycles")) + " cycles, at least " + n(json_number(k15, "size_bytes_lower_bound")) +
             " bytes) has no option: GPGPU-Sim has one constant cache level. Not measured: queues " + kMshrConst,
         "-gpgpu_const_cache:l1 " + cache_value('N', h.sets, h.line, h.ways, krp, "R:f:N", 'L', kMshrConst));
 }
@@ -238,22 +244,22 @@ void texture_constant(const json& topo, Out& o) {
 void second_level(const json& topo, std::uint64_t banks, Out& o) {
   const json l2 = topo["caches"].value("l2", json::object());
   json ls = topo.value("l2_sets", json::object());
-  const auto dev_l2 = dev_num(topo["device"], "l2_cache_bytes");
-  std::uint64_t line = num(l2, "line_bytes") ? u64(*num(l2, "line_bytes")) : 128;
-  std::uint64_t sets = 0, ways = num(ls, "ways") ? u64(*num(ls, "ways")) : 0;
+  const auto dev_l2 = device_number(topo["device"], "l2_cache_bytes");
+  std::uint64_t line = json_number(l2, "line_bytes") ? u64(*json_number(l2, "line_bytes")) : 128;
+  std::uint64_t sets = 0, ways = json_number(ls, "ways") ? u64(*json_number(ls, "ways")) : 0;
   std::string from;
-  if (num(ls, "sets_per_slice") && ways) {
-    sets = u64(*num(ls, "sets_per_slice"));
+  if (json_number(ls, "sets_per_slice") && ways) {
+    sets = u64(*json_number(ls, "sets_per_slice"));
     from = "measured per slice: " + str(sets) + " sets x " + str(ways) + " ways (l2_sets, eviction sets)";
-  } else if (num(ls, "sets") && ways) {
-    sets = std::max<std::uint64_t>(1, u64(*num(ls, "sets")) / banks);
-    from = "sets per slice not measured: the L2's " + n(num(ls, "sets")) + " sets x " + str(ways) +
+  } else if (json_number(ls, "sets") && ways) {
+    sets = std::max<std::uint64_t>(1, u64(*json_number(ls, "sets")) / banks);
+    from = "sets per slice not measured: the L2's " + n(json_number(ls, "sets")) + " sets x " + str(ways) +
            " ways (l2_sets, eviction sets) over " + str(banks) + " banks: " + str(sets) + " sets each";
   } else {
     ways = ways ? ways : 16;
     sets = std::max<std::uint64_t>(1, u64(dev_l2.value_or(0) / static_cast<double>(banks * ways * line)));
     from = "sets per slice not measured: the device's L2 bytes " + n(dev_l2) + " / " + str(banks) + " banks / " +
-           str(ways) + " ways (" + std::string(num(ls, "ways") ? "measured" : "defaulted") + ")";
+           str(ways) + " ways (" + std::string(json_number(ls, "ways") ? "measured" : "defaulted") + ")";
   }
   const std::uint64_t lines = sets * ways;
   std::uint64_t s2 = 1;
@@ -265,22 +271,22 @@ void second_level(const json& topo, std::uint64_t banks, Out& o) {
   if (ls.contains("index_within_slice")) lc["index_within_slice"] = ls["index_within_slice"];
   const char rp = repl_letter(lc, &rwhy);
   const char sif = index_letter(lc, s2, &iwhy);
-  o.opt("L2 " + from + ", line " + str(line) + ", " + sector_note(num(l2, "sector_bytes"), line) + ", " + str(banks) + " sub-partitions: " +
+  o.opt("L2 " + from + ", line " + str(line) + ", " + sector_note(json_number(l2, "sector_bytes"), line) + ", " + str(banks) + " sub-partitions: " +
             str(static_cast<double>(lines * line * banks)) + " bytes (device: " + n(dev_l2) + ").\n" +
             (s2 != sets ? str(sets) + " sets is no power of two and GPGPU-Sim masks the set index (nset - 1): the same " +
                               str(lines) + " lines as " + str(s2) + " sets x " + str(w2) + " ways (ways differ from the measured " + str(ways) + ").\n"
                         : std::string()) +
             "Not expressible: one SM sees one partition's copy (near " +
-            n(num(topo.value("l2_partitions", json::object()).value("map", json::object()), "near_latency_cycles")) + ", far " +
-            n(num(topo.value("l2_partitions", json::object()).value("map", json::object()), "far_latency_cycles")) +
-            " cycles; P-chase capacity " + n(num(l2, "size_bytes")) + " bytes).\n" + rwhy + ". " + iwhy +
+            n(json_number(topo.value("l2_partitions", json::object()).value("map", json::object()), "near_latency_cycles")) + ", far " +
+            n(json_number(topo.value("l2_partitions", json::object()).value("map", json::object()), "far_latency_cycles")) +
+            " cycles; P-chase capacity " + n(json_number(l2, "size_bytes")) + " bytes).\n" + rwhy + ". " + iwhy +
             ".\nNot measured (GPGPU-Sim's choices): write-back (B), allocate on miss (m), lazy fetch on read (L), queues " + kMshrL2,
         "-gpgpu_cache:dl2 " + cache_value(line == 128 ? 'S' : 'N', s2, line, w2, rp, "B:m:L", sif, kMshrL2));
-  const auto l1 = num(topo["caches"].value("l1", json::object()), "hit_latency_cycles"), h2 = num(l2, "hit_latency_cycles");
-  const auto dram = num(topo.value("global_memory", json::object()), "dram_latency_cycles");
+  const auto l1 = json_number(topo["caches"].value("l1", json::object()), "hit_latency_cycles"), h2 = json_number(l2, "hit_latency_cycles");
+  const auto dram = json_number(topo.value("global_memory", json::object()), "dram_latency_cycles");
   o.opt("L2 hit measured " + n(h2) + " SM cycles, L1 hit " + n(l1) + ": the ROP latency is their difference "
         "(Accel-Sim's tuner convention; GPGPU-Sim counts it in L2-clock cycles, these are SM cycles at " +
-        n(dev_num(topo["device"], "sm_clock_khz")) + " kHz)",
+        n(device_number(topo["device"], "sm_clock_khz")) + " kHz)",
         "-gpgpu_l2_rop_latency " + str(static_cast<double>(u64(h2.value_or(0) - l1.value_or(0)))));
   o.opt("DRAM measured " + n(dram) + " SM cycles (P-chase far beyond the L2): DRAM latency = DRAM - L2 hit (tuner convention)",
         "-dram_latency " + str(static_cast<double>(u64(std::max(0.0, dram.value_or(0) - h2.value_or(0))))));
@@ -299,7 +305,7 @@ std::string gpgpusim_config(const json& topology) {
       << "), written by memhier-infer --gpgpusim-config\n# from its topology.json alone (docs/gpgpusim.md). Cache "
          "values in gpu-cache.h's cache_config syntax; latencies in SM cycles.\n# Only the memory-hierarchy options: "
          "add them to a full configuration (e.g. Accel-Sim's SM90_H100).\n\n";
-  const auto sms = dev_num(d, "sm_count");
+  const auto sms = device_number(d, "sm_count");
   o.opt("SMs (device attribute): " + n(sms) + ", one per cluster", "-gpgpu_n_clusters " + n(sms));
   o.opt("one SM per cluster", "-gpgpu_n_cores_per_cluster 1");
   std::uint64_t banks = 1;

@@ -18,9 +18,6 @@ using nlohmann::json;
 
 namespace {
 
-std::optional<double> num(const json& j, const char* key) { return json_number(j, key); }
-std::optional<double> dev_num(const json& d, const char* key) { return device_number(d, key); }
-bool pow2(std::uint64_t x) { return is_pow2(x); }
 unsigned log2u(std::uint64_t x) {
   unsigned n = 0;
   while ((1ull << n) < x) ++n;
@@ -87,10 +84,10 @@ std::string policy_of(const json& v, std::uint32_t ways, const std::string& fiel
 // (power-of-two sets) or modulo; null -> modulo. `sets` may be any count.
 json index_of(const json& c, std::uint64_t line, std::uint64_t sets, const std::string& field, Twin& t) {
   const json ib = c.contains("index_bits") ? c["index_bits"] : json();
-  if (ib.is_array() && ib.size() == 2 && ib[0].is_number_unsigned() && pow2(sets) &&
+  if (ib.is_array() && ib.size() == 2 && ib[0].is_number_unsigned() && is_pow2(sets) &&
       (1ull << (ib[1].get<unsigned>() - ib[0].get<unsigned>() + 1)) == sets)
     return json{{"function", "modulo"}, {"shift", ib[0]}};
-  if (ib == "hashed" && pow2(sets) && sets > 1) {
+  if (ib == "hashed" && is_pow2(sets) && sets > 1) {
     t.dflt(field, "hashed, matrix not measured: a fixed pseudo-random GF(2) matrix (each row one bit of the "
                   "lowest log2(sets) above the line)");
     return json{{"function", "gf2"}, {"rows", pseudo_random_rows(log2u(line), log2u(sets))}};
@@ -112,9 +109,9 @@ struct Geometry {
 // `dflt_ways` ways of the line (the size rounded to whole sets, within its bracket where possible).
 Geometry geometry_of(const json& c, const std::string& f, std::uint64_t dflt_line, std::uint32_t dflt_ways, Twin& t) {
   Geometry g;
-  if (auto l = num(c, "line_bytes")) g.line = u64(*l);
+  if (auto l = json_number(c, "line_bytes")) g.line = u64(*l);
   else g.line = dflt_line, t.dflt(f + ".line_bytes", "not determined: " + std::to_string(dflt_line));
-  if (auto s = num(c, "sector_bytes")) g.sector = u64(*s);
+  if (auto s = json_number(c, "sector_bytes")) g.sector = u64(*s);
   else g.sector = g.line, t.dflt(f + ".sector_bytes", "not determined: the line");
   if (c.contains("ways") && c["ways"].is_array() && !c["ways"].empty()) {
     bool equal = true;
@@ -126,8 +123,8 @@ Geometry geometry_of(const json& c, const std::string& f, std::uint64_t dflt_lin
     g.sets = c["ways"].size();
     return g;
   }
-  std::optional<double> size = num(c, "size_bytes");
-  if (!size && (size = num(c, "size_bytes_lower_bound")))
+  std::optional<double> size = json_number(c, "size_bytes");
+  if (!size && (size = json_number(c, "size_bytes_lower_bound")))
     t.dflt(f + ".size_bytes", "not determined: its lower bound " + std::to_string(u64(*size)));
   if (!size) size = 16384.0, t.dflt(f + ".size_bytes", "not determined: 16384");
   g.max_ways = dflt_ways;
@@ -150,7 +147,7 @@ json cache_level(const json& c, const std::string& name, std::uint64_t dflt_line
   json L = {{"name", name}, {"line_bytes", g.line}, {"sector_bytes", g.sector}, {"sets", g.sets}, {"ways", g.ways}};
   L["index"] = index_of(c, g.line, g.sets, f + ".index", t);
   L["replacement"] = policy_of(c.value("replacement", json()), g.max_ways, f + ".replacement", t);
-  if (auto h = num(c, "hit_latency_cycles")) L["hit_latency_cycles"] = u64(*h);
+  if (auto h = json_number(c, "hit_latency_cycles")) L["hit_latency_cycles"] = u64(*h);
   else L["hit_latency_cycles"] = 100, t.dflt(f + ".hit_latency_cycles", "not determined: 100");
   return L;
 }
@@ -164,7 +161,7 @@ namespace {
 // which the GPU's hash does not).
 void recut_hashed(json& L, const std::string& field, Twin& t) {
   const std::uint64_t sets = L["sets"].get<std::uint64_t>();
-  if (pow2(sets) || !L["ways"].is_number()) return;
+  if (is_pow2(sets) || !L["ways"].is_number()) return;
   const std::uint64_t lines = sets * L["ways"].get<std::uint64_t>();
   std::uint64_t s2 = 1;
   while (s2 * 2 <= sets && lines % (s2 * 2) == 0) s2 *= 2;
@@ -201,10 +198,10 @@ json l2_level(const json& topo, Twin& t) {
   }
   if (c.contains("ways") && c["ways"].is_array()) return cache_level(c, "l2", 128, t);
   const json ls = topo.value("l2_sets", json::object());
-  const auto sets = num(ls, "sets"), ways = num(ls, "ways");
+  const auto sets = json_number(ls, "sets"), ways = json_number(ls, "ways");
   const json map = topo.value("l2_partitions", json::object()).value("map", json::object());
-  const std::uint64_t parts = num(map, "partitions") ? u64(*num(map, "partitions")) : 1;
-  const std::uint64_t line = num(c, "line_bytes") ? u64(*num(c, "line_bytes")) : 128;
+  const std::uint64_t parts = json_number(map, "partitions") ? u64(*json_number(map, "partitions")) : 1;
+  const std::uint64_t line = json_number(c, "line_bytes") ? u64(*json_number(c, "line_bytes")) : 128;
   const json br = c.value("size_bracket_bytes", json());
   if (sets && ways && u64(*sets) % parts == 0) {
     const std::uint64_t s = u64(*sets) / parts, cap = s * u64(*ways) * line;
@@ -236,21 +233,21 @@ json l2_level(const json& topo, Twin& t) {
 json tlb_level(const json& lv, const json& at, std::uint64_t prev_entry, Twin& t) {
   const std::string name = lv.value("name", "tlb");
   const std::string f = "tlbs." + name;
-  const std::uint64_t page_max = num(at, "page_bytes_at_most") ? u64(*num(at, "page_bytes_at_most")) : 2097152;
-  std::uint64_t page = num(at, "page_bytes") ? u64(*num(at, "page_bytes")) : 0;
+  const std::uint64_t page_max = json_number(at, "page_bytes_at_most") ? u64(*json_number(at, "page_bytes_at_most")) : 2097152;
+  std::uint64_t page = json_number(at, "page_bytes") ? u64(*json_number(at, "page_bytes")) : 0;
   if (!page) page = page_max, t.dflt(f + ".page_bytes", "not observable: page_bytes_at_most " + std::to_string(page_max));
-  std::uint64_t entry = num(lv, "reach_per_entry_bytes") ? u64(*num(lv, "reach_per_entry_bytes")) : 0;
+  std::uint64_t entry = json_number(lv, "reach_per_entry_bytes") ? u64(*json_number(lv, "reach_per_entry_bytes")) : 0;
   if (!entry) entry = prev_entry ? prev_entry : page, t.dflt(f + ".entry_bytes", "not determined: " + std::to_string(entry) + " (the level before's)");
-  std::uint64_t entries = num(lv, "entries") ? u64(*num(lv, "entries")) : 0;
-  if (!entries && num(lv, "total_reach_bytes")) {
-    entries = std::max<std::uint64_t>(1, u64(*num(lv, "total_reach_bytes")) / entry);
+  std::uint64_t entries = json_number(lv, "entries") ? u64(*json_number(lv, "entries")) : 0;
+  if (!entries && json_number(lv, "total_reach_bytes")) {
+    entries = std::max<std::uint64_t>(1, u64(*json_number(lv, "total_reach_bytes")) / entry);
     t.deriv(f + ".entries", "total_reach_bytes / entry_bytes = " + std::to_string(entries));
   }
   if (!entries) entries = 1024, t.dflt(f + ".entries", "not determined: 1024");
   json T = {{"name", name}, {"page_bytes", page}, {"entry_bytes", entry}, {"entries", entries}};
   std::uint64_t ways = 0, sets = 0;
-  if (lv.contains("ways") && lv["ways"].is_array() && !lv["ways"].empty() && num(lv, "sets")) {
-    ways = lv["ways"][0].get<std::uint64_t>(), sets = u64(*num(lv, "sets"));
+  if (lv.contains("ways") && lv["ways"].is_array() && !lv["ways"].empty() && json_number(lv, "sets")) {
+    ways = lv["ways"][0].get<std::uint64_t>(), sets = u64(*json_number(lv, "sets"));
   } else {
     // one set of every entry: a reach curve that steps at its entries and nowhere else, as the
     // measured one did (sets of a few ways under modulo moved the H200's twin's step 4 entries up)
@@ -268,11 +265,11 @@ json tlb_level(const json& lv, const json& at, std::uint64_t prev_entry, Twin& t
   T["sets"] = sets;
   T["ways"] = ways;
   T["entries"] = sets * ways;
-  const auto vmm = num(at, "entry_region_bytes_vmm_gap");
+  const auto vmm = json_number(at, "entry_region_bytes_vmm_gap");
   T["entry_scope"] = vmm && u64(*vmm) >= entry && entry > page ? "virtual" : "pages";
   T["replacement"] = policy_of(lv.value("replacement", json()), static_cast<std::uint32_t>(ways), f + ".replacement", t);
-  if (auto p = num(lv, "miss_penalty_cycles")) T["miss_penalty_cycles"] = u64(*p);
-  else if (auto lb = num(lv, "miss_penalty_lower_bound_cycles"))
+  if (auto p = json_number(lv, "miss_penalty_cycles")) T["miss_penalty_cycles"] = u64(*p);
+  else if (auto lb = json_number(lv, "miss_penalty_lower_bound_cycles"))
     T["miss_penalty_cycles"] = u64(*lb), t.dflt(f + ".miss_penalty_cycles", "not determined: its lower bound " + std::to_string(u64(*lb)));
   else T["miss_penalty_cycles"] = 100, t.dflt(f + ".miss_penalty_cycles", "not determined: 100");
   return T;
@@ -280,7 +277,7 @@ json tlb_level(const json& lv, const json& at, std::uint64_t prev_entry, Twin& t
 
 json device_block(const json& d, Twin& t) {
   auto need = [&](const char* k) {
-    auto v = dev_num(d, k);
+    auto v = device_number(d, k);
     if (!v) throw std::runtime_error(std::string("topology: device.") + k + " missing (no twin without it)");
     return u64(*v);
   };
@@ -289,8 +286,8 @@ json device_block(const json& d, Twin& t) {
             {"sm_count", need("sm_count")}, {"sm_clock_khz", need("sm_clock_khz")},
             {"smem_per_sm_bytes", need("smem_per_sm_bytes")}, {"global_mem_bytes", need("global_mem_bytes")},
             {"l2_bytes", need("l2_cache_bytes")}};
-  if (auto v = dev_num(d, "smem_per_block_optin_bytes")) o["smem_per_block_optin_bytes"] = u64(*v);
-  if (auto v = dev_num(d, "chase_limit_bytes_constant")) o["const_bytes"] = u64(*v);
+  if (auto v = device_number(d, "smem_per_block_optin_bytes")) o["smem_per_block_optin_bytes"] = u64(*v);
+  if (auto v = device_number(d, "chase_limit_bytes_constant")) o["const_bytes"] = u64(*v);
   (void)t;
   return o;
 }
@@ -305,7 +302,7 @@ void add_paths(const json& caches, json& cfg, Twin& t) {
     const json& c = caches[cache];
     const auto sw = c.value("shared_with", json::array());
     const bool shared = l1 && sw.is_array() && std::find(sw.begin(), sw.end(), json("l1")) != sw.end();
-    const auto a = num(c, "hit_latency_cycles"), b = num(caches["l1"], "hit_latency_cycles");
+    const auto a = json_number(c, "hit_latency_cycles"), b = json_number(caches["l1"], "hit_latency_cycles");
     if (shared && a && b && std::fabs(*a - *b) <= 1) return "l1";
     if (shared)
       t.deriv(std::string("levels.") + cache, std::string("one cache with the L1 (shared_with), but the ") + path +
@@ -343,22 +340,22 @@ namespace {
 // The L2 beyond one SM's chase: the eviction-set model (l2_evsets) and the slices (l2_slices).
 void add_l2_models(const json& topo, json& cfg, Twin& t) {
   const json ls = topo.value("l2_sets", json::object());
-  if (num(ls, "sets") && num(ls, "ways")) {
-    const std::uint64_t sets = u64(*num(ls, "sets"));
-    cfg["l2_evsets"] = {{"ways", u64(*num(ls, "ways"))}, {"sets", sets}, {"line_bytes", 128},
-                        {"index", ls.value("index_within_slice", json()).is_string() || !pow2(sets) ? "hash" : "modulo"},
-                        {"policy", policy_of(ls.value("replacement", json()), u64(*num(ls, "ways")), "l2_evsets.policy", t)}};
+  if (json_number(ls, "sets") && json_number(ls, "ways")) {
+    const std::uint64_t sets = u64(*json_number(ls, "sets"));
+    cfg["l2_evsets"] = {{"ways", u64(*json_number(ls, "ways"))}, {"sets", sets}, {"line_bytes", 128},
+                        {"index", ls.value("index_within_slice", json()).is_string() || !is_pow2(sets) ? "hash" : "modulo"},
+                        {"policy", policy_of(ls.value("replacement", json()), u64(*json_number(ls, "ways")), "l2_evsets.policy", t)}};
   }
   const json sl = topo.value("l2_slices", json::object());
   const json map = topo.value("l2_partitions", json::object()).value("map", json::object());
-  if (num(sl, "slices_per_partition") && num(map, "partitions")) {
+  if (json_number(sl, "slices_per_partition") && json_number(map, "partitions")) {
     const json h = sl.value("hit_latency_cycles", json::object());
-    json s = {{"partitions", u64(*num(map, "partitions"))}, {"slices_per_partition", u64(*num(sl, "slices_per_partition"))},
+    json s = {{"partitions", u64(*json_number(map, "partitions"))}, {"slices_per_partition", u64(*json_number(sl, "slices_per_partition"))},
               {"hash", "modulo"}};
     t.dflt("l2_slices.hash", "the slice hash was not measured as masks: modulo over folded line numbers");
-    if (num(h, "p05") && num(h, "p95")) {
-      s["hit_cycles"] = u64(*num(h, "p05"));
-      s["spread_cycles"] = u64(*num(h, "p95") - *num(h, "p05"));
+    if (json_number(h, "p05") && json_number(h, "p95")) {
+      s["hit_cycles"] = u64(*json_number(h, "p05"));
+      s["spread_cycles"] = u64(*json_number(h, "p95") - *json_number(h, "p05"));
       t.deriv("l2_slices.hit_cycles", "the 5th percentile of the fingerprint's hit latencies; spread to the 95th");
     }
     cfg["l2_slices"] = s;
@@ -393,16 +390,16 @@ void add_l2_views(const json& topo, json& cfg, Twin& t) {
   const double l2_hit = l2["hit_latency_cycles"].get<double>();
   const json map = topo.value("l2_partitions", json::object()).value("map", json::object());
   const json ls = topo.value("l2_sets", json::object());
-  const bool far = num(map, "far_latency_cycles") && num(ls, "sets") && num(ls, "ways") &&
-                   l2["sets"].get<double>() < *num(ls, "sets");
+  const bool far = json_number(map, "far_latency_cycles") && json_number(ls, "sets") && json_number(ls, "ways") &&
+                   l2["sets"].get<double>() < *json_number(ls, "sets");
   if (far) {
     json F = {{"name", "l2_far"}, {"line_bytes", l2["line_bytes"]}, {"sector_bytes", l2["sector_bytes"]},
-              {"sets", u64(*num(ls, "sets"))}, {"ways", u64(*num(ls, "ways"))}, {"index", {{"function", "modulo"}}},
-              {"replacement", l2["replacement"]}, {"hit_latency_cycles", u64(*num(map, "far_latency_cycles"))}};
+              {"sets", u64(*json_number(ls, "sets"))}, {"ways", u64(*json_number(ls, "ways"))}, {"index", {{"function", "modulo"}}},
+              {"replacement", l2["replacement"]}, {"hit_latency_cycles", u64(*json_number(map, "far_latency_cycles"))}};
     recut_hashed(F, "levels.l2_far.sets", t);
     levels.push_back(F);
-    t.deriv("levels.l2_far", "the whole L2 (l2_sets: " + std::to_string(u64(*num(ls, "sets"))) + " sets x " +
-                                 std::to_string(u64(*num(ls, "ways"))) + " ways) at the far partition's hit latency "
+    t.deriv("levels.l2_far", "the whole L2 (l2_sets: " + std::to_string(u64(*json_number(ls, "sets"))) + " sets x " +
+                                 std::to_string(u64(*json_number(ls, "ways"))) + " ways) at the far partition's hit latency "
                                  "(l2_partitions.map.far_latency_cycles), behind the near copy");
   }
   for (auto& [path, p] : cfg["paths"].items()) {
@@ -414,7 +411,7 @@ void add_l2_views(const json& topo, json& cfg, Twin& t) {
     if (at == 0 || path == "constant") continue;
     const std::string first = lv[at - 1].get<std::string>();
     const json c = topo["caches"].value(first, json::object());
-    const auto h = num(c, "hit_latency_cycles"), pen = num(c, "miss_penalty_cycles");
+    const auto h = json_number(c, "hit_latency_cycles"), pen = json_number(c, "miss_penalty_cycles");
     if (!h || !pen || std::fabs(*h + *pen - l2_hit) <= 0.03 * l2_hit) continue;
     const std::string view = "l2_" + first;
     if (std::none_of(levels.begin(), levels.end(), [&](const json& L) { return L["name"] == view; })) {
@@ -451,14 +448,14 @@ json twin_config(const json& topology, const std::string& name) {
     if (d.contains(k) && d[k].is_string()) ctx[k] = d[k];
   cfg["context"] = ctx;
   const json m = topo.value("measurement", json::object());
-  cfg["clock_overhead"] = {{"pair_cycles", num(m, "clock_overhead_pair_cycles").value_or(0)},
-                           {"fine_cycles", num(m, "clock_overhead_fine_cycles").value_or(0)}};
-  if (!num(m, "clock_overhead_fine_cycles")) t.dflt("clock_overhead", "not measured: 0");
+  cfg["clock_overhead"] = {{"pair_cycles", json_number(m, "clock_overhead_pair_cycles").value_or(0)},
+                           {"fine_cycles", json_number(m, "clock_overhead_fine_cycles").value_or(0)}};
+  if (!json_number(m, "clock_overhead_fine_cycles")) t.dflt("clock_overhead", "not measured: 0");
   // DRAM: the L2 P-chase's own miss level (hit + miss penalty) where measured, else the latency spectrum's.
   const json& l2c = topo["caches"].value("l2", json::object());
-  const auto dram = num(topo.value("global_memory", json::object()), "dram_latency_cycles");
-  if (num(l2c, "hit_latency_cycles") && num(l2c, "miss_penalty_cycles")) {
-    cfg["dram_latency_cycles"] = u64(*num(l2c, "hit_latency_cycles") + *num(l2c, "miss_penalty_cycles"));
+  const auto dram = json_number(topo.value("global_memory", json::object()), "dram_latency_cycles");
+  if (json_number(l2c, "hit_latency_cycles") && json_number(l2c, "miss_penalty_cycles")) {
+    cfg["dram_latency_cycles"] = u64(*json_number(l2c, "hit_latency_cycles") + *json_number(l2c, "miss_penalty_cycles"));
     t.deriv("dram_latency_cycles", "the L2's hit + miss penalty (global_cg P-chase); global_memory.dram_latency_cycles " +
                                        (dram ? std::to_string(u64(*dram)) : std::string("null")) + " (latency spectrum)");
   } else {
@@ -467,7 +464,7 @@ json twin_config(const json& topology, const std::string& name) {
   }
   cfg["levels"] = json::array();
   add_paths(topo["caches"], cfg, t);
-  const auto smem = num(topo.value("shared_memory", json::object()), "latency_cycles");
+  const auto smem = json_number(topo.value("shared_memory", json::object()), "latency_cycles");
   cfg["levels"].push_back({{"name", "shared"}, {"kind", "scratchpad"}, {"hit_latency_cycles", smem ? u64(*smem) : 30}});
   if (!smem) t.dflt("levels.shared.hit_latency_cycles", "not measured: 30");
   cfg["paths"]["shared"] = {{"levels", {"shared"}}};
@@ -486,7 +483,7 @@ json twin_config(const json& topology, const std::string& name) {
   if (!tlbs.empty()) cfg["tlbs"] = tlbs;
   for (auto& [path, p] : cfg["paths"].items()) {
     if (!tlbs.empty() && path != "constant" && path != "shared") p["translated"] = true;
-    if (auto lim = dev_num(d, ("chase_limit_bytes_" + path).c_str())) p["max_array_bytes"] = u64(*lim);
+    if (auto lim = device_number(d, ("chase_limit_bytes_" + path).c_str())) p["max_array_bytes"] = u64(*lim);
   }
   add_l2_models(topo, cfg, t);
   annotate(cfg, t);
