@@ -326,7 +326,16 @@ characterize_one() {
       if [ "$last" = 1 ]; then break; fi
     done
   fi
-  # No more rounds: the deferred families that are left, merged into bench.json, then the end.
+  # No more rounds. The early sections of the last analysis (caches, address translation, the
+  # refinement round: docs/methodology.md, Wall time) are computed now, while the GPU measures the
+  # deferred families, whose data they do not read; the analysis after the GPU is done reuses them.
+  local early_pid=""
+  if [ -x "$INFER" ] && [ -n "$defer" ] && alive "$server"; then
+    MEMHIER_THREADS=${threads:-${MEMHIER_THREADS:-}} "${PDEATH[@]}" "$INFER" --allow-errors "${inputs[@]}" \
+      -o "$tmp/.early-topology.json" --sections-cache "$tmp/.sections.json" >/dev/null 2>"$tmp/.early.err" &
+    early_pid=$!
+  fi
+  # The deferred families that are left, merged into bench.json, then the end.
   touch "$serve_dir/stop"
   stage_begin
   child=$server
@@ -375,8 +384,16 @@ PY
   if [ -x "$INFER" ] && [ "$fresh" = 0 ]; then
     final="${final:+$final+}analysis"
     [ -z "$plot_pid" ] && say "analyzing"
-    run "$INFER" --allow-errors "${inputs[@]}" -o "$tmp/topology.json" >/dev/null
+    local reuse=()
+    if [ -n "$early_pid" ]; then
+      if wait "$early_pid"; then reuse=(--sections-cache "$tmp/.sections.json")
+      else say "the early analysis failed ($(tail -1 "$tmp/.early.err")): every section is analyzed now"; fi
+      early_pid=""
+    fi
+    run "$INFER" --allow-errors "${inputs[@]}" -o "$tmp/topology.json" "${reuse[@]}" >/dev/null
   fi
+  [ -n "$early_pid" ] && { wait "$early_pid" || true; }
+  rm -f "$tmp/.sections.json" "$tmp/.early-topology.json" "$tmp/.early.err"
   if [ -n "$plot_pid" ]; then
     # plot.py says what is missing (matplotlib, a script beside it) on its last line
     wait "$plot_pid" || { prc=$?; say "plot.py failed (exit $prc); the archive has no plots: $(tail -1 "$tmp/.plot.err")"; }

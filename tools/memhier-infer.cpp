@@ -32,6 +32,10 @@ const char* kUsage =
     "                     memhier-bench --plan=none --memhier_extra=F\n"
     "  --allow-errors     analyze files that contain failed or invalid benchmarks (they are left out\n"
     "                     and listed in the topology and the report)\n"
+    "  --sections-cache F the early sections (caches, address translation, refinement) from F when F\n"
+    "                     holds them for these inputs' early families, else computed and written to F;\n"
+    "                     the output is the same either way (characterize.sh: the last analysis after\n"
+    "                     the GPU is done computes only the late sections; docs/methodology.md)\n"
     "  --budget-round-seconds S, --budget-total-seconds S, --budget-round-chases N, --max-rounds N\n"
     "                     the refinement budget (default 3 s and 400 chases per round, 8 s and 4 rounds in\n"
     "                     all): --next-requests holds what fits, by priority (docs/methodology.md)\n"
@@ -172,7 +176,7 @@ int rewrite_topology(const std::string& from, const std::vector<std::string>& in
 int main(int argc, char** argv) {
   if (const int rc = export_mode(argc, argv); rc >= 0) return rc;
   std::vector<std::string> inputs;
-  std::string out, report, next, from_topology;
+  std::string out, report, next, from_topology, sections_cache;
   std::vector<std::pair<std::string, std::string>> context;
   bool allow_errors = false;
   memhier::analysis::RefinementBudget budget;
@@ -195,6 +199,8 @@ int main(int argc, char** argv) {
       if (!value(&next)) return fail(a + " needs a file name; see --help");
     } else if (a == "--allow-errors") {
       allow_errors = true;
+    } else if (a == "--sections-cache") {
+      if (!value(&sections_cache)) return fail(a + " needs a file name; see --help");
     } else if (a == "--from-topology") {
       if (!value(&from_topology)) return fail(a + " needs a file name; see --help");
     } else if (a == "--context") {
@@ -221,12 +227,14 @@ int main(int argc, char** argv) {
   }
   if (!from_topology.empty()) return rewrite_topology(from_topology, inputs, context, out, report, next);
   if (inputs.empty()) return fail("no input: give one or more memhier-bench JSON files; see --help");
-  if (std::string why = check_paths(inputs, {out, report, next}); !why.empty()) return fail(why);
+  if (std::string why = check_paths(inputs, {out, report, next, sections_cache}); !why.empty()) return fail(why);
   try {
     auto data = memhier::analysis::Dataset::load(memhier::expand_archive_inputs(inputs), allow_errors);
     for (const auto& w : data.warnings()) std::cerr << "memhier-infer: warning: " << w << "\n";
     memhier::analysis::Requests req;
-    nlohmann::json topo = memhier::analysis::build_topology(data, req, budget);
+    std::string cache_note;
+    nlohmann::json topo = memhier::analysis::build_topology(data, req, budget, sections_cache, &cache_note);
+    if (!cache_note.empty()) std::cerr << "memhier-infer: " << cache_note << "\n";
     topo["analyzer"] = memhier::analysis::analyzer_stamp();  // version and source revision (docs/formats.md)
     for (const auto& [k, v] : context) topo["device"][k] = memhier::analysis::device_value(k, v);
     // Never an all-null topology with exit 0 (a refinement step that asks for more is not a result)

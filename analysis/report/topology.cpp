@@ -1,7 +1,10 @@
 #include "analysis/report/topology.hpp"
 
-#include <map>
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
 #include <sstream>
 
 #include "analysis/cache/infer_caches.hpp"
@@ -15,6 +18,7 @@
 #include "analysis/l2/persisting_l2.hpp"
 #include "analysis/memory/outstanding_littles.hpp"
 #include "analysis/cache/sharing.hpp"
+#include "analysis/report/early_sections.hpp"
 #include "analysis/report/sm_resources.hpp"
 #include "analysis/memory/throughput.hpp"
 #include "analysis/tlb/infer_tlbs.hpp"
@@ -23,7 +27,49 @@
 namespace memhier::analysis {
 
 namespace {
+// MEMHIER_PROFILE=1: the wall time of each step of build_topology on stderr (where the analysis's
+// seconds go; docs/methodology.md, Wall time).
+class StepClock {
+ public:
+  StepClock() : on_(std::getenv("MEMHIER_PROFILE") != nullptr), t_(std::chrono::steady_clock::now()) {}
+  void operator()(const char* step) {
+    if (!on_) return;
+    const auto now = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "memhier-infer: %-28s %8.1f ms\n", step, std::chrono::duration<double, std::milli>(now - t_).count());
+    t_ = now;
+  }
+
+ private:
+  bool on_;
+  std::chrono::steady_clock::time_point t_;
+};
+
 const char* kCacheOrder[] = {"l1", "texture", "readonly", "constant_l1", "constant_l15", "l2", "l1_tlb", "l2_tlb"};
+
+void finish_cache(nlohmann::json& c, const std::string& name);
+
+// The early sections (early_sections.hpp): every cache from the P-chase sweeps, the access sequences
+// and the sharing families, and address translation.
+void infer_early_caches(InferContext& ctx, nlohmann::json& t, StepClock& step) {
+  nlohmann::json caches = nlohmann::json::object();
+  infer_path_caches(ctx, "global_ca", {"l1"}, false, caches);
+  step("caches global_ca");
+  infer_path_caches(ctx, "texture", {"texture"}, false, caches);
+  step("caches texture");
+  infer_path_caches(ctx, "ldg", {"readonly"}, false, caches);
+  step("caches ldg");
+  infer_path_caches(ctx, "constant", {"constant_l1", "constant_l15"}, false, caches);
+  step("caches constant");
+  infer_path_caches(ctx, "global_cg", {"l2"}, true, caches);
+  step("caches global_cg");
+  t["address_translation"] = infer_tlbs(ctx, caches);
+  step("tlbs");
+  infer_prefetch(ctx, caches["l2"]);
+  for (auto n : kCacheOrder) finish_cache(caches[n], n);
+  add_sharing(ctx.data, caches);  // shared_with, slices_per_sm (cache_sharing, caches_per_sm)
+  t["caches"] = caches;
+  step("prefetch, sharing");
+}
 
 void finish_cache(nlohmann::json& c, const std::string& name) {
   const bool tlb = name == "l1_tlb" || name == "l2_tlb";
@@ -52,7 +98,8 @@ void finish_cache(nlohmann::json& c, const std::string& name) {
 }
 }  // namespace
 
-nlohmann::json build_topology(const Dataset& data, Requests& requests, const RefinementBudget& budget) {
+nlohmann::json build_topology(const Dataset& data, Requests& requests, const RefinementBudget& budget,
+                              const std::string& sections_cache, std::string* cache_note) {
   nlohmann::json t;
   t["schema"] = kTopologySchemaV1;  // the sections in the /1 shape; upgrade_topology shapes the document last
   t["device"] = data.context();
@@ -62,21 +109,31 @@ nlohmann::json build_topology(const Dataset& data, Requests& requests, const Ref
   requests.set_limits(data.context());
   InferContext ctx{data, requests};
   ctx.read_all_sequences = true;
-  nlohmann::json caches = nlohmann::json::object();
-  infer_path_caches(ctx, "global_ca", {"l1"}, false, caches);
-  infer_path_caches(ctx, "texture", {"texture"}, false, caches);
-  infer_path_caches(ctx, "ldg", {"readonly"}, false, caches);
-  infer_path_caches(ctx, "constant", {"constant_l1", "constant_l15"}, false, caches);
-  infer_path_caches(ctx, "global_cg", {"l2"}, true, caches);
-  t["address_translation"] = infer_tlbs(ctx, caches);
-  infer_prefetch(ctx, caches["l2"]);
-  for (auto n : kCacheOrder) finish_cache(caches[n], n);
-  add_sharing(data, caches);  // shared_with, slices_per_sm (cache_sharing, caches_per_sm)
-  t["caches"] = caches;
+  StepClock step;
+  // The early sections: from the cache file where it holds them for this data, else computed.
+  nlohmann::json fp;
+  EarlySections early;
+  bool reused = false;
+  if (!sections_cache.empty()) {
+    fp = early_fingerprint(data, budget);
+    std::string why;
+    reused = load_early_sections(sections_cache, fp, &early, &why);
+    if (cache_note) *cache_note = reused ? "early sections reused from " + sections_cache : "early sections computed (" + why + ")";
+    step("sections cache");
+  }
+  if (reused) {
+    t["address_translation"] = early.address_translation;
+    t["caches"] = early.caches;
+  } else {
+    infer_early_caches(ctx, t, step);
+    early.caches = t["caches"];  // before the late sections add to caches.l2 (merge_l2_story)
+    early.address_translation = t["address_translation"];
+  }
   nlohmann::json sm = nlohmann::json::object(), gm = nlohmann::json::object(), m = nlohmann::json::object();
   infer_shared_memory(ctx, sm);
   infer_global_memory(ctx, gm);
   infer_measurement(ctx, m);
+  step("shared, global, measurement");
   t["shared_memory"] = sm;
   t["global_memory"] = gm;
   t["measurement"] = m;
@@ -90,10 +147,12 @@ nlohmann::json build_topology(const Dataset& data, Requests& requests, const Ref
   } else {
     t["outstanding_requests_reason"] = "no outstanding_requests series in the input";
   }
+  step("throughput, outstanding");
   add_level_sections(data.runs(), t);  // dsmem, async copies, host, peers: only where measured
   if (auto p = persisting_l2_section(data.runs()); !p.is_null()) t["l2_persisting"] = p;  // only where measured
   t["l2_partitions"] = l2_partitions_section(data);
   if (t["l2_partitions"].is_null()) t["l2_partitions_reason"] = "no l2_partitions entries in the input";
+  step("levels, l2 partitions");
   {  // the slices, per partition where the map grouped the SMs (only where measured)
     std::vector<std::vector<unsigned>> parts;
     const auto& lp = t["l2_partitions"];
@@ -103,6 +162,7 @@ nlohmann::json build_topology(const Dataset& data, Requests& requests, const Ref
         if (!g.empty()) parts.push_back(g.get<std::vector<unsigned>>());
     if (auto s = l2_slices_section(data, parts); !s.is_null()) t["l2_slices"] = s;
   }
+  step("l2 slices");
   // ways and sets from minimal eviction sets, per slice over l2_slices (only where measured)
   if (auto s = l2_sets_section(data, t); !s.is_null()) {
     t["l2_sets"] = s;
@@ -110,14 +170,26 @@ nlohmann::json build_topology(const Dataset& data, Requests& requests, const Ref
   }
   explain_slice_count(t);  // l2_slices: the candidates where the count is a lower bound
   merge_l2_story(t);  // caches.l2: the whole L2 where l2_sets decided it, one SM's view as sub-figures
-  nlohmann::json pending = nlohmann::json::object();
-  const RefinementRound round = plan_round(data, requests, budget);
-  requests.selected = round.requests;
-  pending["pchase"] = round.requests["pchase"].size();
-  pending["tlb"] = round.requests["tlb"].size();
-  if (round.requests.contains("cache_sequences")) pending["cache_sequences"] = round.requests["cache_sequences"].size();
-  t["refinement_pending"] = pending;
-  t["refinement"] = round.summary;
+  step("l2 sets, story");
+  if (reused) {
+    requests.selected = early.selected;
+    t["refinement_pending"] = early.refinement_pending;
+    t["refinement"] = early.refinement;
+  } else {
+    nlohmann::json pending = nlohmann::json::object();
+    const RefinementRound round = plan_round(data, requests, budget);
+    requests.selected = round.requests;
+    pending["pchase"] = round.requests["pchase"].size();
+    pending["tlb"] = round.requests["tlb"].size();
+    if (round.requests.contains("cache_sequences")) pending["cache_sequences"] = round.requests["cache_sequences"].size();
+    t["refinement_pending"] = pending;
+    t["refinement"] = round.summary;
+    step("refinement round");
+    if (!sections_cache.empty() &&
+        !save_early_sections(sections_cache, fp, {early.caches, early.address_translation, pending, round.summary, round.requests}) &&
+        cache_note)
+      *cache_note += "; " + sections_cache + " could not be written";
+  }
   upgrade_topology(t);  // device values typed, inputs by name, ways a count (topology_schema.hpp)
   return t;
 }

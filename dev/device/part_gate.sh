@@ -44,6 +44,7 @@ for i in $(seq 1 "$runs"); do
   grep -o 'done in .*' "$dir/run$i.log" | tail -1 | sed 's/^/  /' | tee -a "$sum"
   if [ $rc -ne 0 ]; then tail -20 "$dir/run$i.log" | sed 's/^/  | /' | tee -a "$sum"; fi
   grep -E "WARNING|plots left out" "$dir/run$i.log" | sed 's/^/  /' >> "$sum"
+  grep -o 'memhier-infer: early sections .*' "$dir/run$i.log" | tail -1 | cut -c1-160 | sed 's/^/  /' >> "$sum"
 done
 mapfile -t archives < <(find "$dir/results" -mindepth 4 -maxdepth 4 -type d | sort)
 echo "archives: ${#archives[@]}" >> "$sum"

@@ -48,3 +48,23 @@ grep -q '## Plots' $w/report.md; grep -q '](plots/gmem_throughput_vs_ctas.svg)' 
                    $<TARGET_FILE:memhier-infer>)
   set_tests_properties(cli_infer_report_embeds_plots PROPERTIES LABELS cli)
 endif()
+
+# memhier-infer --sections-cache (characterize.sh's last analysis, docs/methodology.md "Wall time"):
+# on the newest committed archive of each GPU model, the early sections computed from the early
+# families alone and reused by the whole archive's analysis give the topology of one analysis
+# without the cache, byte for byte; a changed early entry is computed again (check_early_sections.py).
+find_program(MEMHIER_PYTHON3_EARLY python3)
+if(TARGET memhier-infer AND MEMHIER_PYTHON3_EARLY)
+  foreach(_gpu nvidia-h100-80gb-hbm3 nvidia-h200)
+    file(GLOB _early_all LIST_DIRECTORIES true ${PROJECT_SOURCE_DIR}/results/sm_90/${_gpu}/*/[0-9]*Z)
+    if(NOT _early_all)
+      continue()
+    endif()
+    list(SORT _early_all)
+    list(GET _early_all -1 _early_one)
+    add_test(NAME cli_infer_early_sections_${_gpu}
+             COMMAND ${MEMHIER_PYTHON3_EARLY} ${CMAKE_CURRENT_SOURCE_DIR}/cli/check_early_sections.py
+                     $<TARGET_FILE:memhier-infer> ${_early_one} ${CMAKE_CURRENT_BINARY_DIR}/cli_infer/early_${_gpu})
+    set_tests_properties(cli_infer_early_sections_${_gpu} PROPERTIES LABELS cli TIMEOUT 300)
+  endforeach()
+endif()
