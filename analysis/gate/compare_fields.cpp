@@ -90,7 +90,10 @@ const std::set<std::string> kBookkeepingParts = {
     // l2_sets (issue 20): the cyclic-read sweeps behind the ways (their classes' line numbers and
     // each sweep's step; l2_sets.ways is the decision) and the policy sequences behind
     // l2_sets.replacement (their threshold and counts)
-    "cyclic_reads", "policy_sequences"};
+    "cyclic_reads", "policy_sequences",
+    // caches.*.streams (cache_streams): the per-k curves and each candidate policy's fit behind the
+    // joint judgement of caches.*.replacement (the decision)
+    "streams"};
 // Leaves that are bookkeeping wherever they are.
 const std::set<std::string> kBookkeepingLeaves = {
     "benchmark", "peak_benchmark", "confidence", "ambiguity", "accesses", "min", "max", "samples", "bytes",

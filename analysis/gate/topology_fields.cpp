@@ -280,9 +280,29 @@ bool judge_lower_bound(const FlatTopology& fa, const FlatTopology& fb, const std
 }
 }  // namespace
 
+// A replacement policy one run judged with random streams (caches.*.streams, cache_streams) and the
+// other without: another experiment decided it, not another GPU; no verdict.
+bool judge_stream_evidence(const FlatTopology& fa, const FlatTopology& fb, const std::string& k, StructuralJudgement& j) {
+  const auto parts = path_parts(k);
+  if (parts.empty() || parts.back() != "replacement") return false;
+  const std::string streams = k.substr(0, k.size() - std::string("replacement").size()) + "streams.";
+  auto has = [&](const FlatTopology& f) {
+    auto it = f.lower_bound(streams);
+    return it != f.end() && it->first.compare(0, streams.size(), streams) == 0;
+  };
+  const bool a = has(fa), b = has(fb);
+  if (a == b) return false;
+  j.test = "evidence";
+  j.low_confidence = true;
+  j.note = std::string("judged with random streams (cache_streams) in the ") + (a ? "base" : "new") +
+           " run only: another experiment, not comparable";
+  return true;
+}
+
 StructuralJudgement judge_structural(const FlatTopology& fa, const FlatTopology& fb, const std::string& k,
                                      double size_tolerance) {
   StructuralJudgement j;
+  if (judge_stream_evidence(fa, fb, k, j)) return j;
   if (fa.count(k) && fb.count(k) && judge_candidates(fa, fb, k, j)) return j;
   if (judge_size_sources(fa, fb, k, size_tolerance, j)) return j;
   if (fa.count(k) && fb.count(k) && judge_lower_bound(fa, fb, k, size_tolerance, j)) return j;
