@@ -214,6 +214,9 @@ class Backend {
   virtual std::size_t max_sequence_runs() const { return 0; }
   // Random-stream trials (cache_streams). Default: an error (not offered).
   virtual StreamsResult run_streams(const StreamsRequest& r);
+  // Whether an L1-side path has a cache of its own in front of the L2 (the simulated device may map
+  // one straight to the L2, as Kepler's global_ca); the L2 path: true.
+  virtual bool stream_path_cached(Path) const { return true; }
   // SM slots run_streams uses with all_sms (1 on the simulated device).
   virtual int stream_slots() const { return figures().sm_count; }
   // Whole-memory chases: runs the requests (one allocation mode) on one mapping of the largest

@@ -280,6 +280,13 @@ class SimBackend final : public Backend {
     return o;
   }
   int stream_slots() const override { return 1; }
+  bool stream_path_cached(Path p) const override {
+    if (!path_uses_carveout(p)) return true;
+    const auto& paths = dev_.config().paths;
+    const auto it = paths.find(path_name(p)), cg = paths.find("global_cg");
+    if (it == paths.end() || it->second.levels.empty()) return false;
+    return cg == paths.end() || cg->second.levels.empty() || cg->second.levels.front() != it->second.levels.front();
+  }
   std::vector<WideChaseResult> run_wide_batch(const std::vector<WideChaseRequest>& rs) override {
     return run_wide_sim(dev_, rs, clock_overhead());
   }

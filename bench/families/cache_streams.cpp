@@ -26,8 +26,8 @@ struct StreamArgs {
 constexpr std::uint64_t kL1PoolBytes = 16ull << 20;  // ≫ the L1, inside the L2: stream loads are L2 hits
 constexpr std::uint64_t kL2PoolFactor = 4;           // x the L2: most stream lines come from DRAM
 constexpr std::uint32_t kMinTrialsGpu = 400;         // per point, all SMs together (p = 0.05: SE 0.011)
-constexpr std::uint32_t kTrialsSim = 256;            // per point on the simulated device (one SM), at most
-constexpr double kSimAccesses = 4e6;                 // simulated L1-side accesses of the family (~0.1-0.2 s)
+constexpr std::uint32_t kTargetsSim = 256;           // per point on the simulated device (one SM)
+constexpr std::uint64_t kSimL2LinesMax = 65536;      // the simulated device's L2 streams only up to this (cost)
 constexpr std::uint32_t kL2TargetsMax = 512;         // L2: targets per trial (one stream serves them all)
 
 bool is_sim(Backend& be) { return be.name().rfind("sim:", 0) == 0; }
@@ -141,6 +141,14 @@ struct Curve {
   bool dep;
 };
 
+// The curves the simulated device leaves out (its cost): indep (= dep there), and on texture and
+// read-only every variant but fresh and reread1.
+bool sim_skips(bool sim, Path p, const Curve& cv) {
+  if (!sim) return false;
+  if (!cv.dep) return true;
+  return p != Path::global_ca && cv.variant != StreamVariant::fresh && cv.variant != StreamVariant::reread1;
+}
+
 // k = lines x 2^j for j in [j_lo, j_hi], rounded; at least 1.
 std::vector<std::uint32_t> k_grid(std::uint64_t lines, int j_lo, int j_hi) {
   std::vector<std::uint32_t> ks;
@@ -173,21 +181,17 @@ void register_cache_streams(Backend& be) {
       {Path::texture, "texture", {{V::fresh, true}, {V::reread1, true}, {V::mid, true}}},
       {Path::ldg, "readonly", {{V::fresh, true}, {V::reread1, true}, {V::mid, true}}}};
   if (l1_lines > 0) {
-    // The simulated device has no overlap (indep = dep) and must stay cheap: k = L/2, L, 2 L, no
-    // indep, and trials so that the L1-side curves together make about kSimAccesses accesses.
-    const std::vector<std::uint32_t> ks = sim ? k_grid(l1_lines, -1, 1) : k_grid(l1_lines, -3, 2);
-    double curves = 0, sum_k = 0;
-    for (const PathCurves& pc : l1_side)
-      if (be.supports(pc.path))
-        for (const Curve& cv : pc.curves) curves += sim && !cv.dep ? 0 : 1;
-    for (std::uint32_t k : ks) sum_k += k;
-    const std::uint32_t trials =
-        sim ? static_cast<std::uint32_t>(std::clamp(kSimAccesses / std::max(1.0, curves * sum_k), 64.0, double(kTrialsSim)))
-            : (kMinTrialsGpu + slots - 1) / slots;
+    // The simulated device has no overlap (indep = dep) and must stay cheap (CI runs many sim
+    // plans): k = L/2 and 2 L, no indep, texture and read-only fresh and reread1 only, and several
+    // targets per trial (L/64: they take at most 1/64 of the cache), 256 targets per point in all.
+    std::vector<std::uint32_t> ks = k_grid(l1_lines, -3, 2);
+    if (sim) ks = {k_grid(l1_lines, -1, -1).front(), k_grid(l1_lines, 1, 1).front()};
+    const std::uint32_t targets = sim ? static_cast<std::uint32_t>(std::max<std::uint64_t>(1, l1_lines / 64)) : 1;
+    const std::uint32_t trials = sim ? (kTargetsSim + targets - 1) / targets : (kMinTrialsGpu + slots - 1) / slots;
     for (const PathCurves& pc : l1_side) {
-      if (!be.supports(pc.path)) continue;
+      if (!be.supports(pc.path) || !be.stream_path_cached(pc.path)) continue;
       for (const Curve& cv : pc.curves) {
-        if (sim && !cv.dep) continue;
+        if (sim_skips(sim, pc.path, cv)) continue;
         for (std::uint32_t k : ks) {
           StreamArgs a;
           a.cache = pc.cache;
@@ -196,7 +200,7 @@ void register_cache_streams(Backend& be) {
           a.req.dep = cv.dep;
           a.req.k = k;
           a.req.trials = trials;
-          a.req.targets = 1;
+          a.req.targets = targets;
           a.req.pool_bytes = kL1PoolBytes;
           a.req.warm_lines = static_cast<std::uint32_t>(2 * l1_lines);
           a.req.all_sms = true;
@@ -208,11 +212,12 @@ void register_cache_streams(Backend& be) {
   }
   // The L2 (one SM): half the device's L2 is the partition one SM sees nearby.
   const std::uint64_t l2_lines = f.l2_bytes / 2 / kStreamLineBytes;
-  if (l2_lines > 0 && be.supports(Path::global_cg)) {
+  if (l2_lines > 0 && be.supports(Path::global_cg) && (!sim || l2_lines <= kSimL2LinesMax)) {
     const std::uint32_t targets = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(l2_lines / 64, 1, kL2TargetsMax));
     const std::uint32_t trials = (kL2TargetsMax + targets - 1) / targets;
     for (V v : {V::fresh, V::reread1})
       for (std::uint32_t k : k_grid(l2_lines, -1, 1)) {
+        if (sim && k == l2_lines) continue;  // the simulated device: L2/2 and 2 L2 only
         StreamArgs a;
         a.cache = "l2";
         a.req.path = Path::global_cg;
