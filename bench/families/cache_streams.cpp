@@ -105,7 +105,9 @@ void run_streams_bench(benchmark::State& state, const StreamArgs& a) {
   c["hit_cycles"] = hit;
   c["miss_cycles"] = miss;
   c["threshold_cycles"] = threshold;
-  c["carveout"] = o.carveout;
+  // Only where one is in effect (L1-side paths): counters are non-negative (analysis/core/validate),
+  // so the L2's "none" is the counter's absence, as in the P-chase families (chase_common.cpp).
+  if (o.carveout >= 0) c["carveout"] = o.carveout;
   c["k"] = r.k;
   c["targets_per_trial"] = r.targets;
   c["trials_per_sm"] = r.trials;

@@ -19,7 +19,7 @@ NAME = re.compile(r"^cache_streams/cache:(l1|texture|readonly|l2)/path:(global_c
                   r"variant:(fresh|reread1|reread2|mid|two_ages)/loads:(dep|indep)/k:([1-9][0-9]*)$")
 PAIR = {"l1": "global_ca", "texture": "texture", "readonly": "ldg", "l2": "global_cg"}
 COUNTERS = ["trials", "evicted", "p_evicted", "pool_bytes", "line_bytes", "sms", "hit_cycles", "miss_cycles",
-            "threshold_cycles", "carveout"]
+            "threshold_cycles"]
 
 
 def binom_tail(k, p, w):
@@ -71,6 +71,8 @@ def check(entries, l1, policy):
             bad.append(f"{name}: trials {b['trials']}, evicted {b['evicted']}, p {b['p_evicted']}")
         if not b["hit_cycles"] < b["threshold_cycles"] < b["miss_cycles"]:
             bad.append(f"{name}: threshold {b['threshold_cycles']} not between hit {b['hit_cycles']} and miss {b['miss_cycles']}")
+        if (cache != "l2") != ("carveout" in b) or b.get("carveout", 0) < 0:
+            bad.append(f"{name}: carveout {b.get('carveout')} (L1-side paths only, non-negative)")
         if variant == "two_ages" and "evicted_second" not in b:
             bad.append(f"{name}: no evicted_second")
         if variant == "mid" and "mid_missed" not in b:
