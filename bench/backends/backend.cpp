@@ -92,6 +92,12 @@ long long LevelRequest::num(const std::string& key, long long dflt) const {
   return v;
 }
 
+StreamsResult Backend::run_streams(const StreamsRequest&) {
+  StreamsResult o;
+  o.error = "the " + name() + " backend does not run random-stream trials";
+  return o;
+}
+
 double Backend::predicted_seconds(double accesses) const {
   const double hz = static_cast<double>(figures().sm_clock_khz) * 1e3;
   return hz > 0 ? accesses * kWorstCyclesPerAccess / hz : 0.0;

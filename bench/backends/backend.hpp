@@ -10,6 +10,7 @@
 
 #include "common/chase.hpp"
 #include "common/sequence.hpp"
+#include "common/streams.hpp"
 #include "common/wide_chain.hpp"
 #include "common/trace.hpp"
 #include "bench/levels/levels.hpp"
@@ -106,6 +107,43 @@ struct SequenceResult {
   std::uint64_t walk_cycles = 0;
 };
 
+// Random-stream trials (docs/methodology.md, section cache_streams; common/streams.hpp): per SM slot,
+// a warm stream, the hit reference, then `trials` trials of `targets` targets each (L1-side paths:
+// each trial's targets first read through global_cg, so first loads are L2 hits). The array is
+// [targets region (kStreamTargetRegionBytes) | pool of pool_bytes].
+struct StreamsRequest {
+  Path path = Path::global_ca;            // global_ca, ldg, texture (per SM) or global_cg (the L2)
+  StreamVariant variant = StreamVariant::fresh;
+  bool dep = true;                        // false: 8 independent loads per step
+  std::uint32_t k = 0;                    // stream lines per trial
+  std::uint32_t trials = 1;               // trials per SM slot
+  std::uint32_t targets = 1;              // targets per trial
+  std::uint64_t pool_bytes = 0;           // multiple of kStreamLineBytes
+  std::uint32_t warm_lines = 0;           // untimed stream lines before the trials
+  bool all_sms = true;                    // true: one thread on every SM; false: one SM
+  int carveout = -1;                      // L1-side paths: percent (-1: 0)
+  std::uint64_t first_target_line = 0;    // the launch's first line of the targets region
+  std::uint64_t seed = 1;
+};
+
+struct StreamsResult {
+  std::string error;                      // non-empty: the request could not run (and why)
+  int sms = 0;                            // SM slots that ran trials
+  std::vector<int> sm_ids;                // per slot
+  // Per slot: kStreamHitRefs hit samples, then trials x targets x kStreamFields latencies
+  // (cycles, overhead removed; fields a variant does not use are 0).
+  std::vector<std::uint32_t> records;
+  std::uint32_t words_per_slot = 0;       // entries of `records` per slot
+  double seconds = 0;                     // device time (manual time)
+  double clock_overhead_cycles = 0;       // removed from every latency
+  int carveout = -1;                      // in effect (L1-side paths)
+  std::uint64_t accesses = 0;             // loads per slot (warm stream, references, primes, trials)
+};
+// Entries per slot of StreamsResult::records.
+inline std::uint32_t stream_record_words(std::uint32_t trials, std::uint32_t targets) {
+  return kStreamHitRefs + trials * targets * kStreamFields;
+}
+
 // Whole-memory chases (64-bit pointers over footprints up to the device's free memory; tlb and
 // latency_spectrum families, docs/methodology.md). How the chased memory is allocated decides
 // which page sizes the driver can use and whether neighbouring pages are contiguous:
@@ -174,6 +212,13 @@ class Backend {
   virtual SequenceResult run_sequence(const SequenceRequest& r);
   // Most runs one launch can hold (0: no limit).
   virtual std::size_t max_sequence_runs() const { return 0; }
+  // Random-stream trials (cache_streams). Default: an error (not offered).
+  virtual StreamsResult run_streams(const StreamsRequest& r);
+  // Whether an L1-side path has a cache of its own in front of the L2 (the simulated device may map
+  // one straight to the L2, as Kepler's global_ca); the L2 path: true.
+  virtual bool stream_path_cached(Path) const { return true; }
+  // SM slots run_streams uses with all_sms (1 on the simulated device).
+  virtual int stream_slots() const { return figures().sm_count; }
   // Whole-memory chases: runs the requests (one allocation mode) on one mapping of the largest
   // footprint among them, released before returning. Default: every request fails (not offered).
   virtual std::vector<WideChaseResult> run_wide_batch(const std::vector<WideChaseRequest>& rs);

@@ -5,6 +5,7 @@
 
 #include "bench/backends/backend_cuda.hpp"
 #include "bench/backends/backend_cuda_sequence.hpp"
+#include "bench/backends/backend_cuda_streams.hpp"
 #include "bench/core/guard.hpp"
 #include "bench/levels/levels_cuda.hpp"
 #include "bench/wide/wide_cuda.hpp"
@@ -151,6 +152,7 @@ class CudaBackend final : public Backend {
   std::vector<WideChaseResult> run_wide_batch(const std::vector<WideChaseRequest>& rs) override {
     release_device_caches();  // the families' kept buffers (bench/core/guard.hpp)
     sequences_.reset();       // the sequence runner's array (up to 4 GiB)
+    streams_.reset();         // the stream runner's array (targets region and pool)
     pool_.reset();
     flush_.reset();
     tlb_flush_.reset();
@@ -198,6 +200,13 @@ class CudaBackend final : public Backend {
     return sequences_->run(r, static_cast<std::uint32_t>(std::lround(clock_overhead().fine_cycles)));
   }
   std::size_t max_sequence_runs() const override { return CudaSequenceRunner::max_runs_per_launch(); }
+  // Random-stream trials: kernels/cache_streams.cuh (bench/backends/backend_cuda_streams.cu).
+  StreamsResult run_streams(const StreamsRequest& r) override {
+    if (!streams_)
+      streams_ = std::make_unique<CudaStreamsRunner>(CudaStreamsRunner::Device{
+          desc_.sm_count, desc_.smem_per_block_optin_bytes, static_cast<std::uint64_t>(max_tex_width_)});
+    return streams_->run(r, static_cast<std::uint32_t>(std::lround(clock_overhead().fine_cycles)));
+  }
 
   std::vector<ChaseResult> run_chase_batch(const std::vector<ChaseRequest>& rs) override {
     std::vector<ChaseResult> out(rs.size());
@@ -472,6 +481,7 @@ class CudaBackend final : public Backend {
   ClockOverhead overhead_;
   bool have_overhead_ = false;
   std::unique_ptr<CudaSequenceRunner> sequences_;
+  std::unique_ptr<CudaStreamsRunner> streams_;
   WideLimits wide_limits_;
 };
 

@@ -15,6 +15,7 @@
 #include "sim/l2_evsets.hpp"
 #include "sim/levels.hpp"
 #include "sim/sequence.hpp"
+#include "sim/streams.hpp"
 
 namespace memhier {
 namespace {
@@ -239,6 +240,52 @@ class SimBackend final : public Backend {
     o.start_state = dev_.config().sequences_as_left ? "as_left" : "empty";
     o.walk_cycles = out.total_cycles;
     return o;
+  }
+  // Random-stream trials on one SM (sim/streams.hpp); L1-side paths prime through global_cg where mapped.
+  StreamsResult run_streams(const StreamsRequest& r) override {
+    StreamsResult o;
+    const int pid = dev_.path_id(path_name(r.path));
+    const bool l1_side = path_uses_carveout(r.path);
+    if (pid < 0 || !(l1_side || r.path == Path::global_cg))
+      o.error = std::string("the simulated device '") + dev_.config().name + "' does not run random-stream trials on the " +
+                path_name(r.path) + " path";
+    else if (r.k == 0 || r.trials == 0 || r.targets == 0) o.error = "k, trials and targets must be positive";
+    else if (r.pool_bytes < kStreamLineBytes || r.pool_bytes % kStreamLineBytes)
+      o.error = "the pool must be a positive multiple of " + std::to_string(kStreamLineBytes) + " bytes";
+    else if (r.first_target_line + stream_target_lines_per_slot(r.trials, r.targets) > kStreamTargetRegionLines)
+      o.error = "the targets of this request do not fit the targets region";
+    if (!o.error.empty()) return o;
+    sim::StreamsSpec s;
+    s.path = pid;
+    s.prime_path = l1_side ? dev_.path_id("global_cg") : -1;
+    s.variant = r.variant;
+    s.k = r.k;
+    s.trials = r.trials;
+    s.targets = r.targets;
+    s.warm = r.warm_lines;
+    s.pool_lines = r.pool_bytes / kStreamLineBytes;
+    s.first_target_line = r.first_target_line;
+    s.seed = r.seed;
+    sim::StreamsOutcome out = sim::run_streams(dev_, s);
+    const double overhead = std::lround(clock_overhead().fine_cycles);
+    o.sms = 1;
+    o.sm_ids = {0};
+    o.records = std::move(out.records);
+    o.words_per_slot = stream_record_words(r.trials, r.targets);
+    o.accesses = out.accesses;
+    o.clock_overhead_cycles = overhead;
+    o.seconds = (static_cast<double>(out.total_cycles) + overhead * static_cast<double>(out.accesses)) /
+                (static_cast<double>(dev_.config().device.sm_clock_khz) * 1e3);
+    o.carveout = l1_side ? (r.carveout < 0 ? 0 : r.carveout) : -1;
+    return o;
+  }
+  int stream_slots() const override { return 1; }
+  bool stream_path_cached(Path p) const override {
+    if (!path_uses_carveout(p)) return true;
+    const auto& paths = dev_.config().paths;
+    const auto it = paths.find(path_name(p)), cg = paths.find("global_cg");
+    if (it == paths.end() || it->second.levels.empty()) return false;
+    return cg == paths.end() || cg->second.levels.empty() || cg->second.levels.front() != it->second.levels.front();
   }
   std::vector<WideChaseResult> run_wide_batch(const std::vector<WideChaseRequest>& rs) override {
     return run_wide_sim(dev_, rs, clock_overhead());

@@ -1,0 +1,243 @@
+// cache_streams: replacement under random streams (issue 30 item 1; docs/methodology.md, section
+// cache_streams). Per cache - L1 (global_ca), texture, read-only (ldg) on every SM at once, the L2
+// (global_cg) on one SM - and per variant, loads mode and k one benchmark: trials of a fresh target,
+// k random pool lines, the target again (timed). The counters say how many targets were evicted; the
+// analyzer fits the replacement policies to the curves. Full plan only.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "bench/core/guard.hpp"
+#include "bench/core/registry.hpp"
+#include "common/bench_name.hpp"
+#include "common/streams.hpp"
+
+namespace memhier {
+namespace {
+
+struct StreamArgs {
+  std::string cache;
+  StreamsRequest req;
+};
+
+constexpr std::uint64_t kL1PoolBytes = 16ull << 20;  // ≫ the L1, inside the L2: stream loads are L2 hits
+constexpr std::uint64_t kL2PoolFactor = 4;           // x the L2: most stream lines come from DRAM
+constexpr std::uint32_t kMinTrialsGpu = 400;         // per point, all SMs together (p = 0.05: SE 0.011)
+constexpr std::uint32_t kTargetsSim = 256;           // per point on the simulated device (one SM)
+constexpr std::uint64_t kSimL2LinesMax = 65536;      // the simulated device's L2 streams only up to this (cost)
+constexpr std::uint32_t kL2TargetsMax = 512;         // L2: targets per trial (one stream serves them all)
+
+bool is_sim(Backend& be) { return be.name().rfind("sim:", 0) == 0; }
+
+// The next lines of the targets region: handed out once per process (a target is never read twice),
+// from the start again when the region is used up (targets_wrapped).
+std::uint64_t next_target_lines(std::uint64_t n, bool* wrapped) {
+  static std::uint64_t cursor = 0;
+  if (cursor + n > kStreamTargetRegionLines) {
+    cursor = 0;
+    *wrapped = true;
+  }
+  const std::uint64_t first = cursor;
+  cursor += n;
+  return first;
+}
+
+std::uint32_t median(std::vector<std::uint32_t> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+void run_streams_bench(benchmark::State& state, const StreamArgs& a) {
+  Backend& be = backend();
+  StreamsRequest r = a.req;
+  bool wrapped = false;
+  const std::uint64_t slots = r.all_sms ? static_cast<std::uint64_t>(std::max(1, be.stream_slots())) : 1;
+  r.first_target_line = next_target_lines(slots * stream_target_lines_per_slot(r.trials, r.targets), &wrapped);
+  const StreamsResult o = be.run_streams(r);
+  if (!o.error.empty()) return state.SkipWithError(o.error.c_str());
+  const std::uint32_t w = o.words_per_slot;
+  if (w != stream_record_words(r.trials, r.targets) || o.records.size() != static_cast<std::size_t>(w) * o.sms)
+    return state.SkipWithError("the backend returned records of another shape than requested");
+  std::vector<std::uint32_t> hits, firsts;
+  const bool two = r.variant == StreamVariant::two_ages, mid = r.variant == StreamVariant::mid;
+  const std::uint32_t per_slot = r.trials * r.targets;
+  for (int s = 0; s < o.sms; ++s) {
+    const std::uint32_t* rec = o.records.data() + static_cast<std::size_t>(s) * w;
+    hits.insert(hits.end(), rec, rec + kStreamHitRefs);
+    for (std::uint32_t q = 0; q < per_slot; ++q) {
+      const std::uint32_t* f = rec + kStreamHitRefs + q * kStreamFields;
+      firsts.push_back(f[kFirst]);
+      if (two) firsts.push_back(f[kFirst2]);
+    }
+  }
+  const std::uint32_t hit = median(hits), miss = median(firsts);
+  if (miss <= hit)
+    return state.SkipWithError(("the targets' first loads (median " + std::to_string(miss) +
+                                " cycles) are not slower than the hit reference (median " + std::to_string(hit) +
+                                "): no threshold")
+                                   .c_str());
+  const double threshold = 0.5 * (hit + miss);
+  double trials = 0, evicted = 0, evicted2 = 0, mid_missed = 0;
+  for (int s = 0; s < o.sms; ++s) {
+    const std::uint32_t* rec = o.records.data() + static_cast<std::size_t>(s) * w;
+    for (std::uint32_t q = 0; q < per_slot; ++q) {
+      const std::uint32_t* f = rec + kStreamHitRefs + q * kStreamFields;
+      ++trials;
+      evicted += f[kFinal] >= threshold;
+      if (two) evicted2 += f[kFinal2] >= threshold;
+      if (mid) mid_missed += f[kMid] >= threshold;
+    }
+  }
+  state.SetIterationTime(std::max(o.seconds, 1e-9));
+  auto& c = state.counters;
+  c["trials"] = trials;
+  c["evicted"] = evicted;
+  c["p_evicted"] = trials > 0 ? evicted / trials : 0;
+  if (two) c["evicted_second"] = evicted2;
+  if (mid) c["mid_missed"] = mid_missed;
+  c["pool_bytes"] = static_cast<double>(r.pool_bytes);
+  c["line_bytes"] = kStreamLineBytes;
+  c["sms"] = o.sms;
+  c["hit_cycles"] = hit;
+  c["miss_cycles"] = miss;
+  c["threshold_cycles"] = threshold;
+  // Only where one is in effect (L1-side paths): counters are non-negative (analysis/core/validate),
+  // so the L2's "none" is the counter's absence, as in the P-chase families (chase_common.cpp).
+  if (o.carveout >= 0) c["carveout"] = o.carveout;
+  c["k"] = r.k;
+  c["targets_per_trial"] = r.targets;
+  c["trials_per_sm"] = r.trials;
+  c["warm_lines"] = r.warm_lines;
+  c["clock_overhead_cycles"] = o.clock_overhead_cycles;
+  c["accesses_per_sm"] = static_cast<double>(o.accesses);
+  c["targets_wrapped"] = wrapped ? 1 : 0;
+}
+
+std::string bench_name(const StreamArgs& a) {
+  BenchName n("cache_streams");
+  n.add("cache", a.cache).add("path", path_name(a.req.path)).add("variant", stream_variant_name(a.req.variant));
+  n.add("loads", a.req.dep ? "dep" : "indep").add("k", static_cast<std::int64_t>(a.req.k));
+  return n.str();
+}
+
+void register_one(const StreamArgs& a) {
+  const std::uint64_t per_slot = stream_target_lines_per_slot(a.req.trials, a.req.targets) + a.req.warm_lines +
+                                 2ull * kStreamHitRefs +
+                                 static_cast<std::uint64_t>(a.req.trials) * (a.req.k + 5ull * a.req.targets);
+  register_guarded(
+      bench_name(a), [a](benchmark::State& state) {
+        for (auto _ : state) run_streams_bench(state, a);
+      },
+      [per_slot] { return backend().predicted_seconds(static_cast<double>(per_slot)); })
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Unit(benchmark::kMillisecond);
+}
+
+struct Curve {
+  StreamVariant variant;
+  bool dep;
+};
+
+// The curves the simulated device leaves out (its cost): indep (= dep there), and on texture and
+// read-only every variant but fresh and reread1.
+bool sim_skips(bool sim, Path p, const Curve& cv) {
+  if (!sim) return false;
+  if (!cv.dep) return true;
+  return p != Path::global_ca && cv.variant != StreamVariant::fresh && cv.variant != StreamVariant::reread1;
+}
+
+// k = lines x 2^j for j in [j_lo, j_hi], rounded; at least 1.
+std::vector<std::uint32_t> k_grid(std::uint64_t lines, int j_lo, int j_hi) {
+  std::vector<std::uint32_t> ks;
+  for (int j = j_lo; j <= j_hi; ++j) {
+    const double k = std::ldexp(static_cast<double>(lines), j);
+    const auto v = static_cast<std::uint32_t>(std::max(1.0, std::round(std::min(k, 4.0e9))));
+    if (ks.empty() || ks.back() != v) ks.push_back(v);
+  }
+  return ks;
+}
+
+void register_cache_streams(Backend& be) {
+  if (plan() != Plan::full) return;  // the full plan only (not quick, not check)
+  const bool sim = is_sim(be);
+  const DeviceFigures f = be.figures();
+  const std::uint32_t slots = static_cast<std::uint32_t>(std::max(1, be.stream_slots()));
+  using V = StreamVariant;
+  // L1-side caches: the unified L1/shared array per SM where known, else the shared memory per SM
+  // (at carveout 0 the L1 is about that large): the scale of k in lines.
+  const std::uint64_t l1_lines = (f.l1_smem_bytes ? f.l1_smem_bytes : f.smem_per_sm_bytes) / kStreamLineBytes;
+  struct PathCurves {
+    Path path;
+    const char* cache;
+    std::vector<Curve> curves;
+  };
+  std::vector<PathCurves> l1_side = {
+      {Path::global_ca, "l1",
+       {{V::fresh, true}, {V::reread1, true}, {V::reread2, true}, {V::mid, true}, {V::two_ages, true},
+        {V::fresh, false}, {V::reread1, false}}},
+      {Path::texture, "texture", {{V::fresh, true}, {V::reread1, true}, {V::mid, true}}},
+      {Path::ldg, "readonly", {{V::fresh, true}, {V::reread1, true}, {V::mid, true}}}};
+  if (l1_lines > 0) {
+    // The simulated device has no overlap (indep = dep) and must stay cheap (CI runs many sim
+    // plans): k = L/2 and 2 L, no indep, texture and read-only fresh and reread1 only, and several
+    // targets per trial (L/64: they take at most 1/64 of the cache), 256 targets per point in all.
+    std::vector<std::uint32_t> ks = k_grid(l1_lines, -3, 2);
+    if (sim) ks = {k_grid(l1_lines, -1, -1).front(), k_grid(l1_lines, 1, 1).front()};
+    const std::uint32_t targets = sim ? static_cast<std::uint32_t>(std::max<std::uint64_t>(1, l1_lines / 64)) : 1;
+    const std::uint32_t trials = sim ? (kTargetsSim + targets - 1) / targets : (kMinTrialsGpu + slots - 1) / slots;
+    for (const PathCurves& pc : l1_side) {
+      if (!be.supports(pc.path) || !be.stream_path_cached(pc.path)) continue;
+      for (const Curve& cv : pc.curves) {
+        if (sim_skips(sim, pc.path, cv)) continue;
+        for (std::uint32_t k : ks) {
+          StreamArgs a;
+          a.cache = pc.cache;
+          a.req.path = pc.path;
+          a.req.variant = cv.variant;
+          a.req.dep = cv.dep;
+          a.req.k = k;
+          a.req.trials = trials;
+          a.req.targets = targets;
+          a.req.pool_bytes = kL1PoolBytes;
+          a.req.warm_lines = static_cast<std::uint32_t>(2 * l1_lines);
+          a.req.all_sms = true;
+          a.req.carveout = 0;
+          register_one(a);
+        }
+      }
+    }
+  }
+  // The L2 (one SM): half the device's L2 is the partition one SM sees nearby.
+  const std::uint64_t l2_lines = f.l2_bytes / 2 / kStreamLineBytes;
+  if (l2_lines > 0 && be.supports(Path::global_cg) && (!sim || l2_lines <= kSimL2LinesMax)) {
+    const std::uint32_t targets = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(l2_lines / 64, 1, kL2TargetsMax));
+    const std::uint32_t trials = (kL2TargetsMax + targets - 1) / targets;
+    for (V v : {V::fresh, V::reread1})
+      for (std::uint32_t k : k_grid(l2_lines, -1, 1)) {
+        if (sim && k == l2_lines) continue;  // the simulated device: L2/2 and 2 L2 only
+        StreamArgs a;
+        a.cache = "l2";
+        a.req.path = Path::global_cg;
+        a.req.variant = v;
+        a.req.dep = true;
+        a.req.k = k;
+        a.req.trials = trials;
+        a.req.targets = targets;
+        a.req.pool_bytes = kL2PoolFactor * f.l2_bytes / kStreamLineBytes * kStreamLineBytes;
+        a.req.warm_lines = 0;
+        a.req.all_sms = false;
+        a.req.carveout = -1;
+        register_one(a);
+      }
+  }
+}
+
+FamilyRegistrar reg("cache_streams", false, register_cache_streams);
+
+}  // namespace
+}  // namespace memhier
