@@ -112,7 +112,7 @@ const std::set<std::string>& known_families() {
       "caches_per_sm",   "clock_overhead", "gmem_throughput", "l1_throughput",    "l2_throughput",
       "l2_partitions",   "smem_throughput", "smem_bank_conflict", "outstanding_requests", "warp_access",
       "dsmem",           "async_copy",    "host",             "peer",             "l2_slices",
-      "l2_persist",      "l2_evsets"};
+      "l2_persist",      "l2_evsets",      "cache_streams"};
   return k;
 }
 
