@@ -1,6 +1,8 @@
 #include "analysis/cache/streams.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -25,7 +27,7 @@ const std::set<std::string>& variants() {
 // Arrivals beyond which a Binomial(k, q) has less than this left.
 constexpr double kTail = 1e-9;
 // Stream arrivals between two runs of a chain (times the ways): the set's state is the stream's.
-constexpr std::uint32_t kGapPerWay = 4;
+constexpr std::uint32_t kGapPerWay = 2;
 // Arrivals that warm a chain's empty set first (times the ways).
 constexpr std::uint32_t kWarmPerWay = 16;
 
@@ -68,12 +70,20 @@ std::uint64_t fnv(const std::string& s, std::uint64_t h = 1469598103934665603ull
 // One set of W ways: which line each way holds, the policy's state, the chain's generator.
 class OneSet {
  public:
-  OneSet(const std::string& pol, std::uint32_t ways, std::uint64_t pool_lines, std::uint64_t seed)
-      : line_(ways, kEmpty), pool_(std::max<std::uint64_t>(1, pool_lines)), rng_(seed) {
+  OneSet(const std::string& pol, std::uint32_t ways, std::uint64_t seed) : line_(ways, kEmpty), rng_(seed) {
     policy::RandomParams rp;
     rp.seed = policy::splitmix64_mix(seed ^ 0x5eedull);
     pol_ = policy::make_policy(pol, ways, rp);
-    for (std::uint32_t i = 0; i < kWarmPerWay * ways; ++i) arrival();
+  }
+  // The pool share of the set's stream (lines); a new share warms the set with 16 W + 4 L arrivals
+  // (every line of the share about 4 times: the state a long stream leaves, hits and promotions
+  // included, e.g. SLRU's protected segment full).
+  void use_pool(std::uint64_t pool_lines) {
+    pool_lines = std::max<std::uint64_t>(1, pool_lines);
+    if (pool_lines == pool_) return;
+    pool_ = pool_lines;
+    const std::uint64_t warm = kWarmPerWay * line_.size() + 4 * std::min<std::uint64_t>(pool_, 1u << 16);
+    for (std::uint64_t i = 0; i < warm; ++i) arrival();
   }
   int way_of(std::int64_t id) const {
     for (std::size_t w = 0; w < line_.size(); ++w)
@@ -81,20 +91,23 @@ class OneSet {
     return -1;
   }
   bool present(std::int64_t id) const { return way_of(id) >= 0; }
-  bool access(std::int64_t id) {
+  bool access(std::int64_t id) { return fill(id) < 0; }
+  // The way a miss of `id` filled, or -1 for a hit.
+  int fill(std::int64_t id) {
     const int w = way_of(id);
     if (w >= 0) {
       pol_->on_hit(static_cast<std::uint32_t>(w));
-      return true;
+      return -1;
     }
     const std::uint32_t v = pol_->victim();
     line_[v] = id;
     pol_->on_fill(v);
-    return false;
+    return static_cast<int>(v);
   }
   // The way a miss would fill now (random: one draw of the generator).
   std::uint32_t victim() { return pol_->victim(); }
-  void arrival() { access(static_cast<std::int64_t>(rng_.next() % pool_)); }
+  // One stream line; true when it took way `way` (-1: none watched).
+  bool arrival(int way = -1) { return fill(static_cast<std::int64_t>(rng_.next() % pool_)) == way && way >= 0; }
   void gap() {
     for (std::size_t i = 0; i < kGapPerWay * line_.size(); ++i) arrival();
   }
@@ -105,7 +118,7 @@ class OneSet {
   static constexpr std::int64_t kEmpty = std::numeric_limits<std::int64_t>::min();
   std::vector<std::int64_t> line_;
   std::unique_ptr<policy::SetPolicy> pol_;
-  std::uint64_t pool_;
+  std::uint64_t pool_ = 0;
   policy::SplitMix64 rng_;
   std::int64_t target_ = -1;
 };
@@ -119,8 +132,8 @@ struct Moments {
 };
 
 // fresh / reread1 / reread2 at every k of the unit: per run the arrivals after which T is gone.
-std::vector<Moments> survival_unit(const std::string& pol, std::uint32_t W, std::uint64_t L, unsigned rereads,
-                                   const std::vector<std::uint64_t>& ks, double q, unsigned runs, std::uint64_t seed) {
+std::vector<Moments> survival_unit(OneSet& set, std::uint64_t L, unsigned rereads, const std::vector<std::uint64_t>& ks,
+                                   double q, unsigned runs) {
   std::vector<std::vector<double>> tails;
   std::size_t nmax = 0;
   for (auto k : ks) {
@@ -128,33 +141,31 @@ std::vector<Moments> survival_unit(const std::string& pol, std::uint32_t W, std:
     tails.push_back(upper_tails(pmf));
     nmax = std::max(nmax, pmf.size() - 1);
   }
-  OneSet set(pol, W, L, seed);
+  set.use_pool(L);
   std::vector<Moments> m(ks.size());
   for (unsigned r = 0; r < runs; ++r) {
     set.gap();
     const std::int64_t T = set.fresh_target();
     set.access(T);
     for (unsigned i = 0; i < rereads; ++i) set.access(T);
+    const int tw = set.way_of(T);
     std::size_t e = nmax + 1;  // T still there after every arrival that matters
-    for (std::size_t n = 1; n <= nmax; ++n) {
-      set.arrival();
-      if (!set.present(T)) {
+    for (std::size_t n = 1; n <= nmax; ++n)
+      if (set.arrival(tw)) {  // an arrival took T's way
         e = n;
         break;
       }
-    }
     for (std::size_t i = 0; i < ks.size(); ++i) m[i].add(e < tails[i].size() ? tails[i][e] : 0.0);
   }
   return m;
 }
 
 // mid at one k: evicted (the timed T) and mid_missed (the re-read after k/2 lines).
-std::pair<Moments, Moments> mid_unit(const std::string& pol, std::uint32_t W, std::uint64_t L, std::uint64_t k,
-                                     double q, unsigned runs, std::uint64_t seed) {
+std::pair<Moments, Moments> mid_unit(OneSet& set, std::uint64_t L, std::uint64_t k, double q, unsigned runs) {
   const auto pmf1 = binomial_pmf(k / 2, q), pmf2 = binomial_pmf(k - k / 2, q);
   const auto tail2 = upper_tails(pmf2);
   const std::size_t nmax2 = pmf2.size() - 1;
-  OneSet set(pol, W, L, seed);
+  set.use_pool(L);
   Moments ev, mm;
   for (unsigned r = 0; r < runs; ++r) {
     set.gap();
@@ -163,33 +174,50 @@ std::pair<Moments, Moments> mid_unit(const std::string& pol, std::uint32_t W, st
     const std::size_t n1 = draw(pmf1, set.uniform());
     for (std::size_t n = 0; n < n1; ++n) set.arrival();
     mm.add(set.access(T) ? 0.0 : 1.0);
+    const int tw = set.way_of(T);
     std::size_t e = nmax2 + 1;
-    for (std::size_t n = 1; n <= nmax2; ++n) {
-      set.arrival();
-      if (!set.present(T)) {
+    for (std::size_t n = 1; n <= nmax2; ++n)
+      if (set.arrival(tw)) {
         e = n;
         break;
       }
-    }
     ev.add(e < tail2.size() ? tail2[e] : 0.0);
   }
   return {ev, mm};
 }
 
-// two_ages at one k: evicted (T1) and evicted_second (T2, timed after T1's load).
-std::pair<Moments, Moments> two_ages_unit(const std::string& pol, std::uint32_t W, std::uint64_t L, std::uint64_t k,
-                                          double q, unsigned runs, std::uint64_t seed) {
+// two_ages at one k: evicted (T1) and evicted_second (T2, timed after T1's load). T2 lands in T1's
+// set with probability 1/S (q): then T2 is one more line of T1's set and T1's timed load, where it
+// misses, may take T2's way; else each target lives in a set of its own (T2's: a second chain).
+std::pair<Moments, Moments> two_ages_unit(OneSet& set, OneSet& other, std::uint64_t L, std::uint64_t k, double q,
+                                          unsigned runs) {
   const auto pmf1 = binomial_pmf(k / 2, q), pmf2 = binomial_pmf(k - k / 2, q);
   const auto tail2 = upper_tails(pmf2);
   const std::size_t nmax2 = pmf2.size() - 1;
-  OneSet set(pol, W, L, seed);
+  set.use_pool(L);
+  other.use_pool(L);
   Moments m1, m2;
+  // T's survival in `s` over the second half: sum over n of pmf2(n) [T gone after n arrivals].
+  auto second_half = [&](OneSet& s, std::int64_t T) {
+    const int tw = s.way_of(T);
+    if (tw < 0) return 1.0;
+    for (std::size_t n = 1; n <= nmax2; ++n)
+      if (s.arrival(tw)) return tail2[n];
+    return 0.0;
+  };
   for (unsigned r = 0; r < runs; ++r) {
     set.gap();
-    const std::int64_t T1 = set.fresh_target(), T2 = set.fresh_target();
+    const std::int64_t T1 = set.fresh_target(), T2 = set.fresh_target() - (1ll << 40);
     set.access(T1);
     const std::size_t n1 = draw(pmf1, set.uniform());
     for (std::size_t n = 0; n < n1; ++n) set.arrival();
+    if (set.uniform() >= q) {  // T2 in a set of its own
+      other.gap();
+      other.access(T2);
+      m2.add(second_half(other, T2));
+      m1.add(second_half(set, T1));
+      continue;
+    }
     set.access(T2);
     double v1 = 0, v2 = 0;
     for (std::size_t n = 0; n <= nmax2; ++n) {
@@ -276,6 +304,9 @@ std::vector<StreamPoint> stream_points(const Dataset& data, const std::string& c
   if (note) {
     *note = "";
     if (bad) *note += std::to_string(bad) + " cache_streams entries of " + cache + " without a known variant, k > 0, trials, evicted, pool_bytes or line_bytes left out";
+    if (primary >= 0 && !any_primary && !raw.empty())
+      *note += std::string(note->empty() ? "" : "; ") + "no entry at carveout " + std::to_string(primary) +
+               " (the sets' carveout): those at other carveouts are judged with its sets";
     if (other_carveout)
       *note += std::string(note->empty() ? "" : "; ") + std::to_string(other_carveout) + " entries at another carveout than " +
                std::to_string(primary) + " (the sets' carveout) left out";
@@ -284,15 +315,17 @@ std::vector<StreamPoint> stream_points(const Dataset& data, const std::string& c
 }
 
 StreamPrediction predict_streams(const std::string& pol, std::uint32_t sets, std::uint32_t ways,
-                                 const std::vector<StreamPoint>& points, unsigned runs, std::uint64_t seed) {
+                                 const std::vector<StreamPoint>& points, unsigned runs, std::uint64_t seed,
+                                 unsigned runs_per_k) {
+  if (runs_per_k == 0) runs_per_k = runs;
   if (const std::string why = policy::policy_ways_problem(pol, ways); !why.empty()) throw std::invalid_argument(why);
   StreamPrediction out;
   out.p.assign(points.size(), 0);
   out.var.assign(points.size(), 0);
   const double q = 1.0 / std::max<std::uint32_t>(1, sets);
-  auto unit_seed = [&](const std::string& v, std::uint64_t k, std::uint64_t L) {
-    return policy::splitmix64_mix(fnv(v, seed) ^ policy::splitmix64_mix(k * 0x9E3779B97F4A7C15ull + L));
-  };
+  // One chain for every unit in turn (and one for two_ages' second targets): each starts where the
+  // last ended, warmed once per pool share.
+  OneSet set(pol, ways, policy::splitmix64_mix(fnv("streams", seed))), other(pol, ways, policy::splitmix64_mix(fnv("second", seed)));
   // fresh / reread*: one unit per (variant, pool lines) over its ks.
   std::map<std::pair<std::string, std::uint64_t>, std::vector<std::uint64_t>> surv;
   for (const auto& p : points)
@@ -303,7 +336,7 @@ StreamPrediction predict_streams(const std::string& pol, std::uint32_t sets, std
   for (auto& [key, ks] : surv) {
     std::sort(ks.begin(), ks.end());
     const unsigned rereads = key.first == "fresh" ? 0 : key.first == "reread1" ? 1 : 2;
-    const auto m = survival_unit(pol, ways, key.second, rereads, ks, q, runs, unit_seed(key.first, 0, key.second));
+    const auto m = survival_unit(set, key.second, rereads, ks, q, runs);
     for (std::size_t i = 0; i < points.size(); ++i) {
       const auto& p = points[i];
       if (p.variant != key.first || pool_lines(p, sets) != key.second) continue;
@@ -317,8 +350,8 @@ StreamPrediction predict_streams(const std::string& pol, std::uint32_t sets, std
     if (p.variant != "mid" && p.variant != "two_ages") continue;
     const auto key = std::make_tuple(p.variant, p.k, pool_lines(p, sets));
     if (per_k.count(key)) continue;
-    const std::uint64_t L = std::get<2>(key), s = unit_seed(p.variant, p.k, L);
-    per_k[key] = p.variant == "mid" ? mid_unit(pol, ways, L, p.k, q, runs, s) : two_ages_unit(pol, ways, L, p.k, q, runs, s);
+    const std::uint64_t L = std::get<2>(key);
+    per_k[key] = p.variant == "mid" ? mid_unit(set, L, p.k, q, runs_per_k) : two_ages_unit(set, other, L, p.k, q, runs_per_k);
   }
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
@@ -383,22 +416,28 @@ StreamFit score(const std::string& pol, const std::vector<StreamPoint>& pts, con
 
 std::vector<StreamFit> fit_streams(const std::vector<StreamPoint>& pts, std::uint32_t sets, std::uint32_t ways,
                                    const std::vector<std::string>& candidates, double noise) {
+  // Stages of more runs (kStreamStages): every candidate at the first; at each
+  // next one those whose worst |z| stayed within kStreamScreenZ and always the four nearest (chi2).
   std::vector<StreamFit> fits(candidates.size());
-  parallel_for(candidates.size(), [&](std::size_t i) {
-    fits[i] = score(candidates[i], pts, predict_streams(candidates[i], sets, ways, pts, kScreenRuns, 1), noise, kScreenRuns);
-  });
-  // The nearest four by the screen's chi2 are always run in full, as is every one the screen keeps.
-  std::vector<std::size_t> order(candidates.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return fits[a].chi2 < fits[b].chi2; });
-  std::vector<std::size_t> full;
-  for (std::size_t r = 0; r < order.size(); ++r)
-    if (r < 4 || fits[order[r]].worst_z <= kStreamScreenZ) full.push_back(order[r]);
-  std::sort(full.begin(), full.end());
-  parallel_for(full.size(), [&](std::size_t j) {
-    const std::size_t i = full[j];
-    fits[i] = score(candidates[i], pts, predict_streams(candidates[i], sets, ways, pts, kStreamRuns, 2), noise, kStreamRuns);
-  });
+  std::vector<std::size_t> live(candidates.size());
+  for (std::size_t i = 0; i < live.size(); ++i) live[i] = i;
+  for (std::size_t stage = 0; stage < kStreamStages.size() && !live.empty(); ++stage) {
+    const auto [runs, runs_per_k] = kStreamStages[stage];
+    parallel_for(live.size(), [&, runs = runs, runs_per_k = runs_per_k](std::size_t j) {
+      const std::size_t i = live[j];
+      fits[i] = score(candidates[i], pts, predict_streams(candidates[i], sets, ways, pts, runs, stage + 1, runs_per_k),
+                      noise, runs);
+    });
+    std::vector<std::size_t> order = live;
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return fits[a].chi2 < fits[b].chi2; });
+    std::vector<std::size_t> next;
+    for (std::size_t r = 0; r < order.size(); ++r)
+      if (r < 4 || fits[order[r]].worst_z <= kStreamScreenZ) next.push_back(order[r]);
+    std::sort(next.begin(), next.end());
+    if (std::getenv("MEMHIER_DEBUG_STREAMS"))
+      std::fprintf(stderr, "streams stage %zu: %zu candidates, %zu go on\n", stage, live.size(), next.size());
+    live = next;
+  }
   for (auto& f : fits) f.fits = f.fits && f.runs == kStreamRuns;
   std::vector<std::size_t> rank(candidates.size());
   for (std::size_t i = 0; i < rank.size(); ++i) rank[i] = i;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/core/dataset.hpp"
@@ -36,11 +37,13 @@ std::vector<StreamPoint> stream_points(const Dataset& data, const std::string& c
 struct StreamPrediction {
   std::vector<double> p, var;
 };
-// Monte-Carlo over one set of `sets` x `ways` (docs/methodology.md): `runs` per point; `seed` fixes
-// the draws (the same for every policy: common random numbers). Throws std::invalid_argument on a
-// policy that cannot serve `ways`.
+// Monte-Carlo over one set of `sets` x `ways` (docs/methodology.md): `runs` per point (`runs_per_k`
+// for mid and two_ages, whose runs serve one k each; 0: `runs`); `seed` fixes the draws (the same for
+// every policy: common random numbers). Throws std::invalid_argument on a policy that cannot serve
+// `ways`.
 StreamPrediction predict_streams(const std::string& policy, std::uint32_t sets, std::uint32_t ways,
-                                 const std::vector<StreamPoint>& points, unsigned runs, std::uint64_t seed);
+                                 const std::vector<StreamPoint>& points, unsigned runs, std::uint64_t seed,
+                                 unsigned runs_per_k = 0);
 
 struct StreamFit {
   std::string policy;
@@ -51,11 +54,14 @@ struct StreamFit {
   bool fits = false;
   std::optional<bool> fits_sequences;  // null: no sequence verdict
 };
-// Every candidate scored (screen at kScreenRuns, the rest and the four nearest at kStreamRuns),
+// Every candidate scored (in stages of more runs, kStreamStages; the nearest always to the last),
 // sorted best first (fits first, then chi2 / dof, then candidate order). noise: spurious misses per access.
 std::vector<StreamFit> fit_streams(const std::vector<StreamPoint>& points, std::uint32_t sets, std::uint32_t ways,
                                    const std::vector<std::string>& candidates, double noise);
-constexpr unsigned kScreenRuns = 256, kStreamRuns = 4000;
+// Monte-Carlo runs per stage: {runs of fresh / reread* (shared by their ks), runs per k of mid /
+// two_ages}; the last stage's scores are the ones that decide.
+constexpr unsigned kStreamRuns = 4000;
+inline const std::vector<std::pair<unsigned, unsigned>> kStreamStages = {{256, 64}, {1000, 1000}, {kStreamRuns, kStreamRuns}};
 constexpr double kStreamWorstZ = 4, kStreamScreenZ = 6, kStreamChi2Alpha = 0.001;
 // The 1 - alpha quantile of chi2 with `dof` degrees of freedom (Wilson-Hilferty).
 double chi2_quantile(std::size_t dof, double alpha);
