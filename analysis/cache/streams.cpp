@@ -414,15 +414,27 @@ StreamFit score(const std::string& pol, const std::vector<StreamPoint>& pts, con
 
 }  // namespace
 
+std::vector<std::pair<unsigned, unsigned>> stream_stages(const std::vector<StreamPoint>& points) {
+  double most = 0;
+  for (const auto& p : points) most = std::max(most, p.trials);
+  const auto final_runs = static_cast<unsigned>(std::clamp(4 * most, double(kStreamRunsMin), double(kStreamRuns)));
+  std::vector<std::pair<unsigned, unsigned>> st = {{256, 64}};
+  if (final_runs > kStreamRunsMin) st.push_back({kStreamRunsMin, kStreamRunsMin});
+  st.push_back({final_runs, final_runs});
+  return st;
+}
+
 std::vector<StreamFit> fit_streams(const std::vector<StreamPoint>& pts, std::uint32_t sets, std::uint32_t ways,
                                    const std::vector<std::string>& candidates, double noise) {
-  // Stages of more runs (kStreamStages): every candidate at the first; at each
+  const auto stages = stream_stages(pts);
+  const unsigned final_runs = stages.back().first;
+  // Stages of more runs (stream_stages): every candidate at the first; at each
   // next one those whose worst |z| stayed within kStreamScreenZ and always the four nearest (chi2).
   std::vector<StreamFit> fits(candidates.size());
   std::vector<std::size_t> live(candidates.size());
   for (std::size_t i = 0; i < live.size(); ++i) live[i] = i;
-  for (std::size_t stage = 0; stage < kStreamStages.size() && !live.empty(); ++stage) {
-    const auto [runs, runs_per_k] = kStreamStages[stage];
+  for (std::size_t stage = 0; stage < stages.size() && !live.empty(); ++stage) {
+    const auto [runs, runs_per_k] = stages[stage];
     parallel_for(live.size(), [&, runs = runs, runs_per_k = runs_per_k](std::size_t j) {
       const std::size_t i = live[j];
       fits[i] = score(candidates[i], pts, predict_streams(candidates[i], sets, ways, pts, runs, stage + 1, runs_per_k),
@@ -438,7 +450,7 @@ std::vector<StreamFit> fit_streams(const std::vector<StreamPoint>& pts, std::uin
       std::fprintf(stderr, "streams stage %zu: %zu candidates, %zu go on\n", stage, live.size(), next.size());
     live = next;
   }
-  for (auto& f : fits) f.fits = f.fits && f.runs == kStreamRuns;
+  for (auto& f : fits) f.fits = f.fits && f.runs == final_runs;
   std::vector<std::size_t> rank(candidates.size());
   for (std::size_t i = 0; i < rank.size(); ++i) rank[i] = i;
   std::stable_sort(rank.begin(), rank.end(), [&](auto a, auto b) {
@@ -453,9 +465,9 @@ std::vector<StreamFit> fit_streams(const std::vector<StreamPoint>& pts, std::uin
 namespace {
 
 // "lru: worst |z| 2.1, chi2 31.0 / 40 (sequences: consistent)"
-std::string describe(const StreamFit& f) {
+std::string describe(const StreamFit& f, unsigned final_runs) {
   std::string s = f.policy + ": worst |z| " + fmt(f.worst_z, 1) + ", chi2 " + fmt(f.chi2, 1) + " / " +
-                  std::to_string(f.dof) + (f.runs == kStreamRuns ? "" : " (screen)");
+                  std::to_string(f.dof) + (f.runs == final_runs ? "" : " (screen)");
   if (f.fits_sequences) s += *f.fits_sequences ? ", sequences: consistent" : ", sequences: inconsistent";
   return s;
 }
@@ -557,7 +569,7 @@ bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string
                            std::to_string(cands.size()) + " candidates on one set of " + std::to_string(S) + " x " +
                            std::to_string(W);
   std::string nearest;
-  for (std::size_t i = 0; i < fits.size() && i < 3; ++i) nearest += (i ? "; " : "") + describe(fits[i]);
+  for (std::size_t i = 0; i < fits.size() && i < 3; ++i) nearest += (i ? "; " : "") + describe(fits[i], stream_stages(pts).back().first);
   const nlohmann::json before = cache.value("replacement", nlohmann::json());
   std::string reason;
   nlohmann::json named;

@@ -54,14 +54,16 @@ struct StreamFit {
   bool fits = false;
   std::optional<bool> fits_sequences;  // null: no sequence verdict
 };
-// Every candidate scored (in stages of more runs, kStreamStages; the nearest always to the last),
+// Every candidate scored (in stages of more runs, stream_stages; the nearest always to the last),
 // sorted best first (fits first, then chi2 / dof, then candidate order). noise: spurious misses per access.
 std::vector<StreamFit> fit_streams(const std::vector<StreamPoint>& points, std::uint32_t sets, std::uint32_t ways,
                                    const std::vector<std::string>& candidates, double noise);
 // Monte-Carlo runs per stage: {runs of fresh / reread* (shared by their ks), runs per k of mid /
-// two_ages}; the last stage's scores are the ones that decide.
-constexpr unsigned kStreamRuns = 4000;
-inline const std::vector<std::pair<unsigned, unsigned>> kStreamStages = {{256, 64}, {1000, 1000}, {kStreamRuns, kStreamRuns}};
+// two_ages}; the last stage's scores are the ones that decide. Its runs: 4 x the most trials of a
+// point (the model's variance at most a quarter of the measurement's), within [kStreamRunsMin,
+// kStreamRuns].
+constexpr unsigned kStreamRuns = 4000, kStreamRunsMin = 1000;
+std::vector<std::pair<unsigned, unsigned>> stream_stages(const std::vector<StreamPoint>& points);
 constexpr double kStreamWorstZ = 4, kStreamScreenZ = 6, kStreamChi2Alpha = 0.001;
 // The 1 - alpha quantile of chi2 with `dof` degrees of freedom (Wilson-Hilferty).
 double chi2_quantile(std::size_t dof, double alpha);
