@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -152,6 +153,27 @@ TEST(Streams, PointsFromEntries) {
   EXPECT_EQ(pts.front().trials, 20);
   EXPECT_TRUE(note.empty());
   EXPECT_TRUE(stream_points(d, "texture", 0).empty());
+}
+
+// The contract's names (loads:dep, loads:indep) pass the input screen, which reads `loads` of other
+// families as a count.
+TEST(Streams, ContractNamesAreRead) {
+  const std::string path = std::string(MEMHIER_BINARY_DIR) + "/test_streams_names.json";
+  {
+    std::ofstream f(path);
+    f << R"({"context": {"memhier_version": "test", "gpu_name": "synthetic"}, "benchmarks": [)";
+    const char* names[] = {"cache_streams/cache:l1/path:global_ca/variant:fresh/loads:dep/k:512",
+                           "cache_streams/cache:l1/path:global_ca/variant:fresh/loads:indep/k:512"};
+    for (int i = 0; i < 2; ++i)
+      f << (i ? "," : "") << R"({"name": ")" << names[i] << R"(", "run_name": ")" << names[i]
+        << R"(", "run_type": "iteration", "iterations": 1, "real_time": 1, "cpu_time": 1, "time_unit": "us",)"
+        << R"( "trials": 100, "evicted": 10, "p_evicted": 0.1, "pool_bytes": 67108864, "line_bytes": 128, "sms": 1,)"
+        << R"( "hit_cycles": 33, "miss_cycles": 280, "threshold_cycles": 156, "carveout": 0})";
+    f << "]}";
+  }
+  const Dataset d = Dataset::load({path});
+  EXPECT_EQ(stream_points(d, "l1", 0).size(), 2u);
+  EXPECT_TRUE(d.warnings().empty());  // a family the analyzer reads
 }
 
 TEST(Streams, ChiSquareQuantile) {
