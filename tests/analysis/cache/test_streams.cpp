@@ -186,7 +186,6 @@ TEST(Streams, ChiSquareQuantile) {
 // second miss of its set) does not.
 TEST(Streams, LruLikeTheHardwareIsNamed) {
   Spec sp;
-  if (const char* e = std::getenv("MEMHIER_DEBUG_STREAMS")) sp.seed = std::strtoull(e, nullptr, 10);
   const Dataset d = dataset_of(sp);
   const auto pts = stream_points(d, "l1", 0);
   const auto t0 = std::chrono::steady_clock::now();
