@@ -489,6 +489,45 @@ std::string geometry(const nlohmann::json& c, std::uint32_t* S, std::uint32_t* W
   return "";
 }
 
+// The curves: per point the observed fraction and what the named policies predict, else the two
+// nearest, and the sequences' first consistent candidate where it is neither.
+nlohmann::json curves_json(const std::vector<StreamPoint>& pts, const std::vector<StreamFit>& fits,
+                           const std::vector<std::string>& both, const SequenceVerdict& seq) {
+  std::vector<const StreamFit*> shown;
+  auto show = [&](const std::string& n) {
+    for (const auto& f : fits)
+      if (f.policy == n && std::find(shown.begin(), shown.end(), &f) == shown.end()) shown.push_back(&f);
+  };
+  if (!both.empty())
+    for (const auto& n : both) show(n);
+  else
+    for (std::size_t i = 0; i < fits.size() && i < 2; ++i) show(fits[i].policy);
+  if (!seq.consistent.empty()) show(seq.consistent.front());
+  nlohmann::json curves = nlohmann::json::array();
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    const auto& p = pts[i];
+    nlohmann::json pred = nlohmann::json::object();
+    for (const auto* f : shown) pred[f->policy] = round4(f->predicted[i]);
+    curves.push_back({{"variant", p.variant}, {"loads", p.loads}, {"k", p.k}, {"measure", p.measure},
+                      {"trials", p.trials}, {"observed", round4(p.observed / p.trials)}, {"predicted", pred}});
+  }
+  return curves;
+}
+
+// The candidates, best first: the first 8 and every one that fits either evidence.
+nlohmann::json candidates_json(const std::vector<StreamFit>& fits) {
+  nlohmann::json cj = nlohmann::json::array();
+  for (std::size_t i = 0; i < fits.size(); ++i) {
+    const auto& f = fits[i];
+    if (i >= 8 && !f.fits && !(f.fits_sequences && *f.fits_sequences)) continue;
+    cj.push_back({{"policy", f.policy}, {"fits_streams", f.fits},
+                  {"fits_sequences", f.fits_sequences ? nlohmann::json(*f.fits_sequences) : nlohmann::json()},
+                  {"worst_z", round4(f.worst_z)}, {"chi2", round4(f.chi2)}, {"dof", f.dof},
+                  {"mean_abs_miss", round4(f.mean_abs_miss)}, {"runs", f.runs}});
+  }
+  return cj;
+}
+
 }  // namespace
 
 bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string& name, int primary, double noise,
@@ -532,38 +571,9 @@ bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string
       if (f.policy == n && f.fits) both.push_back(n);
   std::size_t fit_streams_n = 0;
   for (const auto& f : fits) fit_streams_n += f.fits;
-  // The policies whose predictions the curves show: the named ones, else the two nearest, and the
-  // sequences' first where it is neither.
-  std::vector<const StreamFit*> shown;
-  auto show = [&](const std::string& n) {
-    for (const auto& f : fits)
-      if (f.policy == n && std::find(shown.begin(), shown.end(), &f) == shown.end()) shown.push_back(&f);
-  };
-  if (!both.empty())
-    for (const auto& n : both) show(n);
-  else
-    for (std::size_t i = 0; i < fits.size() && i < 2; ++i) show(fits[i].policy);
-  if (!seq.consistent.empty()) show(seq.consistent.front());
-  nlohmann::json curves = nlohmann::json::array();
-  for (std::size_t i = 0; i < pts.size(); ++i) {
-    const auto& p = pts[i];
-    nlohmann::json pred = nlohmann::json::object();
-    for (const auto* f : shown) pred[f->policy] = round4(f->predicted[i]);
-    curves.push_back({{"variant", p.variant}, {"loads", p.loads}, {"k", p.k}, {"measure", p.measure},
-                      {"trials", p.trials}, {"observed", round4(p.observed / p.trials)}, {"predicted", pred}});
-  }
-  nlohmann::json cj = nlohmann::json::array();
-  for (std::size_t i = 0; i < fits.size(); ++i) {
-    const auto& f = fits[i];
-    if (i >= 8 && !f.fits && !(f.fits_sequences && *f.fits_sequences)) continue;
-    cj.push_back({{"policy", f.policy}, {"fits_streams", f.fits},
-                  {"fits_sequences", f.fits_sequences ? nlohmann::json(*f.fits_sequences) : nlohmann::json()},
-                  {"worst_z", round4(f.worst_z)}, {"chi2", round4(f.chi2)}, {"dof", f.dof},
-                  {"mean_abs_miss", round4(f.mean_abs_miss)}, {"runs", f.runs}});
-  }
+  st["curves"] = curves_json(pts, fits, both, seq);
+  st["candidates"] = candidates_json(fits);
   st["candidates_total"] = cands.size();
-  st["curves"] = curves;
-  st["candidates"] = cj;
   st["points"] = pts.size();
   const std::string base = std::to_string(pts.size()) + " stream points (" + fmt(trials, 0) + " trials) under " +
                            std::to_string(cands.size()) + " candidates on one set of " + std::to_string(S) + " x " +

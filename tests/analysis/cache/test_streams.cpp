@@ -184,7 +184,7 @@ TEST(Streams, ChiSquareQuantile) {
 
 // Built like the hardware (512 sets x 4 ways): the true policy fits, SLRU (a fresh line gone at the
 // second miss of its set) does not.
-TEST(Streams, LruLikeTheHardwareIsNamed) {
+TEST(Streams, LruLikeTheHardwareFits) {
   Spec sp;
   const Dataset d = dataset_of(sp);
   const auto pts = stream_points(d, "l1", 0);
