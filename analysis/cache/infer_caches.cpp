@@ -3,6 +3,7 @@
 #include "analysis/memory/dram.hpp"
 #include "analysis/cache/line_stride.hpp"
 #include "analysis/cache/sequences/decide.hpp"
+#include "analysis/cache/streams.hpp"
 #include "common/policy.hpp"
 
 #include <algorithm>
@@ -183,6 +184,7 @@ void infer_one(CacheJob& job) {
   const Capacity& cap = sizes.at(job.primary);
   job.noise_per_access = noise_of(job.ctx, cap.onset);
   const Structure st = infer_structure(job, cap);
+  judge_streams(job);  // random streams joined with the sequences' verdict (nothing without cache_streams entries)
   // The 50 % point is not the capacity once the policy is known (a random or tree-PLRU set reaches
   // half its misses well above C): fit the curve with it whatever the structure steps still wait for.
   const nlohmann::json rep = cache.value("replacement", nlohmann::json());

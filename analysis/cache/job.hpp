@@ -3,7 +3,9 @@
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "analysis/cache/latency_levels.hpp"
 
@@ -19,6 +21,10 @@ struct CacheJob {
   // Spurious misses per access the structure steps allow for (an upper bound from the primary sweep
   // below where its misses begin: cache_infer.cpp noise_of).
   double noise_per_access = 0;
+  // The candidates the access sequences found consistent (every class member, then the randomized
+  // ones), set where they simulated the candidates (empty: none consistent); the stream judgement
+  // joins them (analysis/cache/streams).
+  std::optional<std::vector<std::string>> seq_consistent = std::nullopt;
 
   const Dataset& data() const { return ctx.data; }
   // A chase counts for the structure steps when it ran at the primary carveout.

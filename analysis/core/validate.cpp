@@ -58,12 +58,13 @@ std::string check_run_name(const BenchEntry& e) {
 std::string check_name(const BenchEntry& e) {
   if (std::string why = check_run_name(e); !why.empty()) return why;
   if (e.params.family().empty()) return "the name has no family";
+  const bool streams = e.params.family() == "cache_streams";  // its loads: is dep or indep (the contract's name)
   for (const auto& [k, v] : e.params.params()) {
     if (k.empty()) return "a parameter without a key";
     if (v.empty()) return "parameter '" + k + "' has no value (key:value expected)";
     if (numeric_looking(v))
       if (std::string why = bad_number(v); !why.empty()) return "parameter " + k + ": " + why;
-    if (kIntegerKeys.count(k) && !decimal_integer(v))
+    if (kIntegerKeys.count(k) && !(streams && k == "loads") && !decimal_integer(v))
       return "parameter " + k + ": '" + v + "' is not a non-negative integer";
   }
   const std::string fam = e.params.family();
@@ -112,7 +113,7 @@ const std::set<std::string>& known_families() {
       "caches_per_sm",   "clock_overhead", "gmem_throughput", "l1_throughput",    "l2_throughput",
       "l2_partitions",   "smem_throughput", "smem_bank_conflict", "outstanding_requests", "warp_access",
       "dsmem",           "async_copy",    "host",             "peer",             "l2_slices",
-      "l2_persist",      "l2_evsets"};
+      "l2_persist",      "l2_evsets",      "cache_streams"};
   return k;
 }
 

@@ -136,12 +136,69 @@ void render_carveouts(std::ostringstream& o, const json& c) {
   o << "\n";
 }
 
+// The random streams (caches.<name>.streams): per variant, loads and count a table k | trials |
+// observed | predicted by the named policy (or the two nearest candidates), then the verdict.
+std::string fixed3(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3f", x);
+  return b;
+}
+
+void render_streams(std::ostringstream& o, const json& c) {
+  if (!c.contains("streams") || !c["streams"].is_object()) return;
+  const json& st = c["streams"];
+  const json curves = st.value("curves", json::array());
+  o << "Random streams (cache_streams: a fresh line, k random lines of a "
+    << (st.contains("pool_bytes") && st["pool_bytes"].is_number() ? rf::bytes_long(st["pool_bytes"].get<double>()) : std::string("—"))
+    << " pool, then the line again; predicted by Monte-Carlo over one set of "
+    << (st["sets"].is_number() ? st["sets"].dump() : std::string("—")) << " × "
+    << (st["ways"].is_number() ? st["ways"].dump() : std::string("—")) << "):\n\n";
+  // Columns: the policies predicted, in the candidates' order (best first).
+  std::vector<std::string> cols;
+  std::set<std::string> in_curves;
+  for (const auto& cv : curves) {
+    const json pr = cv.value("predicted", json::object());
+    for (auto it = pr.begin(); it != pr.end(); ++it) in_curves.insert(it.key());
+  }
+  for (const auto& k : st.value("candidates", json::array()))
+    if (k.contains("policy") && in_curves.count(k["policy"].get<std::string>())) cols.push_back(k["policy"].get<std::string>());
+  for (const auto& k : in_curves)
+    if (std::find(cols.begin(), cols.end(), k) == cols.end()) cols.push_back(k);
+  std::vector<std::string> groups;
+  std::map<std::string, std::vector<const json*>> rows;
+  for (const auto& cv : curves) {
+    std::string g = cv.value("variant", "") + ", " + cv.value("loads", "");
+    const std::string m = cv.value("measure", "evicted");
+    if (m != "evicted") g += ", " + m;
+    if (!rows.count(g)) groups.push_back(g);
+    rows[g].push_back(&cv);
+  }
+  for (const auto& g : groups) {
+    o << "**" << g << "**\n\n| k | trials | observed |";
+    for (const auto& p : cols) o << " " << p << " |";
+    o << "\n|---:|---:|---:|";
+    for (std::size_t i = 0; i < cols.size(); ++i) o << "---:|";
+    o << "\n";
+    for (const json* r : rows[g]) {
+      const json pr = r->value("predicted", json::object());
+      o << "| " << r->value("k", 0ull) << " | " << rf::number(r->value("trials", 0.0), 0) << " | " << fixed3(r->value("observed", 0.0)) << " |";
+      for (const auto& p : cols) o << " " << (pr.contains(p) && pr[p].is_number() ? fixed3(pr[p].get<double>()) : std::string("—")) << " |";
+      o << "\n";
+    }
+    o << "\n";
+  }
+  const json named = st.value("named", json());
+  o << "- Streams verdict: " << (named.is_null() ? std::string("no policy named") : "named " + named.dump()) << " — "
+    << st.value("reason", std::string()) << "\n\n";
+}
+
 void render_cache(std::ostringstream& o, const std::string& name, const json& c, const std::set<std::string>& shared,
                   const std::vector<std::string>& plots) {
   o << "### " << name << "\n\n| parameter | value | confidence |\n|---|---|---:|\n";
   for (const auto& r : report_rows::rows(name, c)) o << "| " << r.label << " | " << r.value << " | " << r.confidence << " |\n";
   o << "\n";
   if (!report_rows::is_tlb(name)) render_carveouts(o, c);
+  render_streams(o, c);
   bool any = false;
   for (const auto& [reason, fields] : report_rows::undetermined(name, c, shared)) {
     o << "- Not determined: " << join(fields) << " — " << reason << "\n";

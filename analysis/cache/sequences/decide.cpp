@@ -263,6 +263,13 @@ bool infer_from_sequences(CacheJob& job, const Capacity& cap, const std::shared_
   if (!s.minimal || line == 0) return false;
   const SeqPolicy& p = f->policy;
   write_seq_replacement(job, s, p);
+  if (p.candidates > 0) {
+    std::vector<std::string> all;
+    for (const auto& k : p.classes) all.insert(all.end(), k.begin(), k.end());
+    for (const auto& n : p.consistent)
+      if (std::find(all.begin(), all.end(), n) == all.end()) all.push_back(n);
+    job.seq_consistent = all;
+  }
   if (use == SeqUse::replacement) return false;
   // The capacity with the ways and policy found (a fit of the whole miss-rate curve), then the sets.
   std::vector<SetModel> models;

@@ -1,0 +1,627 @@
+#include "analysis/cache/streams.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <tuple>
+
+#include "analysis/cache/job.hpp"
+#include "analysis/core/parallel.hpp"
+#include "common/policy.hpp"
+
+namespace memhier::analysis {
+
+namespace {
+
+const std::set<std::string>& variants() {
+  static const std::set<std::string> v = {"fresh", "reread1", "reread2", "mid", "two_ages"};
+  return v;
+}
+
+// Arrivals beyond which a Binomial(k, q) has less than this left.
+constexpr double kTail = 1e-9;
+// Stream arrivals between two runs of a chain (times the ways): the set's state is the stream's.
+constexpr std::uint32_t kGapPerWay = 2;
+// Arrivals that warm a chain's empty set first (times the ways).
+constexpr std::uint32_t kWarmPerWay = 16;
+
+// Binomial(k, q) probabilities of 0..n where n is the smallest with an upper tail below kTail.
+std::vector<double> binomial_pmf(std::uint64_t k, double q) {
+  std::vector<double> out;
+  const double lq = std::log(q), l1q = std::log1p(-q), lk = std::lgamma(static_cast<double>(k) + 1);
+  double cum = 0;
+  for (std::uint64_t n = 0; n <= k; ++n) {
+    const double x = static_cast<double>(n);
+    const double p = q >= 1 ? (n == k ? 1.0 : 0.0)
+                            : std::exp(lk - std::lgamma(x + 1) - std::lgamma(static_cast<double>(k - n) + 1) + x * lq +
+                                       static_cast<double>(k - n) * l1q);
+    out.push_back(p);
+    cum += p;
+    if (1 - cum < kTail && x >= static_cast<double>(k) * q) break;
+  }
+  return out;
+}
+// tail[e] = P(N >= e) for e = 0..pmf.size() (the last one 0).
+std::vector<double> upper_tails(const std::vector<double>& pmf) {
+  std::vector<double> t(pmf.size() + 1, 0);
+  for (std::size_t e = pmf.size(); e-- > 0;) t[e] = t[e + 1] + pmf[e];
+  return t;
+}
+// A draw from the distribution pmf (its rounding remainder goes to the last value).
+std::size_t draw(const std::vector<double>& pmf, double u) {
+  for (std::size_t n = 0; n < pmf.size(); ++n) {
+    if (u < pmf[n]) return n;
+    u -= pmf[n];
+  }
+  return pmf.size() - 1;
+}
+
+std::uint64_t fnv(const std::string& s, std::uint64_t h = 1469598103934665603ull) {
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+// One set of W ways: which line each way holds, the policy's state, the chain's generator.
+class OneSet {
+ public:
+  OneSet(const std::string& pol, std::uint32_t ways, std::uint64_t seed) : line_(ways, kEmpty), rng_(seed) {
+    policy::RandomParams rp;
+    rp.seed = policy::splitmix64_mix(seed ^ 0x5eedull);
+    pol_ = policy::make_policy(pol, ways, rp);
+  }
+  // The pool share of the set's stream (lines); a new share warms the set with 16 W + 4 L arrivals
+  // (every line of the share about 4 times: the state a long stream leaves, hits and promotions
+  // included, e.g. SLRU's protected segment full).
+  void use_pool(std::uint64_t pool_lines) {
+    pool_lines = std::max<std::uint64_t>(1, pool_lines);
+    if (pool_lines == pool_) return;
+    pool_ = pool_lines;
+    const std::uint64_t warm = kWarmPerWay * line_.size() + 4 * std::min<std::uint64_t>(pool_, 1u << 16);
+    for (std::uint64_t i = 0; i < warm; ++i) arrival();
+  }
+  int way_of(std::int64_t id) const {
+    for (std::size_t w = 0; w < line_.size(); ++w)
+      if (line_[w] == id) return static_cast<int>(w);
+    return -1;
+  }
+  bool present(std::int64_t id) const { return way_of(id) >= 0; }
+  bool access(std::int64_t id) { return fill(id) < 0; }
+  // The way a miss of `id` filled, or -1 for a hit.
+  int fill(std::int64_t id) {
+    const int w = way_of(id);
+    if (w >= 0) {
+      pol_->on_hit(static_cast<std::uint32_t>(w));
+      return -1;
+    }
+    const std::uint32_t v = pol_->victim();
+    line_[v] = id;
+    pol_->on_fill(v);
+    return static_cast<int>(v);
+  }
+  // The way a miss would fill now (random: one draw of the generator).
+  std::uint32_t victim() { return pol_->victim(); }
+  // One stream line; true when it took way `way` (-1: none watched).
+  bool arrival(int way = -1) { return fill(static_cast<std::int64_t>(rng_.next() % pool_)) == way && way >= 0; }
+  void gap() {
+    for (std::size_t i = 0; i < kGapPerWay * line_.size(); ++i) arrival();
+  }
+  std::int64_t fresh_target() { return --target_; }
+  double uniform() { return rng_.uniform(); }
+
+ private:
+  static constexpr std::int64_t kEmpty = std::numeric_limits<std::int64_t>::min();
+  std::vector<std::int64_t> line_;
+  std::unique_ptr<policy::SetPolicy> pol_;
+  std::uint64_t pool_ = 0;
+  policy::SplitMix64 rng_;
+  std::int64_t target_ = -1;
+};
+
+// Mean and variance of the mean of per-run values.
+struct Moments {
+  double sum = 0, sq = 0, n = 0;
+  void add(double x) { sum += x, sq += x * x, n += 1; }
+  double mean() const { return n ? sum / n : 0; }
+  double var_of_mean() const { return n > 1 ? std::max(0.0, (sq / n - mean() * mean())) / (n - 1) : 0.25; }
+};
+
+// fresh / reread1 / reread2 at every k of the unit: per run the arrivals after which T is gone.
+std::vector<Moments> survival_unit(OneSet& set, std::uint64_t L, unsigned rereads, const std::vector<std::uint64_t>& ks,
+                                   double q, unsigned runs) {
+  std::vector<std::vector<double>> tails;
+  std::size_t nmax = 0;
+  for (auto k : ks) {
+    const auto pmf = binomial_pmf(k, q);
+    tails.push_back(upper_tails(pmf));
+    nmax = std::max(nmax, pmf.size() - 1);
+  }
+  set.use_pool(L);
+  std::vector<Moments> m(ks.size());
+  for (unsigned r = 0; r < runs; ++r) {
+    set.gap();
+    const std::int64_t T = set.fresh_target();
+    set.access(T);
+    for (unsigned i = 0; i < rereads; ++i) set.access(T);
+    const int tw = set.way_of(T);
+    std::size_t e = nmax + 1;  // T still there after every arrival that matters
+    for (std::size_t n = 1; n <= nmax; ++n)
+      if (set.arrival(tw)) {  // an arrival took T's way
+        e = n;
+        break;
+      }
+    for (std::size_t i = 0; i < ks.size(); ++i) m[i].add(e < tails[i].size() ? tails[i][e] : 0.0);
+  }
+  return m;
+}
+
+// mid at one k: evicted (the timed T) and mid_missed (the re-read after k/2 lines).
+std::pair<Moments, Moments> mid_unit(OneSet& set, std::uint64_t L, std::uint64_t k, double q, unsigned runs) {
+  const auto pmf1 = binomial_pmf(k / 2, q), pmf2 = binomial_pmf(k - k / 2, q);
+  const auto tail2 = upper_tails(pmf2);
+  const std::size_t nmax2 = pmf2.size() - 1;
+  set.use_pool(L);
+  Moments ev, mm;
+  for (unsigned r = 0; r < runs; ++r) {
+    set.gap();
+    const std::int64_t T = set.fresh_target();
+    set.access(T);
+    const std::size_t n1 = draw(pmf1, set.uniform());
+    for (std::size_t n = 0; n < n1; ++n) set.arrival();
+    mm.add(set.access(T) ? 0.0 : 1.0);
+    const int tw = set.way_of(T);
+    std::size_t e = nmax2 + 1;
+    for (std::size_t n = 1; n <= nmax2; ++n)
+      if (set.arrival(tw)) {
+        e = n;
+        break;
+      }
+    ev.add(e < tail2.size() ? tail2[e] : 0.0);
+  }
+  return {ev, mm};
+}
+
+// two_ages at one k: evicted (T1) and evicted_second (T2, timed after T1's load). T2 lands in T1's
+// set with probability 1/S (q): then T2 is one more line of T1's set and T1's timed load, where it
+// misses, may take T2's way; else each target lives in a set of its own (T2's: a second chain).
+std::pair<Moments, Moments> two_ages_unit(OneSet& set, OneSet& other, std::uint64_t L, std::uint64_t k, double q,
+                                          unsigned runs) {
+  const auto pmf1 = binomial_pmf(k / 2, q), pmf2 = binomial_pmf(k - k / 2, q);
+  const auto tail2 = upper_tails(pmf2);
+  const std::size_t nmax2 = pmf2.size() - 1;
+  set.use_pool(L);
+  other.use_pool(L);
+  Moments m1, m2;
+  // T's survival in `s` over the second half: sum over n of pmf2(n) [T gone after n arrivals].
+  auto second_half = [&](OneSet& s, std::int64_t T) {
+    const int tw = s.way_of(T);
+    if (tw < 0) return 1.0;
+    for (std::size_t n = 1; n <= nmax2; ++n)
+      if (s.arrival(tw)) return tail2[n];
+    return 0.0;
+  };
+  for (unsigned r = 0; r < runs; ++r) {
+    set.gap();
+    const std::int64_t T1 = set.fresh_target(), T2 = set.fresh_target() - (1ll << 40);
+    set.access(T1);
+    const std::size_t n1 = draw(pmf1, set.uniform());
+    for (std::size_t n = 0; n < n1; ++n) set.arrival();
+    if (set.uniform() >= q) {  // T2 in a set of its own
+      other.gap();
+      other.access(T2);
+      m2.add(second_half(other, T2));
+      m1.add(second_half(set, T1));
+      continue;
+    }
+    set.access(T2);
+    double v1 = 0, v2 = 0;
+    for (std::size_t n = 0; n <= nmax2; ++n) {
+      if (n > 0) set.arrival();
+      const bool gone1 = !set.present(T1);
+      const int w2 = set.way_of(T2);
+      const bool gone2 = w2 < 0 || (gone1 && set.victim() == static_cast<std::uint32_t>(w2));
+      if (gone1 && w2 < 0) {  // both gone: so they stay for every later n
+        v1 += tail2[n], v2 += tail2[n];
+        break;
+      }
+      v1 += gone1 ? pmf2[n] : 0.0;
+      v2 += gone2 ? pmf2[n] : 0.0;
+    }
+    m1.add(v1), m2.add(v2);
+  }
+  return {m1, m2};
+}
+
+std::uint64_t pool_lines(const StreamPoint& p, std::uint32_t sets) {
+  return p.line_bytes && sets ? std::max<std::uint64_t>(1, p.pool_bytes / p.line_bytes / sets) : 1;
+}
+
+std::string fmt(double x, int digits = 2) {
+  std::ostringstream o;
+  o.setf(std::ios::fixed);
+  o.precision(digits);
+  o << x;
+  return o.str();
+}
+
+double round4(double x) { return std::round(x * 10000) / 10000; }
+
+}  // namespace
+
+std::vector<StreamPoint> stream_points(const Dataset& data, const std::string& cache, int primary, std::string* note) {
+  struct Raw {
+    const BenchEntry* e;
+    int carveout;
+  };
+  std::vector<Raw> raw;
+  std::size_t bad = 0;
+  for (const auto* e : data.family("cache_streams")) {
+    if (e->params.get_or("cache", "") != cache) continue;
+    const std::string v = e->params.get_or("variant", "");
+    const auto k = e->params.get_int("k");
+    if (!variants().count(v) || !k || *k <= 0 || e->counter("trials") <= 0 || e->counter("line_bytes") <= 0 ||
+        e->counter("pool_bytes") <= 0 || e->counter("evicted", -1) < 0) {
+      ++bad;
+      continue;
+    }
+    raw.push_back({e, static_cast<int>(std::lround(e->counter("carveout", -1)))});
+  }
+  bool any_primary = false;
+  for (const auto& r : raw) any_primary = any_primary || r.carveout == primary;
+  std::map<std::tuple<std::string, std::string, std::string, std::uint64_t, std::uint64_t, std::uint64_t>, StreamPoint> by;
+  std::size_t other_carveout = 0;
+  for (const auto& r : raw) {
+    if (primary >= 0 && any_primary && r.carveout != primary) {
+      ++other_carveout;
+      continue;
+    }
+    const BenchEntry& e = *r.e;
+    const std::string v = e.params.get_or("variant", ""), loads = e.params.get_or("loads", "");
+    const auto k = static_cast<std::uint64_t>(*e.params.get_int("k"));
+    const auto pool = static_cast<std::uint64_t>(e.counter("pool_bytes")), line = static_cast<std::uint64_t>(e.counter("line_bytes"));
+    std::vector<std::pair<std::string, std::string>> measures = {{"evicted", "evicted"}};
+    if (v == "two_ages" && e.has("evicted_second")) measures.push_back({"evicted_second", "evicted_second"});
+    if (v == "mid" && e.has("mid_missed")) measures.push_back({"mid_missed", "mid_missed"});
+    for (const auto& [m, counter] : measures) {
+      StreamPoint& p = by[{v, loads, m, k, pool, line}];
+      p.variant = v, p.loads = loads, p.measure = m, p.k = k, p.pool_bytes = pool, p.line_bytes = line;
+      p.trials += e.counter("trials");
+      p.observed += std::clamp(e.counter(counter), 0.0, e.counter("trials"));
+      p.names.push_back(e.params.str());
+    }
+  }
+  std::vector<StreamPoint> out;
+  // Variant order of the contract, then loads, measure, k.
+  const std::vector<std::string> order = {"fresh", "reread1", "reread2", "mid", "two_ages"};
+  for (const auto& v : order)
+    for (auto& [key, p] : by)
+      if (std::get<0>(key) == v) out.push_back(p);
+  if (note) {
+    *note = "";
+    if (bad) *note += std::to_string(bad) + " cache_streams entries of " + cache + " without a known variant, k > 0, trials, evicted, pool_bytes or line_bytes left out";
+    if (primary >= 0 && !any_primary && !raw.empty())
+      *note += std::string(note->empty() ? "" : "; ") + "no entry at carveout " + std::to_string(primary) +
+               " (the sets' carveout): those at other carveouts are judged with its sets";
+    if (other_carveout)
+      *note += std::string(note->empty() ? "" : "; ") + std::to_string(other_carveout) + " entries at another carveout than " +
+               std::to_string(primary) + " (the sets' carveout) left out";
+  }
+  return out;
+}
+
+StreamPrediction predict_streams(const std::string& pol, std::uint32_t sets, std::uint32_t ways,
+                                 const std::vector<StreamPoint>& points, unsigned runs, std::uint64_t seed,
+                                 unsigned runs_per_k) {
+  if (runs_per_k == 0) runs_per_k = runs;
+  if (const std::string why = policy::policy_ways_problem(pol, ways); !why.empty()) throw std::invalid_argument(why);
+  StreamPrediction out;
+  out.p.assign(points.size(), 0);
+  out.var.assign(points.size(), 0);
+  const double q = 1.0 / std::max<std::uint32_t>(1, sets);
+  // One chain for every unit in turn (and one for two_ages' second targets): each starts where the
+  // last ended, warmed once per pool share.
+  OneSet set(pol, ways, policy::splitmix64_mix(fnv("streams", seed))), other(pol, ways, policy::splitmix64_mix(fnv("second", seed)));
+  // fresh / reread*: one unit per (variant, pool lines) over its ks.
+  std::map<std::pair<std::string, std::uint64_t>, std::vector<std::uint64_t>> surv;
+  for (const auto& p : points)
+    if (p.variant == "fresh" || p.variant == "reread1" || p.variant == "reread2") {
+      auto& ks = surv[{p.variant, pool_lines(p, sets)}];
+      if (std::find(ks.begin(), ks.end(), p.k) == ks.end()) ks.push_back(p.k);
+    }
+  for (auto& [key, ks] : surv) {
+    std::sort(ks.begin(), ks.end());
+    const unsigned rereads = key.first == "fresh" ? 0 : key.first == "reread1" ? 1 : 2;
+    const auto m = survival_unit(set, key.second, rereads, ks, q, runs);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const auto& p = points[i];
+      if (p.variant != key.first || pool_lines(p, sets) != key.second) continue;
+      const std::size_t j = static_cast<std::size_t>(std::find(ks.begin(), ks.end(), p.k) - ks.begin());
+      out.p[i] = m[j].mean(), out.var[i] = m[j].var_of_mean();
+    }
+  }
+  // mid / two_ages: one unit per (variant, k, pool lines), both counts from the same runs.
+  std::map<std::tuple<std::string, std::uint64_t, std::uint64_t>, std::pair<Moments, Moments>> per_k;
+  for (const auto& p : points) {
+    if (p.variant != "mid" && p.variant != "two_ages") continue;
+    const auto key = std::make_tuple(p.variant, p.k, pool_lines(p, sets));
+    if (per_k.count(key)) continue;
+    const std::uint64_t L = std::get<2>(key);
+    per_k[key] = p.variant == "mid" ? mid_unit(set, L, p.k, q, runs_per_k) : two_ages_unit(set, other, L, p.k, q, runs_per_k);
+  }
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& p = points[i];
+    auto it = per_k.find(std::make_tuple(p.variant, p.k, pool_lines(p, sets)));
+    if (it == per_k.end()) continue;
+    const Moments& m = p.measure == "evicted" ? it->second.first : it->second.second;
+    out.p[i] = m.mean(), out.var[i] = m.var_of_mean();
+  }
+  return out;
+}
+
+double chi2_quantile(std::size_t dof, double alpha) {
+  if (dof == 0) return 0;
+  // The standard normal's 1 - alpha quantile (Acklam's rational approximation, tail branch).
+  const double pl = alpha, t = std::sqrt(-2 * std::log(pl));
+  const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00, -2.549732539343734e+00,
+                      4.374664141464968e+00,  2.938163982698783e+00};
+  const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00, 3.754408661907416e+00};
+  const double zl = (((((c[0] * t + c[1]) * t + c[2]) * t + c[3]) * t + c[4]) * t + c[5]) /
+                    ((((d[0] * t + d[1]) * t + d[2]) * t + d[3]) * t + 1);
+  const double z = -zl, k = static_cast<double>(dof), h = 2.0 / (9.0 * k);
+  return k * std::pow(1 - h + z * std::sqrt(h), 3);
+}
+
+std::vector<std::string> stream_candidates(std::uint32_t ways) {
+  std::vector<std::string> out, stochastic;
+  std::set<std::string> seen;
+  for (bool all : {false, true})
+    for (const auto& n : policy::candidate_policies(ways, all)) {
+      if (!seen.insert(n).second) continue;
+      (policy::policy_is_deterministic(n) ? out : stochastic).push_back(n);
+    }
+  out.insert(out.end(), stochastic.begin(), stochastic.end());
+  return out;
+}
+
+namespace {
+
+StreamFit score(const std::string& pol, const std::vector<StreamPoint>& pts, const StreamPrediction& pr, double noise,
+                unsigned runs) {
+  StreamFit f;
+  f.policy = pol;
+  f.runs = runs;
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    const double n = pts[i].trials, o = pts[i].observed / n;
+    const double p = pr.p[i] + (1 - pr.p[i]) * noise;
+    const double pf = std::clamp(p, 0.5 / n, 1 - 0.5 / n);
+    const double z = (o - p) / std::sqrt(pf * (1 - pf) / n + pr.var[i]);
+    f.predicted.push_back(p);
+    f.z.push_back(z);
+    f.chi2 += z * z;
+    f.worst_z = std::max(f.worst_z, std::fabs(z));
+    f.mean_abs_miss += std::fabs(o - p);
+  }
+  f.dof = pts.size();
+  if (f.dof) f.mean_abs_miss /= static_cast<double>(f.dof);
+  f.fits = f.dof > 0 && f.worst_z <= kStreamWorstZ && f.chi2 <= chi2_quantile(f.dof, kStreamChi2Alpha);
+  return f;
+}
+
+}  // namespace
+
+std::vector<std::pair<unsigned, unsigned>> stream_stages(const std::vector<StreamPoint>& points) {
+  double most = 0;
+  for (const auto& p : points) most = std::max(most, p.trials);
+  const auto final_runs = static_cast<unsigned>(std::clamp(4 * most, double(kStreamRunsMin), double(kStreamRuns)));
+  std::vector<std::pair<unsigned, unsigned>> st = {{256, 64}};
+  if (final_runs > kStreamRunsMin) st.push_back({kStreamRunsMin, kStreamRunsMin});
+  st.push_back({final_runs, final_runs});
+  return st;
+}
+
+std::vector<StreamFit> fit_streams(const std::vector<StreamPoint>& pts, std::uint32_t sets, std::uint32_t ways,
+                                   const std::vector<std::string>& candidates, double noise) {
+  const auto stages = stream_stages(pts);
+  const unsigned final_runs = stages.back().first;
+  // Stages of more runs (stream_stages): every candidate at the first; at each
+  // next one those whose worst |z| stayed within kStreamScreenZ and always the four nearest (chi2).
+  std::vector<StreamFit> fits(candidates.size());
+  std::vector<std::size_t> live(candidates.size());
+  for (std::size_t i = 0; i < live.size(); ++i) live[i] = i;
+  for (std::size_t stage = 0; stage < stages.size() && !live.empty(); ++stage) {
+    const auto [runs, runs_per_k] = stages[stage];
+    parallel_for(live.size(), [&, runs = runs, runs_per_k = runs_per_k](std::size_t j) {
+      const std::size_t i = live[j];
+      fits[i] = score(candidates[i], pts, predict_streams(candidates[i], sets, ways, pts, runs, stage + 1, runs_per_k),
+                      noise, runs);
+    });
+    std::vector<std::size_t> order = live;
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return fits[a].chi2 < fits[b].chi2; });
+    std::vector<std::size_t> next;
+    for (std::size_t r = 0; r < order.size(); ++r)
+      if (r < 4 || fits[order[r]].worst_z <= kStreamScreenZ) next.push_back(order[r]);
+    std::sort(next.begin(), next.end());
+    if (std::getenv("MEMHIER_DEBUG_STREAMS"))
+      std::fprintf(stderr, "streams stage %zu: %zu candidates, %zu go on\n", stage, live.size(), next.size());
+    live = next;
+  }
+  for (auto& f : fits) f.fits = f.fits && f.runs == final_runs;
+  std::vector<std::size_t> rank(candidates.size());
+  for (std::size_t i = 0; i < rank.size(); ++i) rank[i] = i;
+  std::stable_sort(rank.begin(), rank.end(), [&](auto a, auto b) {
+    if (fits[a].fits != fits[b].fits) return fits[a].fits;
+    return fits[a].chi2 < fits[b].chi2;
+  });
+  std::vector<StreamFit> out;
+  for (auto i : rank) out.push_back(std::move(fits[i]));
+  return out;
+}
+
+namespace {
+
+// "lru: worst |z| 2.1, chi2 31.0 / 40 (sequences: consistent)"
+std::string describe(const StreamFit& f, unsigned final_runs) {
+  std::string s = f.policy + ": worst |z| " + fmt(f.worst_z, 1) + ", chi2 " + fmt(f.chi2, 1) + " / " +
+                  std::to_string(f.dof) + (f.runs == final_runs ? "" : " (screen)");
+  if (f.fits_sequences) s += *f.fits_sequences ? ", sequences: consistent" : ", sequences: inconsistent";
+  return s;
+}
+
+// The sets and the (equal) ways of the cache, or a reason.
+std::string geometry(const nlohmann::json& c, std::uint32_t* S, std::uint32_t* W) {
+  const auto s = c.value("sets", nlohmann::json()), w = c.value("ways", nlohmann::json());
+  if (!s.is_number_unsigned() || s.get<std::uint64_t>() == 0) return "needs the cache's sets (not decided)";
+  std::set<std::uint64_t> ws;
+  if (w.is_number_unsigned()) ws.insert(w.get<std::uint64_t>());
+  if (w.is_array())
+    for (const auto& x : w)
+      if (x.is_number_unsigned()) ws.insert(x.get<std::uint64_t>());
+  if (ws.empty() || *ws.begin() == 0) return "needs the cache's ways (not decided)";
+  if (ws.size() > 1) return "the sets have unequal ways: the model of one set does not apply";
+  if (*ws.begin() > 64 || s.get<std::uint64_t>() > (1u << 24)) return "ways or sets beyond the model's range";
+  *S = static_cast<std::uint32_t>(s.get<std::uint64_t>());
+  *W = static_cast<std::uint32_t>(*ws.begin());
+  return "";
+}
+
+// The curves: per point the observed fraction and what the named policies predict, else the two
+// nearest, and the sequences' first consistent candidate where it is neither.
+nlohmann::json curves_json(const std::vector<StreamPoint>& pts, const std::vector<StreamFit>& fits,
+                           const std::vector<std::string>& both, const SequenceVerdict& seq) {
+  std::vector<const StreamFit*> shown;
+  auto show = [&](const std::string& n) {
+    for (const auto& f : fits)
+      if (f.policy == n && std::find(shown.begin(), shown.end(), &f) == shown.end()) shown.push_back(&f);
+  };
+  if (!both.empty())
+    for (const auto& n : both) show(n);
+  else
+    for (std::size_t i = 0; i < fits.size() && i < 2; ++i) show(fits[i].policy);
+  if (!seq.consistent.empty()) show(seq.consistent.front());
+  nlohmann::json curves = nlohmann::json::array();
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    const auto& p = pts[i];
+    nlohmann::json pred = nlohmann::json::object();
+    for (const auto* f : shown) pred[f->policy] = round4(f->predicted[i]);
+    curves.push_back({{"variant", p.variant}, {"loads", p.loads}, {"k", p.k}, {"measure", p.measure},
+                      {"trials", p.trials}, {"observed", round4(p.observed / p.trials)}, {"predicted", pred}});
+  }
+  return curves;
+}
+
+// The candidates, best first: the first 8 and every one that fits either evidence.
+nlohmann::json candidates_json(const std::vector<StreamFit>& fits) {
+  nlohmann::json cj = nlohmann::json::array();
+  for (std::size_t i = 0; i < fits.size(); ++i) {
+    const auto& f = fits[i];
+    if (i >= 8 && !f.fits && !(f.fits_sequences && *f.fits_sequences)) continue;
+    cj.push_back({{"policy", f.policy}, {"fits_streams", f.fits},
+                  {"fits_sequences", f.fits_sequences ? nlohmann::json(*f.fits_sequences) : nlohmann::json()},
+                  {"worst_z", round4(f.worst_z)}, {"chi2", round4(f.chi2)}, {"dof", f.dof},
+                  {"mean_abs_miss", round4(f.mean_abs_miss)}, {"runs", f.runs}});
+  }
+  return cj;
+}
+
+}  // namespace
+
+bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string& name, int primary, double noise,
+                   const SequenceVerdict& seq) {
+  std::string note;
+  const auto pts = stream_points(data, name, primary, &note);
+  if (pts.empty() && note.empty()) return false;
+  nlohmann::json st = nlohmann::json::object();
+  Evidence ev;
+  std::set<std::string> seen;
+  for (const auto& p : pts)
+    for (const auto& n : p.names)
+      if (seen.insert(n).second) ev.add(n);
+  double trials = 0;
+  for (const auto& p : pts)
+    if (p.measure == "evicted") trials += p.trials;
+  std::uint32_t S = 0, W = 0;
+  const std::string geo = pts.empty() ? "no usable cache_streams entry (" + note + ")" : geometry(cache, &S, &W);
+  if (!pts.empty()) st["pool_bytes"] = pts.front().pool_bytes, st["line_bytes"] = pts.front().line_bytes;
+  st["sets"] = S ? nlohmann::json(S) : nlohmann::json();
+  st["ways"] = W ? nlohmann::json(W) : nlohmann::json();
+  st["trials_total"] = trials;
+  if (!geo.empty()) {
+    st["curves"] = nlohmann::json::array();
+    st["candidates"] = nlohmann::json::array();
+    st["named"] = nullptr;
+    st["reason"] = "streams not judged: " + geo;
+    st["evidence"] = ev.to_json();
+    cache["streams"] = st;
+    return true;
+  }
+  const auto cands = stream_candidates(W);
+  auto fits = fit_streams(pts, S, W, cands, noise);
+  std::set<std::string> seq_ok(seq.consistent.begin(), seq.consistent.end());
+  for (auto& f : fits)
+    if (seq.decided) f.fits_sequences = seq_ok.count(f.policy) > 0;
+  // Both: in the sequence decision's order.
+  std::vector<std::string> both;
+  for (const auto& n : seq.consistent)
+    for (const auto& f : fits)
+      if (f.policy == n && f.fits) both.push_back(n);
+  std::size_t fit_streams_n = 0;
+  for (const auto& f : fits) fit_streams_n += f.fits;
+  st["curves"] = curves_json(pts, fits, both, seq);
+  st["candidates"] = candidates_json(fits);
+  st["candidates_total"] = cands.size();
+  st["points"] = pts.size();
+  const std::string base = std::to_string(pts.size()) + " stream points (" + fmt(trials, 0) + " trials) under " +
+                           std::to_string(cands.size()) + " candidates on one set of " + std::to_string(S) + " x " +
+                           std::to_string(W);
+  std::string nearest;
+  for (std::size_t i = 0; i < fits.size() && i < 3; ++i) nearest += (i ? "; " : "") + describe(fits[i], stream_stages(pts).back().first);
+  const nlohmann::json before = cache.value("replacement", nlohmann::json());
+  std::string reason;
+  nlohmann::json named;
+  if (!seq.decided) {
+    reason = base + ": " + std::to_string(fit_streams_n) + " candidate(s) fit the streams, but no sequence verdict to join " +
+             "(replacement left as it was); nearest: " + nearest;
+  } else if (!both.empty()) {
+    named = both.size() == 1 ? nlohmann::json(both.front()) : nlohmann::json(both);
+    reason = base + ": " + named.dump() + " predicts both the streams and the " + seq.source + " (" +
+             std::to_string(fit_streams_n) + " candidate(s) fit the streams)";
+    Evidence rev = ev;
+    if (cache.contains("provenance") && cache["provenance"].contains("replacement"))
+      for (const auto& e : cache["provenance"]["replacement"].value("evidence", nlohmann::json::array()))
+        if (e.is_string()) rev.add(e.get<std::string>());
+    set_value(cache, "replacement", named, 0.85, rev, reason);
+  } else {
+    reason = base + ": no candidate predicts both the streams and the " + seq.source + " (verdict before: " +
+             before.dump() + "; " + std::to_string(fit_streams_n) + " candidate(s) fit the streams); nearest: " + nearest;
+    set_null(cache, "replacement", reason, ev);
+  }
+  if (!note.empty()) reason += " (" + note + ")";
+  st["named"] = named;
+  st["reason"] = reason;
+  st["evidence"] = ev.to_json();
+  cache["streams"] = st;
+  return true;
+}
+
+void judge_streams(CacheJob& job) {
+  SequenceVerdict v;
+  const nlohmann::json& c = job.cache;
+  if (job.seq_consistent) {
+    v.decided = true;
+    v.consistent = *job.seq_consistent;
+    v.source = "access sequences";
+  } else if (c.value("replacement", nlohmann::json()) == "lru_or_fifo" && c.contains("replacement_cyclic_class")) {
+    v.decided = true;
+    for (const auto& n : c["replacement_cyclic_class"])
+      if (n.is_string()) v.consistent.push_back(n.get<std::string>());
+    v.source = "P-chase (replacement_cyclic_class)";
+  }
+  judge_streams(job.cache, job.data(), job.cl.name, job.primary, job.noise_per_access, v);
+}
+
+}  // namespace memhier::analysis
