@@ -265,7 +265,7 @@ wait_for() { while [ ! -e "$1" ]; do alive "$2" || { [ -e "$1" ]; return; }; sle
 # The level families beyond one SM (dsmem, async_copy, host, peer) are deferred as well, and
 # l2_persist (its set-aside is reset and its limit restored after each benchmark), and the L2
 # slices (l2_slices: the fingerprint and the contention run).
-DEFER=gmem_throughput,l1_throughput,l2_throughput,l2_partitions,outstanding_requests,smem_throughput,smem_bank_conflict,warp_access,dsmem,async_copy,host,peer,l2_persist,l2_slices,l2_evsets,cache_streams
+DEFER=gmem_throughput,l1_throughput,l2_throughput,l2_partitions,outstanding_requests,smem_throughput,smem_bank_conflict,warp_access,dsmem,async_copy,host,peer,l2_persist,l2_slices,l2_evsets
 
 # One device, start to archive. Everything a device's run keeps is local here or reset here, so
 # that each device of --all (or of several --device) has its own stages and wall time.

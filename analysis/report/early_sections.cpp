@@ -42,7 +42,7 @@ bool late_family(const std::string& f) {
   static const std::set<std::string> late = {
       "gmem_throughput", "l1_throughput", "l2_throughput", "l2_partitions", "outstanding_requests",
       "smem_throughput", "smem_bank_conflict", "warp_access", "dsmem", "async_copy", "host", "peer",
-      "l2_persist", "l2_slices", "l2_evsets", "cache_streams"};
+      "l2_persist", "l2_slices", "l2_evsets"};
   return late.count(f) != 0;
 }
 
