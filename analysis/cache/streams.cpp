@@ -1,5 +1,7 @@
 #include "analysis/cache/streams.hpp"
 
+#include "common/streams.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -110,6 +112,15 @@ class OneSet {
   bool arrival(int way = -1) { return fill(static_cast<std::int64_t>(rng_.next() % pool_)) == way && way >= 0; }
   void gap() {
     for (std::size_t i = 0; i < kGapPerWay * line_.size(); ++i) arrival();
+  }
+  // Empty, as a launch that invalidates the cache leaves it; stream lines from a share of pool_lines.
+  void restart(std::uint64_t pool_lines) {
+    std::fill(line_.begin(), line_.end(), kEmpty);
+    pol_->reset(static_cast<std::uint32_t>(line_.size()));
+    pool_ = std::max<std::uint64_t>(1, pool_lines);
+  }
+  void arrivals(std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) arrival();
   }
   std::int64_t fresh_target() { return --target_; }
   double uniform() { return rng_.uniform(); }
@@ -237,6 +248,102 @@ std::pair<Moments, Moments> two_ages_unit(OneSet& set, OneSet& other, std::uint6
   return {m1, m2};
 }
 
+// Launch mode (StreamPoint::start_empty 1): one run replays one SM's launch in the set that holds
+// the observed trial's target: empty at the start, Binomial(warm, 1/S) warm-stream lines, each of the
+// kStreamHitRefs references (loaded twice) with probability 1/S, the SM's earlier trials (their
+// stream lines, and their targets with probability 1/S each, accessed as the variant does), then the
+// observed trial. The trial's index is uniform over the SM's trials. Outcomes per run: {the timed
+// target missed, the second count (mid: the re-read missed; two_ages: T2's timed load missed)}.
+class LaunchReplay {
+ public:
+  LaunchReplay(OneSet& set, OneSet& other, const StreamPoint& p, std::uint64_t pool, double q)
+      : set_(set), other_(other), p_(p), pool_(pool), q_(q),
+        half1_(binomial_pmf(p.k / 2, q)), half2_(binomial_pmf(p.k - p.k / 2, q)), whole_(binomial_pmf(p.k, q)) {
+    trials_ = static_cast<unsigned>(std::max(1.0, std::round(p.trials_per_sm)));
+    for (unsigned t = 0; t < trials_; ++t) {
+      // lines before trial t's target in its set: the warm stream and t earlier trials' streams
+      history_.push_back(binomial_pmf(static_cast<std::uint64_t>(std::max(0.0, p.warm_lines)) + t * p.k, q));
+    }
+  }
+  std::pair<bool, bool> run(unsigned r) {
+    const unsigned t = r % trials_;
+    prepare(set_, t);
+    const std::int64_t T1 = set_.fresh_target(), T2 = set_.fresh_target() - (1ll << 40);
+    if (p_.variant == "two_ages") {
+      const bool together = set_.uniform() < q_;
+      set_.access(T1);
+      set_.arrivals(draw(half1_, set_.uniform()));
+      OneSet& s2 = together ? set_ : other_;
+      if (!together) {  // T2's own set: its launch up to T2's first load
+        prepare(other_, t);
+        other_.arrivals(draw(half1_, other_.uniform()));
+      }
+      s2.access(T2);
+      set_.arrivals(draw(half2_, set_.uniform()));
+      if (!together) other_.arrivals(draw(half2_, other_.uniform()));
+      const bool m1 = !set_.access(T1);  // access: true on a hit
+      return {m1, !s2.access(T2)};
+    }
+    set_.access(T1);
+    for (unsigned i = 0; i < rereads(); ++i) set_.access(T1);
+    if (p_.variant == "mid") {
+      set_.arrivals(draw(half1_, set_.uniform()));
+      const bool mid = !set_.access(T1);
+      set_.arrivals(draw(half2_, set_.uniform()));
+      return {!set_.access(T1), mid};
+    }
+    set_.arrivals(draw(whole_, set_.uniform()));
+    return {!set_.access(T1), false};
+  }
+
+ private:
+  unsigned rereads() const { return p_.variant == "reread1" ? 1 : p_.variant == "reread2" ? 2 : 0; }
+  // The set as trial t finds it: empty, the warm and earlier streams' lines, the references, and
+  // the earlier trials' targets that fell in it (each then accessed as its variant does).
+  void prepare(OneSet& s, unsigned t) {
+    s.restart(pool_);
+    const std::size_t lines = draw(history_[t], s.uniform());
+    std::vector<std::size_t> at;  // where among those lines the references and earlier targets come
+    const std::size_t warm = std::min<std::size_t>(lines, static_cast<std::size_t>(std::round(std::max(0.0, p_.warm_lines) * q_)));
+    std::size_t done = 0;
+    auto advance = [&](std::size_t upto) {
+      upto = std::min(upto, lines);
+      if (upto > done) s.arrivals(upto - done), done = upto;
+    };
+    advance(warm);
+    for (int i = 0; i < kRefs; ++i)
+      if (s.uniform() < q_) {
+        const std::int64_t ref = s.fresh_target();
+        s.access(ref), s.access(ref);
+      }
+    const double per_trial = t ? static_cast<double>(lines - done) / t : 0;
+    for (unsigned u = 0; u < t; ++u) {
+      const std::size_t end = done + static_cast<std::size_t>(std::round(per_trial * (u + 1))) - static_cast<std::size_t>(std::round(per_trial * u));
+      if (s.uniform() >= q_) {
+        advance(end);
+        continue;
+      }
+      const std::int64_t T = s.fresh_target();  // an earlier trial's target in this set
+      s.access(T);
+      for (unsigned i = 0; i < rereads(); ++i) s.access(T);
+      const std::size_t mid = done + (end - done) / 2;
+      advance(mid);
+      if (p_.variant == "mid") s.access(T);
+      advance(end);
+      s.access(T);  // its timed load
+    }
+    advance(lines);
+  }
+  static constexpr int kRefs = kStreamHitRefs;  // the hit references (loaded twice) per SM
+  OneSet &set_, &other_;
+  const StreamPoint& p_;
+  std::uint64_t pool_;
+  double q_;
+  std::vector<double> half1_, half2_, whole_;
+  std::vector<std::vector<double>> history_;
+  unsigned trials_ = 1;
+};
+
 std::uint64_t pool_lines(const StreamPoint& p, std::uint32_t sets) {
   return p.line_bytes && sets ? std::max<std::uint64_t>(1, p.pool_bytes / p.line_bytes / sets) : 1;
 }
@@ -260,6 +367,16 @@ std::vector<StreamPoint> stream_points(const Dataset& data, const std::string& c
   };
   std::vector<Raw> raw;
   std::size_t bad = 0;
+  // How a launch leaves the path's cache: cache_sequences' check (kept_across_launch 0: emptied).
+  std::map<std::string, int> emptied;
+  for (const auto* e : data.family("cache_sequences"))
+    if (e->params.get_or("check", "") == "launch" && e->has("kept_across_launch"))
+      emptied[e->params.get_or("path", "")] = e->counter("kept_across_launch") == 0 ? 1 : 0;
+  auto start_empty_of = [&](const BenchEntry& e) {
+    if (e.has("start_empty")) return e.counter("start_empty") != 0 ? 1 : 0;
+    const auto it = emptied.find(e.params.get_or("path", ""));
+    return it == emptied.end() ? -1 : it->second;
+  };
   for (const auto* e : data.family("cache_streams")) {
     if (e->params.get_or("cache", "") != cache) continue;
     const std::string v = e->params.get_or("variant", "");
@@ -290,6 +407,9 @@ std::vector<StreamPoint> stream_points(const Dataset& data, const std::string& c
     for (const auto& [m, counter] : measures) {
       StreamPoint& p = by[{v, loads, m, k, pool, line}];
       p.variant = v, p.loads = loads, p.measure = m, p.k = k, p.pool_bytes = pool, p.line_bytes = line;
+      p.warm_lines = e.counter("warm_lines", 0);
+      p.trials_per_sm = std::max(1.0, e.counter("trials_per_sm", 1));
+      p.start_empty = start_empty_of(e);
       p.trials += e.counter("trials");
       p.observed += std::clamp(e.counter(counter), 0.0, e.counter("trials"));
       p.names.push_back(e.params.str());
@@ -316,20 +436,34 @@ std::vector<StreamPoint> stream_points(const Dataset& data, const std::string& c
 
 StreamPrediction predict_streams(const std::string& pol, std::uint32_t sets, std::uint32_t ways,
                                  const std::vector<StreamPoint>& points, unsigned runs, std::uint64_t seed,
-                                 unsigned runs_per_k) {
+                                 unsigned runs_per_k, double density) {
   if (runs_per_k == 0) runs_per_k = runs;
   if (const std::string why = policy::policy_ways_problem(pol, ways); !why.empty()) throw std::invalid_argument(why);
   StreamPrediction out;
   out.p.assign(points.size(), 0);
   out.var.assign(points.size(), 0);
-  const double q = 1.0 / std::max<std::uint32_t>(1, sets);
+  const double q = std::min(1.0, density / std::max<std::uint32_t>(1, sets));
   // One chain for every unit in turn (and one for two_ages' second targets): each starts where the
   // last ended, warmed once per pool share.
   OneSet set(pol, ways, policy::splitmix64_mix(fnv("streams", seed))), other(pol, ways, policy::splitmix64_mix(fnv("second", seed)));
+  // Launch mode: each point replayed on its own (runs_per_k runs: its history depends on k).
+  std::vector<bool> launch(points.size(), false);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& p = points[i];
+    if (p.start_empty != 1) continue;
+    launch[i] = true;
+    LaunchReplay replay(set, other, p, pool_lines(p, sets), q);
+    Moments m;
+    for (unsigned r = 0; r < runs_per_k; ++r) {
+      const auto [first, second] = replay.run(r);
+      m.add((p.measure == "evicted" ? first : second) ? 1.0 : 0.0);
+    }
+    out.p[i] = m.mean(), out.var[i] = m.var_of_mean();
+  }
   // fresh / reread*: one unit per (variant, pool lines) over its ks.
   std::map<std::pair<std::string, std::uint64_t>, std::vector<std::uint64_t>> surv;
-  for (const auto& p : points)
-    if (p.variant == "fresh" || p.variant == "reread1" || p.variant == "reread2") {
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (const auto& p = points[i]; !launch[i] && (p.variant == "fresh" || p.variant == "reread1" || p.variant == "reread2")) {
       auto& ks = surv[{p.variant, pool_lines(p, sets)}];
       if (std::find(ks.begin(), ks.end(), p.k) == ks.end()) ks.push_back(p.k);
     }
@@ -339,15 +473,16 @@ StreamPrediction predict_streams(const std::string& pol, std::uint32_t sets, std
     const auto m = survival_unit(set, key.second, rereads, ks, q, runs);
     for (std::size_t i = 0; i < points.size(); ++i) {
       const auto& p = points[i];
-      if (p.variant != key.first || pool_lines(p, sets) != key.second) continue;
+      if (launch[i] || p.variant != key.first || pool_lines(p, sets) != key.second) continue;
       const std::size_t j = static_cast<std::size_t>(std::find(ks.begin(), ks.end(), p.k) - ks.begin());
       out.p[i] = m[j].mean(), out.var[i] = m[j].var_of_mean();
     }
   }
   // mid / two_ages: one unit per (variant, k, pool lines), both counts from the same runs.
   std::map<std::tuple<std::string, std::uint64_t, std::uint64_t>, std::pair<Moments, Moments>> per_k;
-  for (const auto& p : points) {
-    if (p.variant != "mid" && p.variant != "two_ages") continue;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& p = points[i];
+    if (launch[i] || (p.variant != "mid" && p.variant != "two_ages")) continue;
     const auto key = std::make_tuple(p.variant, p.k, pool_lines(p, sets));
     if (per_k.count(key)) continue;
     const std::uint64_t L = std::get<2>(key);
@@ -355,6 +490,7 @@ StreamPrediction predict_streams(const std::string& pol, std::uint32_t sets, std
   }
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
+    if (launch[i]) continue;
     auto it = per_k.find(std::make_tuple(p.variant, p.k, pool_lines(p, sets)));
     if (it == per_k.end()) continue;
     const Moments& m = p.measure == "evicted" ? it->second.first : it->second.second;
@@ -391,7 +527,7 @@ std::vector<std::string> stream_candidates(std::uint32_t ways) {
 namespace {
 
 StreamFit score(const std::string& pol, const std::vector<StreamPoint>& pts, const StreamPrediction& pr, double noise,
-                unsigned runs) {
+                unsigned runs, std::size_t fitted = 0) {
   StreamFit f;
   f.policy = pol;
   f.runs = runs;
@@ -406,8 +542,8 @@ StreamFit score(const std::string& pol, const std::vector<StreamPoint>& pts, con
     f.worst_z = std::max(f.worst_z, std::fabs(z));
     f.mean_abs_miss += std::fabs(o - p);
   }
-  f.dof = pts.size();
-  if (f.dof) f.mean_abs_miss /= static_cast<double>(f.dof);
+  f.dof = pts.size() > fitted ? pts.size() - fitted : 0;
+  if (!pts.empty()) f.mean_abs_miss /= static_cast<double>(pts.size());
   f.fits = f.dof > 0 && f.worst_z <= kStreamWorstZ && f.chi2 <= chi2_quantile(f.dof, kStreamChi2Alpha);
   return f;
 }
@@ -468,6 +604,7 @@ namespace {
 std::string describe(const StreamFit& f, unsigned final_runs) {
   std::string s = f.policy + ": worst |z| " + fmt(f.worst_z, 1) + ", chi2 " + fmt(f.chi2, 1) + " / " +
                   std::to_string(f.dof) + (f.runs == final_runs ? "" : " (screen)");
+  if (f.density != 1) s += ", stream density " + fmt(f.density, 2) + " / S (fitted)";
   if (f.fits_sequences) s += *f.fits_sequences ? ", sequences: consistent" : ", sequences: inconsistent";
   return s;
 }
@@ -515,6 +652,41 @@ nlohmann::json curves_json(const std::vector<StreamPoint>& pts, const std::vecto
 }
 
 // The candidates, best first: the first 8 and every one that fits either evidence.
+// The stream density fitted (one parameter, kStreamDensities) for the sequence-consistent candidates
+// that did not fit at 1/S: an index that spreads random lines unevenly over the sets, or lines the
+// experiment adds to every set (docs/methodology.md, "From random streams"). A candidate fits at
+// the density of its smallest chi2 by the same rule, one degree of freedom fewer.
+constexpr double kStreamDensities[] = {0.8, 0.9, 1.1, 1.2, 1.35, 1.5, 1.7, 2.0};
+void refit_density(std::vector<StreamFit>& fits, const std::vector<StreamPoint>& pts, std::uint32_t S, std::uint32_t W,
+                   double noise, const std::set<std::string>& consistent) {
+  const unsigned runs = stream_stages(pts).back().first;
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < fits.size(); ++i)
+    if (!fits[i].fits && consistent.count(fits[i].policy)) todo.push_back(i);
+  if (todo.empty()) return;
+  const std::size_t nd = std::size(kStreamDensities);
+  std::vector<StreamFit> tried(todo.size() * nd);
+  parallel_for(tried.size(), [&](std::size_t j) {
+    const auto& f = fits[todo[j / nd]];
+    const double d = kStreamDensities[j % nd];
+    tried[j] = score(f.policy, pts, predict_streams(f.policy, S, W, pts, runs, 7, runs, d), noise, runs, 1);
+    tried[j].density = d;
+  });
+  for (std::size_t t = 0; t < todo.size(); ++t) {
+    const StreamFit* best = nullptr;
+    for (std::size_t d = 0; d < nd; ++d)
+      if (!best || tried[t * nd + d].chi2 < best->chi2) best = &tried[t * nd + d];
+    if (best && best->chi2 < fits[todo[t]].chi2) {
+      const auto seqs = fits[todo[t]].fits_sequences;
+      fits[todo[t]] = *best;
+      fits[todo[t]].fits_sequences = seqs;
+    }
+  }
+  std::stable_sort(fits.begin(), fits.end(), [](const StreamFit& a, const StreamFit& b) {
+    return a.fits != b.fits ? a.fits : a.chi2 < b.chi2;
+  });
+}
+
 nlohmann::json candidates_json(const std::vector<StreamFit>& fits) {
   nlohmann::json cj = nlohmann::json::array();
   for (std::size_t i = 0; i < fits.size(); ++i) {
@@ -523,7 +695,7 @@ nlohmann::json candidates_json(const std::vector<StreamFit>& fits) {
     cj.push_back({{"policy", f.policy}, {"fits_streams", f.fits},
                   {"fits_sequences", f.fits_sequences ? nlohmann::json(*f.fits_sequences) : nlohmann::json()},
                   {"worst_z", round4(f.worst_z)}, {"chi2", round4(f.chi2)}, {"dof", f.dof},
-                  {"mean_abs_miss", round4(f.mean_abs_miss)}, {"runs", f.runs}});
+                  {"mean_abs_miss", round4(f.mean_abs_miss)}, {"runs", f.runs}, {"density", round4(f.density)}});
   }
   return cj;
 }
@@ -562,6 +734,7 @@ bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string
   const auto cands = stream_candidates(W);
   auto fits = fit_streams(pts, S, W, cands, noise);
   std::set<std::string> seq_ok(seq.consistent.begin(), seq.consistent.end());
+  refit_density(fits, pts, S, W, noise, seq_ok);
   for (auto& f : fits)
     if (seq.decided) f.fits_sequences = seq_ok.count(f.policy) > 0;
   // Both: in the sequence decision's order.

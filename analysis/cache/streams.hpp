@@ -25,6 +25,13 @@ struct StreamPoint {
   std::string variant, loads, measure;
   std::uint64_t k = 0, pool_bytes = 0, line_bytes = 0;
   double trials = 0, observed = 0;  // observed: the count (fraction = observed / trials)
+  // How the trials began (counters warm_lines, trials_per_sm, start_empty): start_empty 1 when the
+  // cache held none of the array's lines at the launch's start (the counter, or else cache_sequences'
+  // check:launch of the path: kept_across_launch 0); then the prediction replays the launch: the
+  // warm stream, the hit references, the SM's earlier trials, this one. Else (0 or -1: not known)
+  // the set starts in the state a long random stream leaves.
+  double warm_lines = 0, trials_per_sm = 1;
+  int start_empty = -1;
   std::vector<std::string> names;   // the benchmarks
 };
 
@@ -41,9 +48,11 @@ struct StreamPrediction {
 // for mid and two_ages, whose runs serve one k each; 0: `runs`); `seed` fixes the draws (the same for
 // every policy: common random numbers). Throws std::invalid_argument on a policy that cannot serve
 // `ways`.
+// density: the stream lines' arrival rate into one set in units of 1/S (1: an index that spreads
+// random lines evenly over the decided sets).
 StreamPrediction predict_streams(const std::string& policy, std::uint32_t sets, std::uint32_t ways,
                                  const std::vector<StreamPoint>& points, unsigned runs, std::uint64_t seed,
-                                 unsigned runs_per_k = 0);
+                                 unsigned runs_per_k = 0, double density = 1);
 
 struct StreamFit {
   std::string policy;
@@ -53,6 +62,9 @@ struct StreamFit {
   unsigned runs = 0;  // per point (the screen's where the candidate stopped there)
   bool fits = false;
   std::optional<bool> fits_sequences;  // null: no sequence verdict
+  // The stream density the scores are at (1: 1/S per line); another where it was fitted for a
+  // sequence-consistent candidate that did not fit at 1 (then dof counts it: one point fewer).
+  double density = 1;
 };
 // Every candidate scored (in stages of more runs, stream_stages; the nearest always to the last),
 // sorted best first (fits first, then chi2 / dof, then candidate order). noise: spurious misses per access.

@@ -138,6 +138,10 @@ struct StreamsResult {
   double clock_overhead_cycles = 0;       // removed from every latency
   int carveout = -1;                      // in effect (L1-side paths)
   std::uint64_t accesses = 0;             // loads per slot (warm stream, references, primes, trials)
+  // 1: the path's cache held none of the array's lines when the launch began (the simulated device
+  // knows it: reset, or a level a launch empties); -1: not known to the backend (a GPU: the analyzer
+  // reads cache_sequences' launch check).
+  int start_empty = -1;
 };
 // Entries per slot of StreamsResult::records.
 inline std::uint32_t stream_record_words(std::uint32_t trials, std::uint32_t targets) {

@@ -277,7 +277,17 @@ class SimBackend final : public Backend {
     o.seconds = (static_cast<double>(out.total_cycles) + overhead * static_cast<double>(out.accesses)) /
                 (static_cast<double>(dev_.config().device.sm_clock_khz) * 1e3);
     o.carveout = l1_side ? (r.carveout < 0 ? 0 : r.carveout) : -1;
+    o.start_empty = dev_.config().sequences_as_left ? (path_first_level_invalidated(r.path) ? 1 : 0) : 1;
     return o;
+  }
+  // Whether a launch empties the first level of path p (config: launch_invalidates).
+  bool path_first_level_invalidated(Path p) const {
+    const auto& cfg = dev_.config();
+    const auto it = cfg.paths.find(path_name(p));
+    if (it == cfg.paths.end() || it->second.levels.empty()) return false;
+    for (const auto& l : cfg.levels)
+      if (l.name == it->second.levels.front()) return l.launch_invalidates;
+    return false;
   }
   int stream_slots() const override { return 1; }
   bool stream_path_cached(Path p) const override {

@@ -115,6 +115,7 @@ void run_streams_bench(benchmark::State& state, const StreamArgs& a) {
   c["clock_overhead_cycles"] = o.clock_overhead_cycles;
   c["accesses_per_sm"] = static_cast<double>(o.accesses);
   c["targets_wrapped"] = wrapped ? 1 : 0;
+  if (o.start_empty >= 0) c["start_empty"] = o.start_empty;
 }
 
 std::string bench_name(const StreamArgs& a) {

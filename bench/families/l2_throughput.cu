@@ -32,8 +32,12 @@ void register_l2_throughput(Backend&) {
   auto reg = [&](tput::CachedReadConfig c) {
     if (!tput::cached_read_fits(c) || !seen.insert(tput::cached_read_name("l2_throughput", c)).second) return;
     const double expect = static_cast<double>(c.bytes) > l2 ? dram_bpc : 48.0;
+    // Lines several SMs read at once (overlap, share, layout:all) vary most from sample to sample:
+    // 2 ms samples for them, 1 ms for distinct lines (docs/methodology.md, l1_throughput / l2_throughput).
+    const bool shared_lines = c.overlap > 1 || c.share > 1 || !c.tile;
+    const double sample = shared_lines ? 2e-3 : 1e-3;
     tput::register_manual(tput::cached_read_name("l2_throughput", c), 3,
-                          [c, expect](benchmark::State& st) { tput::run_cached_read(st, c, expect, 0); });
+                          [c, expect, sample](benchmark::State& st) { tput::run_cached_read(st, c, expect, 0, sample); });
   };
   for (double x : fr) {
     tput::CachedReadConfig c;

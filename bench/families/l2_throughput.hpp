@@ -129,7 +129,7 @@ void launch_cached_ilp(const CachedReadConfig& c, std::uint32_t n, std::uint32_t
 // Counters: bytes_per_second, bytes_per_clock_per_sm (with the SM clock measured in the kernel,
 // sm_clock_mhz), pct_of_peak against `peak_bytes_per_clock_per_sm` (when > 0).
 inline void run_cached_read(benchmark::State& state, const CachedReadConfig& c, double expect_bytes_per_clock_per_sm,
-                            double peak_bytes_per_clock_per_sm) {
+                            double peak_bytes_per_clock_per_sm, double sample_seconds = 1e-3) {
   const auto& dev = device();
   if (!cached_read_fits(c)) throw std::invalid_argument("configuration does not fit the working set");
   WorkingSet& ws = working_set(c.bytes);
@@ -143,8 +143,8 @@ inline void run_cached_read(benchmark::State& state, const CachedReadConfig& c, 
   const std::uint64_t per_round = static_cast<std::uint64_t>(grid) * c.cta_size * c.ilp * 16 *
                                   ((window + c.cta_size * c.ilp - 1) / (c.cta_size * c.ilp));
   const double clk = dev.d.sm_clock_khz * 1e3;
-  // a sample moves what the expected rate moves in 1 ms (docs/methodology.md, l1_throughput / l2_throughput)
-  const double target = expect_bytes_per_clock_per_sm * dev.d.sm_count * clk * 1e-3;
+  // a sample moves what the expected rate moves in sample_seconds (docs/methodology.md, l1_throughput / l2_throughput)
+  const double target = expect_bytes_per_clock_per_sm * dev.d.sm_count * clk * sample_seconds;
   const std::uint32_t rounds = static_cast<std::uint32_t>(std::clamp<double>(target / per_round, 1, 1e6));
   DeviceBuffer<kern::CtaStamp> stamps(grid);
   auto launch = [&](std::uint32_t r) {
