@@ -305,7 +305,7 @@ characterize_one() {
       # shellcheck disable=SC2086
       stage_begin
       MEMHIER_THREADS=${threads:-${MEMHIER_THREADS:-}} run "$INFER" --allow-errors "${inputs[@]}" -o "$tmp/topology.json" \
-        --next-requests "$tmp/requests-$r.json" "${max_rounds[@]}" ${MEMHIER_INFER_FLAGS:-} >/dev/null
+        --next-requests "$tmp/requests-$r.json" "${max_rounds[@]}" --streams-cache "$tmp/.streams.json" ${MEMHIER_INFER_FLAGS:-} >/dev/null
       fresh=1
       local asked last
       # the families asked for, and whether the analyzer's budget allows a round after this one
@@ -332,7 +332,8 @@ characterize_one() {
   local early_pid=""
   if [ -x "$INFER" ] && [ -n "$defer" ] && alive "$server"; then
     MEMHIER_THREADS=${threads:-${MEMHIER_THREADS:-}} "${PDEATH[@]}" "$INFER" --allow-errors "${inputs[@]}" \
-      -o "$tmp/.early-topology.json" --sections-cache "$tmp/.sections.json" >/dev/null 2>"$tmp/.early.err" &
+      -o "$tmp/.early-topology.json" --sections-cache "$tmp/.sections.json" --streams-cache "$tmp/.streams.json" \
+      >/dev/null 2>"$tmp/.early.err" &
     early_pid=$!
   fi
   # The deferred families that are left, merged into bench.json, then the end.
@@ -390,10 +391,10 @@ PY
       else say "the early analysis failed ($(tail -1 "$tmp/.early.err")): every section is analyzed now"; fi
       early_pid=""
     fi
-    run "$INFER" --allow-errors "${inputs[@]}" -o "$tmp/topology.json" "${reuse[@]}" >/dev/null
+    run "$INFER" --allow-errors "${inputs[@]}" -o "$tmp/topology.json" "${reuse[@]}" --streams-cache "$tmp/.streams.json" >/dev/null
   fi
   [ -n "$early_pid" ] && { wait "$early_pid" || true; }
-  rm -f "$tmp/.sections.json" "$tmp/.early-topology.json" "$tmp/.early.err"
+  rm -f "$tmp/.sections.json" "$tmp/.early-topology.json" "$tmp/.early.err" "$tmp/.streams.json" "$tmp/.streams.json.tmp"
   if [ -n "$plot_pid" ]; then
     # plot.py says what is missing (matplotlib, a script beside it) on its last line
     wait "$plot_pid" || { prc=$?; say "plot.py failed (exit $prc); the archive has no plots: $(tail -1 "$tmp/.plot.err")"; }

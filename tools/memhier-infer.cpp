@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/cache/streams.hpp"
 #include "analysis/core/dataset.hpp"
 #include "analysis/report/gpgpusim.hpp"
 #include "analysis/report/topology.hpp"
@@ -32,6 +33,8 @@ const char* kUsage =
     "                     memhier-bench --plan=none --memhier_extra=F\n"
     "  --allow-errors     analyze files that contain failed or invalid benchmarks (they are left out\n"
     "                     and listed in the topology and the report)\n"
+    "  --streams-cache F  each cache's random-stream judgement kept in F by its inputs and reused by\n"
+    "                     an analysis of the same stream data (characterize.sh: computed once per run)\n"
     "  --sections-cache F the early sections (caches, address translation, refinement) from F when F\n"
     "                     holds them for these inputs' early families, else computed and written to F;\n"
     "                     the output is the same either way (characterize.sh: the last analysis after\n"
@@ -199,6 +202,10 @@ int main(int argc, char** argv) {
       if (!value(&next)) return fail(a + " needs a file name; see --help");
     } else if (a == "--allow-errors") {
       allow_errors = true;
+    } else if (a == "--streams-cache") {
+      std::string f;
+      if (!value(&f)) return fail(a + " needs a file name; see --help");
+      memhier::analysis::set_stream_memo(f);
     } else if (a == "--sections-cache") {
       if (!value(&sections_cache)) return fail(a + " needs a file name; see --help");
     } else if (a == "--from-topology") {

@@ -1,5 +1,7 @@
 #include "analysis/cache/streams.hpp"
 
+#include <fstream>
+
 #include "common/streams.hpp"
 
 #include <algorithm>
@@ -15,6 +17,7 @@
 
 #include "analysis/cache/job.hpp"
 #include "analysis/core/parallel.hpp"
+#include "analysis/gate/analyzer.hpp"
 #include "common/policy.hpp"
 
 namespace memhier::analysis {
@@ -702,11 +705,85 @@ nlohmann::json candidates_json(const std::vector<StreamFit>& fits) {
 
 }  // namespace
 
+namespace {
+std::string& memo_path() {
+  static std::string p;
+  return p;
+}
+
+std::string memo_key(const std::vector<StreamPoint>& pts, std::uint32_t S, std::uint32_t W, double noise,
+                     const SequenceVerdict& seq, const nlohmann::json& cache) {
+  std::ostringstream k;
+  k.precision(17);
+  k << analyzer_text(analyzer_stamp()) << "|" << S << "x" << W << "|" << noise << "|" << seq.decided << "|" << seq.source;
+  for (const auto& c : seq.consistent) k << "," << c;
+  k << "|" << cache.value("replacement", nlohmann::json()).dump() << "|"
+    << (cache.contains("provenance") ? cache["provenance"].value("replacement", nlohmann::json()).dump() : "");
+  for (const auto& p : pts)
+    k << "|" << p.variant << "/" << p.loads << "/" << p.measure << "/" << p.k << "/" << p.pool_bytes << "/" << p.line_bytes
+      << "/" << p.trials << "/" << p.observed << "/" << p.warm_lines << "/" << p.trials_per_sm << "/" << p.start_empty;
+  return k.str();
+}
+
+nlohmann::json memo_read() {
+  if (memo_path().empty()) return nlohmann::json::object();
+  std::ifstream f(memo_path());
+  nlohmann::json j;
+  try {
+    if (f) f >> j;
+  } catch (const std::exception&) {
+    j = nullptr;
+  }
+  return j.is_object() ? j : nlohmann::json::object();
+}
+
+void memo_write(const std::string& key, const nlohmann::json& value) {
+  if (memo_path().empty()) return;
+  nlohmann::json j = memo_read();
+  j[key] = value;
+  const std::string tmp = memo_path() + ".tmp";
+  {
+    std::ofstream f(tmp);
+    f << j.dump();
+    if (!f) return;
+  }
+  std::rename(tmp.c_str(), memo_path().c_str());
+}
+}  // namespace
+
+void set_stream_memo(const std::string& path) { memo_path() = path; }
+
 bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string& name, int primary, double noise,
                    const SequenceVerdict& seq) {
   std::string note;
   const auto pts = stream_points(data, name, primary, &note);
   if (pts.empty() && note.empty()) return false;
+  // The same inputs judged before (set_stream_memo): the keys the judgement wrote, as it wrote them.
+  const nlohmann::json cache_before = cache;
+  std::string key;
+  if (!memo_path().empty() && !pts.empty()) {
+    std::uint32_t S0 = 0, W0 = 0;
+    if (geometry(cache, &S0, &W0).empty()) {
+      key = memo_key(pts, S0, W0, noise, seq, cache) + "|" + note;
+      const nlohmann::json memo = memo_read();
+      if (memo.contains(key) && memo[key].is_object()) {
+        for (const auto& [k, v] : memo[key].items()) cache[k] = v;
+        return true;
+      }
+    }
+  }
+  struct MemoOnReturn {
+    const std::string& key;
+    const nlohmann::json& before;
+    nlohmann::json& cache;
+    ~MemoOnReturn() {
+      if (key.empty()) return;
+      nlohmann::json changed = nlohmann::json::object();
+      for (const auto& [k, v] : cache.items())
+        if (!before.contains(k) || before[k] != v) changed[k] = v;
+      memo_write(key, changed);
+    }
+  } memo_on_return{key, cache_before, cache};
   nlohmann::json st = nlohmann::json::object();
   Evidence ev;
   std::set<std::string> seen;

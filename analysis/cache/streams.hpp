@@ -95,5 +95,9 @@ bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string
                    const SequenceVerdict& seq);
 // The same for a cache job (its sequence verdict from the job, else replacement_cyclic_class).
 void judge_streams(CacheJob& job);
+// A file that keeps each judgement by its inputs (the points, geometry, noise, the sequences'
+// verdict, the replacement before, the analyzer's revision): an analysis of the same stream data
+// reuses it (memhier-infer --streams-cache; characterize.sh's rounds and last analysis). "" : none.
+void set_stream_memo(const std::string& path);
 
 }  // namespace memhier::analysis

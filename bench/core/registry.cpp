@@ -63,7 +63,6 @@ bool in_check_plan(const std::string& name) {
   const std::string path = n->get_or("path", ""), carveout = n->get_or("carveout", "0");
   if (fam == "pchase") return (path == "global_ca" && carveout == "0") || path == "constant" || path == "shared";
   if (fam == "cache_sequences") return path == "global_ca" && carveout == "0";
-  if (fam == "cache_streams") return path == "global_ca";  // the L1's policy: sequences and streams
   if (fam == "gmem_throughput") return n->get_or("kind", "") == "read";
   return false;
 }
