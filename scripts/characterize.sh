@@ -301,11 +301,12 @@ characterize_one() {
     [ -n "$rounds" ] && max_rounds=(--max-rounds "$rounds")
     for r in $(seq 1 "${rounds:-20}"); do
       # Each analysis writes the topology too; requests come from the plan's undeferred families.
+      # The random-stream judgement decides no request: the early and last analyses make it.
       # MEMHIER_INFER_FLAGS: e.g. "--max-rounds 3 --budget-total-seconds 5" (the refinement budget)
       # shellcheck disable=SC2086
       stage_begin
       MEMHIER_THREADS=${threads:-${MEMHIER_THREADS:-}} run "$INFER" --allow-errors "${inputs[@]}" -o "$tmp/topology.json" \
-        --next-requests "$tmp/requests-$r.json" "${max_rounds[@]}" --streams-cache "$tmp/.streams.json" ${MEMHIER_INFER_FLAGS:-} >/dev/null
+        --next-requests "$tmp/requests-$r.json" "${max_rounds[@]}" --skip-streams ${MEMHIER_INFER_FLAGS:-} >/dev/null
       fresh=1
       local asked last
       # the families asked for, and whether the analyzer's budget allows a round after this one

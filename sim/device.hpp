@@ -3,6 +3,7 @@
 // plus the miss penalty of every TLB level that misses (translated paths; the TLB walk stops at
 // the first level that hits). Every level missed on the way is filled.
 #pragma once
+#include <utility>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -33,6 +34,10 @@ class SimDevice {
   void reset_stats();
   // A new kernel launch begins: levels marked launch_invalidates are emptied.
   void new_launch();
+  // The noise generators' states: an experiment that must leave the others' noise as it found it
+  // (the random-stream trials, sim/streams.cpp) saves them before and restores them after.
+  std::pair<std::uint64_t, std::uint64_t> noise_states() const { return {noise_state_, noise_rng_}; }
+  void restore_noise_states(std::pair<std::uint64_t, std::uint64_t> s) { noise_state_ = s.first, noise_rng_ = s.second; }
 
   // nullptr when no cache level / TLB has that name (or the level is a scratchpad).
   const CacheModel* level(const std::string& name) const;

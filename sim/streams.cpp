@@ -7,8 +7,18 @@ StreamsOutcome run_streams(SimDevice& dev, const StreamsSpec& s) {
   const std::uint32_t T = s.trials, M = s.targets;
   o.records.assign(kStreamHitRefs + static_cast<std::size_t>(T) * M * kStreamFields, 0);
   const std::uint64_t base = dev.config().array_base;
-  if (dev.config().sequences_as_left) dev.new_launch();  // what earlier work left, like a GPU
-  else dev.reset();
+  // The trials draw from the noise generators as every access does; what the other families draw
+  // afterwards must not depend on them (the gate's noisy simulated devices compare runs of two configs).
+  const auto noise = dev.noise_states();
+  struct Restore {
+    SimDevice& d;
+    std::pair<std::uint64_t, std::uint64_t> s;
+    ~Restore() { d.restore_noise_states(s); }
+  } restore{dev, noise};
+  auto begin_launch = [&] {
+    if (dev.config().sequences_as_left) dev.new_launch();  // what earlier work left, like a GPU
+    else dev.reset();
+  };
   auto load = [&](int path, std::uint64_t line) {
     const std::uint32_t lat = dev.access(path, base + line * kStreamLineBytes);
     ++o.accesses;
@@ -19,15 +29,20 @@ StreamsOutcome run_streams(SimDevice& dev, const StreamsSpec& s) {
   auto walk = [&](std::uint64_t key, std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) load(s.path, kStreamTargetRegionLines + stream_pool_line(key, i, s.pool_lines));
   };
-  walk(stream_key(s.seed, slot, kStreamWarmTrial), 0, s.warm);
-  for (int r = 0; r < kStreamHitRefs; ++r) {
-    const std::uint64_t line = stream_ref_line(s.first_target_line, T, M, slot, r);
-    load(s.path, line);
-    o.records[r] = load(s.path, line);
-  }
+  // A launch: the warm stream, then the hit references (each loaded twice, the second timed).
+  auto launch_start = [&] {
+    begin_launch();
+    walk(stream_key(s.seed, slot, kStreamWarmTrial), 0, s.warm);
+    for (int r = 0; r < kStreamHitRefs; ++r) {
+      const std::uint64_t line = stream_ref_line(s.first_target_line, T, M, slot, r);
+      load(s.path, line);
+      o.records[r] = load(s.path, line);
+    }
+  };
   const int rereads = stream_rereads(s.variant);
   const bool split = s.variant == StreamVariant::mid || s.variant == StreamVariant::two_ages;
   for (std::uint32_t t = 0; t < T; ++t) {
+    if (t % kSimStreamTrialsPerLaunch == 0) launch_start();  // as a GPU's SM runs a few trials a launch
     std::uint32_t* rec = o.records.data() + kStreamHitRefs + static_cast<std::size_t>(t) * M * kStreamFields;
     const std::uint64_t key = stream_key(s.seed, slot, t);
     auto target = [&](std::uint32_t j, int which) { return stream_target_line(s.first_target_line, T, M, slot, t, j, which); };

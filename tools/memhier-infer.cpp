@@ -33,6 +33,8 @@ const char* kUsage =
     "                     memhier-bench --plan=none --memhier_extra=F\n"
     "  --allow-errors     analyze files that contain failed or invalid benchmarks (they are left out\n"
     "                     and listed in the topology and the report)\n"
+    "  --skip-streams     no random-stream judgement of the replacement policies (characterize.sh's\n"
+    "                     request rounds: it decides no request; the early and last analyses make it)\n"
     "  --streams-cache F  each cache's random-stream judgement kept in F by its inputs and reused by\n"
     "                     an analysis of the same stream data (characterize.sh: computed once per run)\n"
     "  --sections-cache F the early sections (caches, address translation, refinement) from F when F\n"
@@ -202,6 +204,8 @@ int main(int argc, char** argv) {
       if (!value(&next)) return fail(a + " needs a file name; see --help");
     } else if (a == "--allow-errors") {
       allow_errors = true;
+    } else if (a == "--skip-streams") {
+      memhier::analysis::set_stream_judgement(false);
     } else if (a == "--streams-cache") {
       std::string f;
       if (!value(&f)) return fail(a + " needs a file name; see --help");

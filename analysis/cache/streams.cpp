@@ -259,33 +259,32 @@ std::pair<Moments, Moments> two_ages_unit(OneSet& set, OneSet& other, std::uint6
 // target missed, the second count (mid: the re-read missed; two_ages: T2's timed load missed)}.
 class LaunchReplay {
  public:
-  LaunchReplay(OneSet& set, OneSet& other, const StreamPoint& p, std::uint64_t pool, double q)
-      : set_(set), other_(other), p_(p), pool_(pool), q_(q),
+  LaunchReplay(OneSet& set, OneSet& other, OneSet& steady, OneSet& steady_other, const StreamPoint& p, std::uint64_t pool,
+               double q, std::uint32_t ways)
+      : set0_(set), other0_(other), steady_(steady), steady_other_(steady_other), p_(p), pool_(pool), q_(q), ways_(ways),
         half1_(binomial_pmf(p.k / 2, q)), half2_(binomial_pmf(p.k - p.k / 2, q)), whole_(binomial_pmf(p.k, q)) {
     trials_ = static_cast<unsigned>(std::max(1.0, std::round(p.trials_per_sm)));
-    for (unsigned t = 0; t < trials_; ++t) {
-      // lines before trial t's target in its set: the warm stream and t earlier trials' streams
-      history_.push_back(binomial_pmf(static_cast<std::uint64_t>(std::max(0.0, p.warm_lines)) + t * p.k, q));
-    }
+    cap_ = 16 * ways_ + 4 * static_cast<std::size_t>(std::min<std::uint64_t>(pool_, 1u << 16));
+    history_ = &histories(p, q, trials_, cap_);
   }
   std::pair<bool, bool> run(unsigned r) {
     const unsigned t = r % trials_;
-    prepare(set_, t);
+    OneSet& set_ = prepare(set0_, steady_, t);
     const std::int64_t T1 = set_.fresh_target(), T2 = set_.fresh_target() - (1ll << 40);
     if (p_.variant == "two_ages") {
       const bool together = set_.uniform() < q_;
       set_.access(T1);
       set_.arrivals(draw(half1_, set_.uniform()));
-      OneSet& s2 = together ? set_ : other_;
+      OneSet* s2 = &set_;
       if (!together) {  // T2's own set: its launch up to T2's first load
-        prepare(other_, t);
-        other_.arrivals(draw(half1_, other_.uniform()));
+        s2 = &prepare(other0_, steady_other_, t);
+        s2->arrivals(draw(half1_, s2->uniform()));
       }
-      s2.access(T2);
+      s2->access(T2);
       set_.arrivals(draw(half2_, set_.uniform()));
-      if (!together) other_.arrivals(draw(half2_, other_.uniform()));
+      if (!together) s2->arrivals(draw(half2_, s2->uniform()));
       const bool m1 = !set_.access(T1);  // access: true on a hit
-      return {m1, !s2.access(T2)};
+      return {m1, !s2->access(T2)};
     }
     set_.access(T1);
     for (unsigned i = 0; i < rereads(); ++i) set_.access(T1);
@@ -303,9 +302,18 @@ class LaunchReplay {
   unsigned rereads() const { return p_.variant == "reread1" ? 1 : p_.variant == "reread2" ? 2 : 0; }
   // The set as trial t finds it: empty, the warm and earlier streams' lines, the references, and
   // the earlier trials' targets that fell in it (each then accessed as its variant does).
-  void prepare(OneSet& s, unsigned t) {
+  // Beyond 16 W + 4 L arrivals (L: the set's share of the pool) a set holds what a long stream
+  // leaves, whatever came before: such a trial runs on the steady chain (warmed once, 2 W arrivals
+  // between runs), as where the start is not known.
+  OneSet& prepare(OneSet& s, OneSet& steady, unsigned t) {
+    const auto& h = (*history_)[t];
+    if (h.empty()) {
+      steady.use_pool(pool_);
+      steady.gap();
+      return steady;
+    }
     s.restart(pool_);
-    const std::size_t lines = draw(history_[t], s.uniform());
+    const std::size_t lines = std::min(cap_, draw(h, s.uniform()));
     std::vector<std::size_t> at;  // where among those lines the references and earlier targets come
     const std::size_t warm = std::min<std::size_t>(lines, static_cast<std::size_t>(std::round(std::max(0.0, p_.warm_lines) * q_)));
     std::size_t done = 0;
@@ -336,15 +344,33 @@ class LaunchReplay {
       s.access(T);  // its timed load
     }
     advance(lines);
+    return s;
   }
   static constexpr int kRefs = kStreamHitRefs;  // the hit references (loaded twice) per SM
-  OneSet &set_, &other_;
+  OneSet &set0_, &other0_, &steady_, &steady_other_;
   const StreamPoint& p_;
   std::uint64_t pool_;
   double q_;
+  std::size_t ways_, cap_ = 0;
   std::vector<double> half1_, half2_, whole_;
-  std::vector<std::vector<double>> history_;
+  const std::vector<std::vector<double>>* history_ = nullptr;
   unsigned trials_ = 1;
+
+  // Per trial index t, the distribution of the lines before trial t's target in its set: the warm
+  // stream and t earlier trials' streams (none where all but a 1e-9 tail lies past the cap: the cap
+  // then). The same for every candidate: computed once per thread and point.
+  static const std::vector<std::vector<double>>& histories(const StreamPoint& p, double q, unsigned trials, std::size_t cap) {
+    thread_local std::map<std::tuple<double, std::uint64_t, unsigned, double, std::size_t>, std::vector<std::vector<double>>> memo;
+    auto& h = memo[{p.warm_lines, p.k, trials, q, cap}];
+    if (h.empty())
+      for (unsigned t = 0; t < trials; ++t) {
+        const double n = std::max(0.0, p.warm_lines) + static_cast<double>(t) * static_cast<double>(p.k);
+        const double mean = n * q, sd = std::sqrt(n * q * (1 - q));
+        if (mean - 7 * sd > static_cast<double>(cap)) h.emplace_back();
+        else h.push_back(binomial_pmf(static_cast<std::uint64_t>(n), q));
+      }
+    return h;
+  }
 };
 
 std::uint64_t pool_lines(const StreamPoint& p, std::uint32_t sets) {
@@ -449,13 +475,16 @@ StreamPrediction predict_streams(const std::string& pol, std::uint32_t sets, std
   // One chain for every unit in turn (and one for two_ages' second targets): each starts where the
   // last ended, warmed once per pool share.
   OneSet set(pol, ways, policy::splitmix64_mix(fnv("streams", seed))), other(pol, ways, policy::splitmix64_mix(fnv("second", seed)));
-  // Launch mode: each point replayed on its own (runs_per_k runs: its history depends on k).
+  // Launch mode: each point replayed on its own (runs_per_k runs: its history depends on k); trials
+  // whose history is longer than a steady state needs run on the steady chains above.
+  OneSet launch_set(pol, ways, policy::splitmix64_mix(fnv("launch", seed))),
+      launch_other(pol, ways, policy::splitmix64_mix(fnv("launch second", seed)));
   std::vector<bool> launch(points.size(), false);
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
     if (p.start_empty != 1) continue;
     launch[i] = true;
-    LaunchReplay replay(set, other, p, pool_lines(p, sets), q);
+    LaunchReplay replay(launch_set, launch_other, set, other, p, pool_lines(p, sets), q, ways);
     Moments m;
     for (unsigned r = 0; r < runs_per_k; ++r) {
       const auto [first, second] = replay.run(r);
@@ -690,6 +719,18 @@ void refit_density(std::vector<StreamFit>& fits, const std::vector<StreamPoint>&
   });
 }
 
+// Whether a replacement value names candidate policies (a name, or a list of names), not a class.
+bool names_candidates(const nlohmann::json& v, const std::vector<std::string>& cands) {
+  auto known = [&](const nlohmann::json& x) {
+    return x.is_string() && std::find(cands.begin(), cands.end(), x.get<std::string>()) != cands.end();
+  };
+  if (v.is_string()) return known(v);
+  if (!v.is_array() || v.empty()) return false;
+  for (const auto& x : v)
+    if (!known(x)) return false;
+  return true;
+}
+
 nlohmann::json candidates_json(const std::vector<StreamFit>& fits) {
   nlohmann::json cj = nlohmann::json::array();
   for (std::size_t i = 0; i < fits.size(); ++i) {
@@ -752,6 +793,15 @@ void memo_write(const std::string& key, const nlohmann::json& value) {
 }  // namespace
 
 void set_stream_memo(const std::string& path) { memo_path() = path; }
+
+namespace {
+bool& judgement_on() {
+  static bool on = true;
+  return on;
+}
+}  // namespace
+
+void set_stream_judgement(bool on) { judgement_on() = on; }
 
 bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string& name, int primary, double noise,
                    const SequenceVerdict& seq) {
@@ -845,6 +895,12 @@ bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string
       for (const auto& e : cache["provenance"]["replacement"].value("evidence", nlohmann::json::array()))
         if (e.is_string()) rev.add(e.get<std::string>());
     set_value(cache, "replacement", named, 0.85, rev, reason);
+  } else if (!names_candidates(before, cands)) {
+    // a class the sequences stated (non-lru, lru_or_fifo), not a policy: the streams name none of
+    // it and leave it as stated
+    reason = base + ": no candidate predicts both the streams and the " + seq.source + " (verdict before: " +
+             before.dump() + ", a class, not a policy: left as it is; " + std::to_string(fit_streams_n) +
+             " candidate(s) fit the streams); nearest: " + nearest;
   } else {
     reason = base + ": no candidate predicts both the streams and the " + seq.source + " (verdict before: " +
              before.dump() + "; " + std::to_string(fit_streams_n) + " candidate(s) fit the streams); nearest: " + nearest;
@@ -859,6 +915,7 @@ bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string
 }
 
 void judge_streams(CacheJob& job) {
+  if (!judgement_on()) return;
   SequenceVerdict v;
   const nlohmann::json& c = job.cache;
   if (job.seq_consistent) {

@@ -99,5 +99,8 @@ void judge_streams(CacheJob& job);
 // verdict, the replacement before, the analyzer's revision): an analysis of the same stream data
 // reuses it (memhier-infer --streams-cache; characterize.sh's rounds and last analysis). "" : none.
 void set_stream_memo(const std::string& path);
+// false: judge_streams(CacheJob&) does nothing (memhier-infer --skip-streams: the request rounds of
+// characterize.sh; the judgement decides no request, and the early and last analyses make it).
+void set_stream_judgement(bool on);
 
 }  // namespace memhier::analysis

@@ -142,6 +142,9 @@ struct StreamsResult {
   // knows it: reset, or a level a launch empties); -1: not known to the backend (a GPU: the analyzer
   // reads cache_sequences' launch check).
   int start_empty = -1;
+  // Trials of one launch (each launch on an SM begins with the warm stream and the references);
+  // 0: all of the request's trials in one launch (a GPU).
+  std::uint32_t trials_per_launch = 0;
 };
 // Entries per slot of StreamsResult::records.
 inline std::uint32_t stream_record_words(std::uint32_t trials, std::uint32_t targets) {

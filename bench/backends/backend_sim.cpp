@@ -278,6 +278,7 @@ class SimBackend final : public Backend {
                 (static_cast<double>(dev_.config().device.sm_clock_khz) * 1e3);
     o.carveout = l1_side ? (r.carveout < 0 ? 0 : r.carveout) : -1;
     o.start_empty = dev_.config().sequences_as_left ? (path_first_level_invalidated(r.path) ? 1 : 0) : 1;
+    o.trials_per_launch = sim::kSimStreamTrialsPerLaunch;
     return o;
   }
   // Whether a launch empties the first level of path p (config: launch_invalidates).

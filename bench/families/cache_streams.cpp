@@ -110,7 +110,7 @@ void run_streams_bench(benchmark::State& state, const StreamArgs& a) {
   if (o.carveout >= 0) c["carveout"] = o.carveout;
   c["k"] = r.k;
   c["targets_per_trial"] = r.targets;
-  c["trials_per_sm"] = r.trials;
+  c["trials_per_sm"] = o.trials_per_launch ? std::min(o.trials_per_launch, r.trials) : r.trials;  // of one launch
   c["warm_lines"] = r.warm_lines;
   c["clock_overhead_cycles"] = o.clock_overhead_cycles;
   c["accesses_per_sm"] = static_cast<double>(o.accesses);
