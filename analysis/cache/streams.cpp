@@ -438,6 +438,7 @@ std::vector<StreamPoint> stream_points(const Dataset& data, const std::string& c
       p.variant = v, p.loads = loads, p.measure = m, p.k = k, p.pool_bytes = pool, p.line_bytes = line;
       p.warm_lines = e.counter("warm_lines", 0);
       p.trials_per_sm = std::max(1.0, e.counter("trials_per_sm", 1));
+      p.targets_per_trial = std::max(p.targets_per_trial, e.counter("targets_per_trial", 1));
       p.start_empty = start_empty_of(e);
       p.trials += e.counter("trials");
       p.observed += std::clamp(e.counter(counter), 0.0, e.counter("trials"));
@@ -844,7 +845,16 @@ bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string
   for (const auto& p : pts)
     if (p.measure == "evicted") trials += p.trials;
   std::uint32_t S = 0, W = 0;
-  const std::string geo = pts.empty() ? "no usable cache_streams entry (" + note + ")" : geometry(cache, &S, &W);
+  // The L2 as one SM sees it has no sets of its own to judge with (caches.l2's sets and ways come
+  // from l2_sets, analysed after the caches; a P-chase reading of one SM's view can mislead: a
+  // simulated L2 of bit-PLRU sets was named fifo): its curves are reported, not judged.
+  double targets = 1;
+  for (const auto& p : pts) targets = std::max(targets, p.targets_per_trial);
+  const std::string geo =
+      pts.empty() ? "no usable cache_streams entry (" + note + ")"
+      : name == "l2" ? "the L2's sets and ways come from l2_sets (the whole L2), not from one SM's view"
+      : targets > 1 ? "trials of " + fmt(targets, 0) + " targets each (the prediction replays trials of one target)"
+                    : geometry(cache, &S, &W);
   if (!pts.empty()) st["pool_bytes"] = pts.front().pool_bytes, st["line_bytes"] = pts.front().line_bytes;
   st["sets"] = S ? nlohmann::json(S) : nlohmann::json();
   st["ways"] = W ? nlohmann::json(W) : nlohmann::json();
@@ -883,11 +893,20 @@ bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string
   const nlohmann::json before = cache.value("replacement", nlohmann::json());
   std::string reason;
   nlohmann::json named;
-  if (!seq.decided) {
-    reason = base + ": " + std::to_string(fit_streams_n) + " candidate(s) fit the streams, but no sequence verdict to join " +
-             "(replacement left as it was); nearest: " + nearest;
-  } else if (!both.empty()) {
-    named = both.size() == 1 ? nlohmann::json(both.front()) : nlohmann::json(both);
+  // The streams confirm or refute a policy the sequences named; they never name one of their own:
+  // where the verdict before is a class (non-lru, lru_or_fifo) or nothing, they only report (a
+  // simulated weighted-random cache's streams fit uniform `random`, which the sequences' class
+  // `non-lru` admits: a confident wrong name).
+  std::set<std::string> fitting_both(both.begin(), both.end());
+  bool confirmed = false;
+  if (before.is_string()) confirmed = fitting_both.count(before.get<std::string>()) > 0;
+  else if (before.is_array())
+    for (const auto& x : before) confirmed = confirmed || (x.is_string() && fitting_both.count(x.get<std::string>()));
+  if (!seq.decided || !names_candidates(before, cands)) {
+    reason = base + ": " + std::to_string(fit_streams_n) + " candidate(s) fit the streams; the verdict before (" +
+             before.dump() + ") names no policy the streams could confirm: left as it is; nearest: " + nearest;
+  } else if (confirmed) {
+    named = before;
     reason = base + ": " + named.dump() + " predicts both the streams and the " + seq.source + " (" +
              std::to_string(fit_streams_n) + " candidate(s) fit the streams)";
     Evidence rev = ev;
@@ -895,15 +914,9 @@ bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string
       for (const auto& e : cache["provenance"]["replacement"].value("evidence", nlohmann::json::array()))
         if (e.is_string()) rev.add(e.get<std::string>());
     set_value(cache, "replacement", named, 0.85, rev, reason);
-  } else if (!names_candidates(before, cands)) {
-    // a class the sequences stated (non-lru, lru_or_fifo), not a policy: the streams name none of
-    // it and leave it as stated
-    reason = base + ": no candidate predicts both the streams and the " + seq.source + " (verdict before: " +
-             before.dump() + ", a class, not a policy: left as it is; " + std::to_string(fit_streams_n) +
-             " candidate(s) fit the streams); nearest: " + nearest;
   } else {
-    reason = base + ": no candidate predicts both the streams and the " + seq.source + " (verdict before: " +
-             before.dump() + "; " + std::to_string(fit_streams_n) + " candidate(s) fit the streams); nearest: " + nearest;
+    reason = base + ": the " + seq.source + "' verdict " + before.dump() + " does not predict the streams (" +
+             std::to_string(fit_streams_n) + " candidate(s) fit the streams); nearest: " + nearest;
     set_null(cache, "replacement", reason, ev);
   }
   if (!note.empty()) reason += " (" + note + ")";

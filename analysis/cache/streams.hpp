@@ -30,7 +30,7 @@ struct StreamPoint {
   // check:launch of the path: kept_across_launch 0); then the prediction replays the launch: the
   // warm stream, the hit references, the SM's earlier trials, this one. Else (0 or -1: not known)
   // the set starts in the state a long random stream leaves.
-  double warm_lines = 0, trials_per_sm = 1;
+  double warm_lines = 0, trials_per_sm = 1, targets_per_trial = 1;
   int start_empty = -1;
   std::vector<std::string> names;   // the benchmarks
 };
