@@ -178,6 +178,40 @@ int rewrite_topology(const std::string& from, const std::vector<std::string>& in
   return 0;
 }
 
+// One analysis of the inputs: topology (-o), report, next requests.
+static int analyze(const std::vector<std::string>& inputs, bool allow_errors, const memhier::analysis::RefinementBudget& budget,
+            const std::string& sections_cache, const std::vector<std::pair<std::string, std::string>>& context,
+            const std::string& out, const std::string& report, const std::string& next) {
+  try {
+    auto data = memhier::analysis::Dataset::load(memhier::expand_archive_inputs(inputs), allow_errors);
+    for (const auto& w : data.warnings()) std::cerr << "memhier-infer: warning: " << w << "\n";
+    memhier::analysis::Requests req;
+    std::string cache_note;
+    nlohmann::json topo = memhier::analysis::build_topology(data, req, budget, sections_cache, &cache_note);
+    if (!cache_note.empty()) std::cerr << "memhier-infer: " << cache_note << "\n";
+    topo["analyzer"] = memhier::analysis::analyzer_stamp();  // version and source revision (docs/formats.md)
+    for (const auto& [k, v] : context) topo["device"][k] = memhier::analysis::device_value(k, v);
+    // Never an all-null topology with exit 0 (a refinement step that asks for more is not a result)
+    if (memhier::analysis::count_determined_values(topo) == 0 && (next.empty() || req.empty())) {
+      std::string why = "nothing could be determined from " + std::to_string(inputs.size()) + " input file(s)";
+      if (!data.skipped().empty())
+        why += ": " + std::to_string(data.skipped().size()) + " entries left out, the first: " + data.skipped().front();
+      return fail(why + "; no topology written");
+    }
+    const std::string js = topo.dump(2) + "\n";
+    if (out.empty()) std::cout << js;
+    else if (!write_file(out, js)) return fail(out + ": cannot write");
+    if (!report.empty()) {
+      std::string dir = report.find('/') == std::string::npos ? "." : report.substr(0, report.find_last_of('/'));
+      if (!write_file(report, memhier::analysis::render_report(topo, dir))) return fail(report + ": cannot write");
+    }
+    if (!next.empty() && !write_file(next, req.selected.dump(2) + "\n")) return fail(next + ": cannot write");
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (const int rc = export_mode(argc, argv); rc >= 0) return rc;
   std::vector<std::string> inputs;
@@ -239,32 +273,5 @@ int main(int argc, char** argv) {
   if (!from_topology.empty()) return rewrite_topology(from_topology, inputs, context, out, report, next);
   if (inputs.empty()) return fail("no input: give one or more memhier-bench JSON files; see --help");
   if (std::string why = check_paths(inputs, {out, report, next, sections_cache}); !why.empty()) return fail(why);
-  try {
-    auto data = memhier::analysis::Dataset::load(memhier::expand_archive_inputs(inputs), allow_errors);
-    for (const auto& w : data.warnings()) std::cerr << "memhier-infer: warning: " << w << "\n";
-    memhier::analysis::Requests req;
-    std::string cache_note;
-    nlohmann::json topo = memhier::analysis::build_topology(data, req, budget, sections_cache, &cache_note);
-    if (!cache_note.empty()) std::cerr << "memhier-infer: " << cache_note << "\n";
-    topo["analyzer"] = memhier::analysis::analyzer_stamp();  // version and source revision (docs/formats.md)
-    for (const auto& [k, v] : context) topo["device"][k] = memhier::analysis::device_value(k, v);
-    // Never an all-null topology with exit 0 (a refinement step that asks for more is not a result)
-    if (memhier::analysis::count_determined_values(topo) == 0 && (next.empty() || req.empty())) {
-      std::string why = "nothing could be determined from " + std::to_string(inputs.size()) + " input file(s)";
-      if (!data.skipped().empty())
-        why += ": " + std::to_string(data.skipped().size()) + " entries left out, the first: " + data.skipped().front();
-      return fail(why + "; no topology written");
-    }
-    const std::string js = topo.dump(2) + "\n";
-    if (out.empty()) std::cout << js;
-    else if (!write_file(out, js)) return fail(out + ": cannot write");
-    if (!report.empty()) {
-      std::string dir = report.find('/') == std::string::npos ? "." : report.substr(0, report.find_last_of('/'));
-      if (!write_file(report, memhier::analysis::render_report(topo, dir))) return fail(report + ": cannot write");
-    }
-    if (!next.empty() && !write_file(next, req.selected.dump(2) + "\n")) return fail(next + ": cannot write");
-  } catch (const std::exception& e) {
-    return fail(e.what());
-  }
-  return 0;
+  return analyze(inputs, allow_errors, budget, sections_cache, context, out, report, next);
 }

@@ -748,6 +748,46 @@ nlohmann::json candidates_json(const std::vector<StreamFit>& fits) {
 }  // namespace
 
 namespace {
+// The joint verdict (docs/methodology.md, "The rule"): the sequences' named policy confirmed or
+// refuted; a class or no verdict left as it is. Returns the reason; *named the confirmed policy.
+std::string decide_joint(nlohmann::json& cache, const nlohmann::json& before, const std::vector<std::string>& both,
+                         const SequenceVerdict& seq, const std::vector<std::string>& cands, const std::string& base,
+                         std::size_t fit_streams_n, const std::string& nearest, const Evidence& ev, nlohmann::json* named_out) {
+  std::string reason;
+  nlohmann::json named;
+  // The streams confirm or refute a policy the sequences named; they never name one of their own:
+  // where the verdict before is a class (non-lru, lru_or_fifo) or nothing, they only report (a
+  // simulated weighted-random cache's streams fit uniform `random`, which the sequences' class
+  // `non-lru` admits: a confident wrong name).
+  std::set<std::string> fitting_both(both.begin(), both.end());
+  bool confirmed = false;
+  if (before.is_string()) confirmed = fitting_both.count(before.get<std::string>()) > 0;
+  else if (before.is_array())
+    for (const auto& x : before) confirmed = confirmed || (x.is_string() && fitting_both.count(x.get<std::string>()));
+  if (!seq.decided || !names_candidates(before, cands)) {
+    reason = base + ": " + std::to_string(fit_streams_n) + " candidate(s) fit the streams; the verdict before (" +
+             before.dump() + ") names no policy the streams could confirm: left as it is; nearest: " + nearest;
+  } else if (confirmed) {
+    named = before;
+    reason = base + ": " + named.dump() + " predicts both the streams and the " + seq.source + " (" +
+             std::to_string(fit_streams_n) + " candidate(s) fit the streams)";
+    Evidence rev = ev;
+    if (cache.contains("provenance") && cache["provenance"].contains("replacement"))
+      for (const auto& e : cache["provenance"]["replacement"].value("evidence", nlohmann::json::array()))
+        if (e.is_string()) rev.add(e.get<std::string>());
+    set_value(cache, "replacement", named, 0.85, rev, reason);
+  } else {
+    reason = base + ": the " + seq.source + "' verdict " + before.dump() + " does not predict the streams (" +
+             std::to_string(fit_streams_n) + " candidate(s) fit the streams); nearest: " + nearest;
+    set_null(cache, "replacement", reason, ev);
+  }
+  *named_out = named;
+  return reason;
+}
+
+}  // namespace
+
+namespace {
 std::string& memo_path() {
   static std::string p;
   return p;
@@ -791,6 +831,31 @@ void memo_write(const std::string& key, const nlohmann::json& value) {
   }
   std::rename(tmp.c_str(), memo_path().c_str());
 }
+// Applies the memo's judgement of these inputs (true), else sets *key for writing it (empty: none).
+bool memo_apply(nlohmann::json& cache, const std::vector<StreamPoint>& pts, double noise, const SequenceVerdict& seq,
+                const std::string& note, std::string* key) {
+  if (memo_path().empty() || pts.empty()) return false;
+  std::uint32_t S0 = 0, W0 = 0;
+  if (!geometry(cache, &S0, &W0).empty()) return false;
+  *key = memo_key(pts, S0, W0, noise, seq, cache) + "|" + note;
+  const nlohmann::json memo = memo_read();
+  if (!memo.contains(*key) || !memo[*key].is_object()) return false;
+  for (const auto& [k, v] : memo[*key].items()) cache[k] = v;
+  return true;
+}
+// Why the streams are not judged ("" where they are, with S and W): no usable entry; the L2 as
+// one SM sees it, which has no sets of its own (caches.l2's sets and ways come from l2_sets, analysed
+// after the caches; a P-chase reading of one SM's view can mislead: a simulated L2 of bit-PLRU sets
+// was named fifo); trials of several targets, which the replay does not model; no geometry.
+std::string judged_geometry(const nlohmann::json& cache, const std::string& name, const std::vector<StreamPoint>& pts,
+                            const std::string& note, std::uint32_t* S, std::uint32_t* W) {
+  double targets = 1;
+  for (const auto& p : pts) targets = std::max(targets, p.targets_per_trial);
+  if (pts.empty()) return "no usable cache_streams entry (" + note + ")";
+  if (name == "l2") return "the L2's sets and ways come from l2_sets (the whole L2), not from one SM's view";
+  if (targets > 1) return "trials of " + fmt(targets, 0) + " targets each (the prediction replays trials of one target)";
+  return geometry(cache, S, W);
+}
 }  // namespace
 
 void set_stream_memo(const std::string& path) { memo_path() = path; }
@@ -812,17 +877,7 @@ bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string
   // The same inputs judged before (set_stream_memo): the keys the judgement wrote, as it wrote them.
   const nlohmann::json cache_before = cache;
   std::string key;
-  if (!memo_path().empty() && !pts.empty()) {
-    std::uint32_t S0 = 0, W0 = 0;
-    if (geometry(cache, &S0, &W0).empty()) {
-      key = memo_key(pts, S0, W0, noise, seq, cache) + "|" + note;
-      const nlohmann::json memo = memo_read();
-      if (memo.contains(key) && memo[key].is_object()) {
-        for (const auto& [k, v] : memo[key].items()) cache[k] = v;
-        return true;
-      }
-    }
-  }
+  if (memo_apply(cache, pts, noise, seq, note, &key)) return true;
   struct MemoOnReturn {
     const std::string& key;
     const nlohmann::json& before;
@@ -845,16 +900,7 @@ bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string
   for (const auto& p : pts)
     if (p.measure == "evicted") trials += p.trials;
   std::uint32_t S = 0, W = 0;
-  // The L2 as one SM sees it has no sets of its own to judge with (caches.l2's sets and ways come
-  // from l2_sets, analysed after the caches; a P-chase reading of one SM's view can mislead: a
-  // simulated L2 of bit-PLRU sets was named fifo): its curves are reported, not judged.
-  double targets = 1;
-  for (const auto& p : pts) targets = std::max(targets, p.targets_per_trial);
-  const std::string geo =
-      pts.empty() ? "no usable cache_streams entry (" + note + ")"
-      : name == "l2" ? "the L2's sets and ways come from l2_sets (the whole L2), not from one SM's view"
-      : targets > 1 ? "trials of " + fmt(targets, 0) + " targets each (the prediction replays trials of one target)"
-                    : geometry(cache, &S, &W);
+  const std::string geo = judged_geometry(cache, name, pts, note, &S, &W);
   if (!pts.empty()) st["pool_bytes"] = pts.front().pool_bytes, st["line_bytes"] = pts.front().line_bytes;
   st["sets"] = S ? nlohmann::json(S) : nlohmann::json();
   st["ways"] = W ? nlohmann::json(W) : nlohmann::json();
@@ -891,34 +937,8 @@ bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string
   std::string nearest;
   for (std::size_t i = 0; i < fits.size() && i < 3; ++i) nearest += (i ? "; " : "") + describe(fits[i], stream_stages(pts).back().first);
   const nlohmann::json before = cache.value("replacement", nlohmann::json());
-  std::string reason;
   nlohmann::json named;
-  // The streams confirm or refute a policy the sequences named; they never name one of their own:
-  // where the verdict before is a class (non-lru, lru_or_fifo) or nothing, they only report (a
-  // simulated weighted-random cache's streams fit uniform `random`, which the sequences' class
-  // `non-lru` admits: a confident wrong name).
-  std::set<std::string> fitting_both(both.begin(), both.end());
-  bool confirmed = false;
-  if (before.is_string()) confirmed = fitting_both.count(before.get<std::string>()) > 0;
-  else if (before.is_array())
-    for (const auto& x : before) confirmed = confirmed || (x.is_string() && fitting_both.count(x.get<std::string>()));
-  if (!seq.decided || !names_candidates(before, cands)) {
-    reason = base + ": " + std::to_string(fit_streams_n) + " candidate(s) fit the streams; the verdict before (" +
-             before.dump() + ") names no policy the streams could confirm: left as it is; nearest: " + nearest;
-  } else if (confirmed) {
-    named = before;
-    reason = base + ": " + named.dump() + " predicts both the streams and the " + seq.source + " (" +
-             std::to_string(fit_streams_n) + " candidate(s) fit the streams)";
-    Evidence rev = ev;
-    if (cache.contains("provenance") && cache["provenance"].contains("replacement"))
-      for (const auto& e : cache["provenance"]["replacement"].value("evidence", nlohmann::json::array()))
-        if (e.is_string()) rev.add(e.get<std::string>());
-    set_value(cache, "replacement", named, 0.85, rev, reason);
-  } else {
-    reason = base + ": the " + seq.source + "' verdict " + before.dump() + " does not predict the streams (" +
-             std::to_string(fit_streams_n) + " candidate(s) fit the streams); nearest: " + nearest;
-    set_null(cache, "replacement", reason, ev);
-  }
+  std::string reason = decide_joint(cache, before, both, seq, cands, base, fit_streams_n, nearest, ev, &named);
   if (!note.empty()) reason += " (" + note + ")";
   st["named"] = named;
   st["reason"] = reason;

@@ -173,20 +173,34 @@ void render_streams(std::ostringstream& o, const json& c) {
     if (!rows.count(g)) groups.push_back(g);
     rows[g].push_back(&cv);
   }
-  for (const auto& g : groups) {
-    o << "**" << g << "**\n\n| k | trials | observed |";
-    for (const auto& p : cols) o << " " << p << " |";
-    o << "\n|---:|---:|---:|";
-    for (std::size_t i = 0; i < cols.size(); ++i) o << "---:|";
-    o << "\n";
-    for (const json* r : rows[g]) {
+  // One table: a row per k, a column per curve, "observed / predicted" by the first policy (the
+  // named one, else the nearest); trials per point in the intro.
+  const std::string by = cols.empty() ? std::string() : cols.front();
+  std::set<unsigned long long> ks;
+  for (const auto& cv : curves) ks.insert(cv.value("k", 0ull));
+  o << "Observed / predicted" << (by.empty() ? std::string() : " by " + by) << " per k; "
+    << (curves.empty() ? std::string("—") : rf::number(curves.front().value("trials", 0.0), 0)) << " trials a point.\n\n| k |";
+  for (const auto& g : groups) o << " " << g << " |";
+  o << "\n|---:|";
+  for (std::size_t i = 0; i < groups.size(); ++i) o << "---:|";
+  o << "\n";
+  for (auto k : ks) {
+    o << "| " << k << " |";
+    for (const auto& g : groups) {
+      const json* r = nullptr;
+      for (const json* x : rows[g])
+        if (x->value("k", 0ull) == k) r = x;
+      if (!r) {
+        o << " — |";
+        continue;
+      }
       const json pr = r->value("predicted", json::object());
-      o << "| " << r->value("k", 0ull) << " | " << rf::number(r->value("trials", 0.0), 0) << " | " << fixed3(r->value("observed", 0.0)) << " |";
-      for (const auto& p : cols) o << " " << (pr.contains(p) && pr[p].is_number() ? fixed3(pr[p].get<double>()) : std::string("—")) << " |";
-      o << "\n";
+      o << " " << fixed3(r->value("observed", 0.0)) << " / "
+        << (pr.contains(by) && pr[by].is_number() ? fixed3(pr[by].get<double>()) : std::string("—")) << " |";
     }
     o << "\n";
   }
+  o << "\n";
   const json named = st.value("named", json());
   o << "- Streams verdict: " << (named.is_null() ? std::string("no policy named") : "named " + named.dump()) << " — "
     << st.value("reason", std::string()) << "\n\n";

@@ -71,6 +71,34 @@ void infer_early_caches(InferContext& ctx, nlohmann::json& t, StepClock& step) {
   step("prefetch, sharing");
 }
 
+// The sections of the levels beyond one SM and of the whole L2 (late families, deferred by
+// characterize.sh): dsmem, async copies, host, peers, persisting L2, partitions, slices, sets.
+void add_late_sections(const Dataset& data, nlohmann::json& t, StepClock& step) {
+  add_level_sections(data.runs(), t);  // dsmem, async copies, host, peers: only where measured
+  if (auto p = persisting_l2_section(data.runs()); !p.is_null()) t["l2_persisting"] = p;  // only where measured
+  t["l2_partitions"] = l2_partitions_section(data);
+  if (t["l2_partitions"].is_null()) t["l2_partitions_reason"] = "no l2_partitions entries in the input";
+  step("levels, l2 partitions");
+  {  // the slices, per partition where the map grouped the SMs (only where measured)
+    std::vector<std::vector<unsigned>> parts;
+    const auto& lp = t["l2_partitions"];
+    if (lp.is_object() && lp.contains("map") && lp["map"].value("partitions", nlohmann::json()).is_number() &&
+        lp["map"].contains("sms_per_partition"))
+      for (const auto& g : lp["map"]["sms_per_partition"])
+        if (!g.empty()) parts.push_back(g.get<std::vector<unsigned>>());
+    if (auto s = l2_slices_section(data, parts); !s.is_null()) t["l2_slices"] = s;
+  }
+  step("l2 slices");
+  // ways and sets from minimal eviction sets, per slice over l2_slices (only where measured)
+  if (auto s = l2_sets_section(data, t); !s.is_null()) {
+    t["l2_sets"] = s;
+    if (const std::string w = l2_ways_sentence(s); !w.empty()) t["l2_sets"]["ways_explained"] = w;
+  }
+  explain_slice_count(t);  // l2_slices: the candidates where the count is a lower bound
+  merge_l2_story(t);  // caches.l2: the whole L2 where l2_sets decided it, one SM's view as sub-figures
+  step("l2 sets, story");
+}
+
 void finish_cache(nlohmann::json& c, const std::string& name) {
   const bool tlb = name == "l1_tlb" || name == "l2_tlb";
   const bool per_sm = name != "l2" && name != "l2_tlb";
@@ -148,29 +176,7 @@ nlohmann::json build_topology(const Dataset& data, Requests& requests, const Ref
     t["outstanding_requests_reason"] = "no outstanding_requests series in the input";
   }
   step("throughput, outstanding");
-  add_level_sections(data.runs(), t);  // dsmem, async copies, host, peers: only where measured
-  if (auto p = persisting_l2_section(data.runs()); !p.is_null()) t["l2_persisting"] = p;  // only where measured
-  t["l2_partitions"] = l2_partitions_section(data);
-  if (t["l2_partitions"].is_null()) t["l2_partitions_reason"] = "no l2_partitions entries in the input";
-  step("levels, l2 partitions");
-  {  // the slices, per partition where the map grouped the SMs (only where measured)
-    std::vector<std::vector<unsigned>> parts;
-    const auto& lp = t["l2_partitions"];
-    if (lp.is_object() && lp.contains("map") && lp["map"].value("partitions", nlohmann::json()).is_number() &&
-        lp["map"].contains("sms_per_partition"))
-      for (const auto& g : lp["map"]["sms_per_partition"])
-        if (!g.empty()) parts.push_back(g.get<std::vector<unsigned>>());
-    if (auto s = l2_slices_section(data, parts); !s.is_null()) t["l2_slices"] = s;
-  }
-  step("l2 slices");
-  // ways and sets from minimal eviction sets, per slice over l2_slices (only where measured)
-  if (auto s = l2_sets_section(data, t); !s.is_null()) {
-    t["l2_sets"] = s;
-    if (const std::string w = l2_ways_sentence(s); !w.empty()) t["l2_sets"]["ways_explained"] = w;
-  }
-  explain_slice_count(t);  // l2_slices: the candidates where the count is a lower bound
-  merge_l2_story(t);  // caches.l2: the whole L2 where l2_sets decided it, one SM's view as sub-figures
-  step("l2 sets, story");
+  add_late_sections(data, t, step);  // levels beyond one SM, persisting L2, the L2 partitions, slices, sets
   if (reused) {
     requests.selected = early.selected;
     t["refinement_pending"] = early.refinement_pending;
