@@ -53,12 +53,23 @@ import json, math, os, shutil, sys
 src, mini = sys.argv[1:]
 idx = json.load(open(os.path.join(src, "index.json")))
 newest = sorted(idx["archives"], key=lambda a: a["utc"])[-1]
-idx["archives"] = [newest] + [a for a in idx["archives"] if a["utc"].startswith("2026-11-01")]
+def schema(a):
+    try:
+        return json.load(open(os.path.join(src, a["path"], "topology.json"))).get("schema")
+    except (OSError, ValueError):  # the broken copy
+        return None
+# the /2 copy is made from the newest archive still in the /1 shape (the newest itself where none is)
+v1 = [a for a in sorted(idx["archives"], key=lambda a: a["utc"]) if schema(a) == "memhier-topology/1"]
+original = v1[-1] if v1 else newest
+idx["archives"] = [newest] + ([original] if original is not newest else []) + \
+    [a for a in idx["archives"] if a["utc"].startswith("2026-11-01")]
 gone = dict(newest, utc="2026-11-02T00:00:00Z")  # listed, but its directory is gone
 gone["path"] = gone["path"].rsplit("/", 1)[0] + "/20261102T000000Z"
-v2 = dict(newest, utc="2026-11-03T00:00:00Z", path="v2/" + newest["path"].rsplit("/", 1)[0] + "/20261103T000000Z")
-shutil.copytree(os.path.join(src, newest["path"]), os.path.join(mini, v2["path"]))
+v2 = dict(original, utc="2026-11-03T00:00:00Z", path="v2/" + original["path"].rsplit("/", 1)[0] + "/20261103T000000Z")
+shutil.copytree(os.path.join(src, original["path"]), os.path.join(mini, v2["path"]))
 def value(v):
+    if not isinstance(v, str):  # already typed (a /2 original)
+        return v
     if v in ("true", "false"):
         return v == "true"
     for kind in (int, float):
@@ -80,7 +91,7 @@ json.dump(t, open(tp, "w"), indent=1)
 idx["archives"] += [gone, v2]
 json.dump(idx, open(os.path.join(mini, "index.json"), "w"))
 ident = lambda p: "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in p)
-print(ident(newest["path"]), ident(v2["path"]))
+print(ident(original["path"]), ident(v2["path"]))
 PY
 ) || { echo "FAIL: could not prepare the small results tree"; exit 1; }
 read -r old_shape new_shape <<<"$shapes"
