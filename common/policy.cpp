@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <stdexcept>
 
 namespace memhier::policy {
@@ -423,6 +424,18 @@ std::vector<std::string> candidate_policies(std::uint32_t ways, bool all_qlru) {
   std::vector<std::string> out;
   for (auto& n : names)
     if (policy_ways_problem(n, ways).empty()) out.push_back(n);
+  return out;
+}
+
+std::vector<std::string> candidates_in_decision_order(std::uint32_t ways) {
+  std::vector<std::string> out, stochastic;
+  std::set<std::string> seen;
+  for (bool all : {false, true})
+    for (const auto& n : candidate_policies(ways, all)) {
+      if (!seen.insert(n).second) continue;
+      (policy_is_deterministic(n) ? out : stochastic).push_back(n);
+    }
+  out.insert(out.end(), stochastic.begin(), stochastic.end());
   return out;
 }
 

@@ -142,6 +142,10 @@ bool policy_is_deterministic(const std::string& name);
 // found in Intel CPUs (qlru_h11_m1_r0_u0, qlru_h21_m2_r0_u0_umo, qlru_h11_m1_r1_u2,
 // qlru_h00_m1_r2_u1, qlru_h00_m1_r0_u1) and srrip.
 std::vector<std::string> candidate_policies(std::uint32_t ways, bool all_qlru = false);
+// Every candidate for `ways` ways in the order the replacement decisions take them: the named
+// policies first (so a class of identical outcomes is named by them), then every other QLRU variant
+// and SLRU size, then the randomized ones (candidate_policies(ways) and (ways, true), no repeats).
+std::vector<std::string> candidates_in_decision_order(std::uint32_t ways);
 
 // Hit (true) or miss of each access when the lines `lines` (ids; equal ids are the same line) are
 // accessed in order in one set of `ways` ways that starts empty. Deterministic policies only

@@ -47,11 +47,6 @@ struct StreamsLaunch {
   std::uint32_t* out_sink;         // per slot: the last loaded values (keeps the walk observable)
 };
 
-__device__ __forceinline__ void streams_store_shared(std::uint32_t* p, std::uint32_t v) {
-  asm volatile("st.shared.u32 [%0], %1;" ::"r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(p))), "r"(v)
-               : "memory");
-}
-
 template <int PATH>  // 0 global_ca, 1 global_cg, 2 ldg, 3 texture (the sequence path codes)
 __device__ __forceinline__ std::uint32_t streams_load(const StreamsLaunch& L, std::uint64_t element) {
   if constexpr (PATH == 3) return load_tex(L.tex, static_cast<std::uint32_t>(element));
@@ -64,15 +59,8 @@ __device__ __forceinline__ std::uint32_t streams_load(const StreamsLaunch& L, st
 template <int PATH>
 __device__ __forceinline__ std::uint16_t streams_timed(const StreamsLaunch& L, std::uint64_t line, std::uint32_t& chain,
                                                        std::uint32_t* sink) {
-  std::uint64_t e = line * L.line_words + (chain & L.chain_mask);
-  asm volatile("" : "+l"(e));
-  const std::uint64_t t0 = read_clock();
-  const std::uint32_t v = streams_load<PATH>(L, e);
-  streams_store_shared(sink, v);  // dependent store: the clock read below waits for the load
-  const std::uint64_t t1 = read_clock();
-  chain = v;
-  std::uint32_t lat = static_cast<std::uint32_t>(t1 - t0);
-  lat = lat > L.overhead ? lat - L.overhead : 0u;
+  const std::uint32_t lat = timed_load(line * L.line_words + (chain & L.chain_mask),
+                                       [&L](std::uint64_t e) { return streams_load<PATH>(L, e); }, sink, L.overhead, chain);
   return static_cast<std::uint16_t>(lat < 65535u ? lat : 65535u);
 }
 
@@ -153,7 +141,7 @@ __device__ void streams_slot(const StreamsLaunch& L, unsigned slot, std::uint16_
         r[j * kStreamFields + kFinal2] =
             streams_timed<PATH>(L, stream_target_line(L.first_target_line, T, M, slot, t, j, 1), chain, sink);
   }
-  streams_store_shared(sink + 1, chain);
+  store_shared(sink + 1, chain);
 }
 
 // Launch with one thread per CTA. Dynamic shared memory: stream words x 2 bytes (rounded up to 4).

@@ -26,6 +26,23 @@ __device__ __forceinline__ void store_shared(std::uint32_t* p, std::uint32_t v) 
                : "memory");
 }
 
+// One timed load at `at` through `load` (a callable taking the address): the address is pinned in a
+// register by an empty volatile asm before the first clock read, so no address arithmetic falls
+// inside the window, and the loaded value is stored to `sink` in shared memory, so the second clock
+// read waits for the load. The value goes to `value`; returns the cycles less `overhead` (0 below it).
+template <class Load>
+__device__ __forceinline__ std::uint32_t timed_load(std::uint64_t at, Load load, std::uint32_t* sink,
+                                                    std::uint32_t overhead, std::uint32_t& value) {
+  asm volatile("" : "+l"(at));
+  const std::uint64_t t0 = read_clock();
+  const std::uint32_t v = load(at);
+  store_shared(sink, v);  // dependent store: the clock read below waits for the load
+  const std::uint64_t t1 = read_clock();
+  value = v;
+  const std::uint32_t raw = static_cast<std::uint32_t>(t1 - t0);
+  return raw > overhead ? raw - overhead : 0u;
+}
+
 __device__ __forceinline__ unsigned smid() {
   unsigned s;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(s));

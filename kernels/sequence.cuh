@@ -65,12 +65,6 @@ __host__ __device__ constexpr std::uint32_t seq_record_words(SeqMode m, std::uin
   return m == SeqMode::latency ? (slots + 1) / 2 : m == SeqMode::miss_count ? slots : (slots + 31) / 32;
 }
 
-// The dependent store of 000 Listing 3 (see kernels/pchase.cuh): inline PTX so it stays in place.
-__device__ __forceinline__ void seq_store_shared(std::uint32_t* p, std::uint32_t v) {
-  asm volatile("st.shared.u32 [%0], %1;" ::"r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(p))), "r"(v)
-               : "memory");
-}
-
 __device__ __forceinline__ void seq_store_cg(std::uint32_t* p, std::uint32_t v) {
   asm volatile("st.global.cg.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
@@ -118,15 +112,10 @@ __device__ __forceinline__ void seq_walk_run(const SeqLaunch& L, const SeqRunDev
   }
   std::uint32_t slot = run.slot;
   for (std::uint32_t i = 0; i < run.count; ++i, offset += stride, slot += run.slot_step) {
-    std::uint64_t at = seq_address<PATH>(L, offset + (chain & L.chain_mask));
-    asm volatile("" : "+l"(at));
-    const std::uint64_t t0 = read_clock();
-    const std::uint32_t v = seq_load_at<PATH>(L, at);
-    seq_store_shared(sink, v);  // dependent store: the clock read below waits for the load
-    const std::uint64_t t1 = read_clock();
-    chain = v;
-    const std::uint32_t raw = static_cast<std::uint32_t>(t1 - t0);
-    seq_record<M>(rec, slot, raw > L.overhead ? raw - L.overhead : 0u, L.threshold);
+    const std::uint32_t lat =
+        timed_load(seq_address<PATH>(L, offset + (chain & L.chain_mask)),
+                   [&L](std::uint64_t at) { return seq_load_at<PATH>(L, at); }, sink, L.overhead, chain);
+    seq_record<M>(rec, slot, lat, L.threshold);
   }
 }
 
@@ -138,7 +127,7 @@ __device__ __forceinline__ void seq_touch_runs(const SeqLaunch& L, std::uint32_t
     acc ^= static_cast<std::uint32_t>(run.offset) ^ static_cast<std::uint32_t>(run.offset >> 32) ^
            static_cast<std::uint32_t>(run.stride) ^ run.count ^ run.slot ^ run.repeat ^ run.path ^ run.slot_step;
   }
-  seq_store_shared(sink + 1, acc);
+  store_shared(sink + 1, acc);
 }
 
 // The walk mirrors for_each_access (common/sequence.hpp, the host's and the simulator's walk):
@@ -151,7 +140,7 @@ __device__ void seq_walk(const SeqLaunch& L, std::uint32_t* rec, std::uint32_t* 
   for (unsigned r = 0; r < L.runs;) {
     const SeqRunDev run = c_seq_runs[r];
     // every field waits here for its constant load, before any clock read of this run
-    seq_store_shared(sink + 1, static_cast<std::uint32_t>(run.offset) ^ static_cast<std::uint32_t>(run.offset >> 32) ^
+    store_shared(sink + 1, static_cast<std::uint32_t>(run.offset) ^ static_cast<std::uint32_t>(run.offset >> 32) ^
                                    static_cast<std::uint32_t>(run.stride) ^ run.count ^ run.slot ^ run.repeat ^
                                    run.path ^ run.slot_step);
     if (run.repeat) {
@@ -176,7 +165,7 @@ __device__ void seq_walk(const SeqLaunch& L, std::uint32_t* rec, std::uint32_t* 
     }
     ++r;
   }
-  seq_store_shared(sink, chain);  // the last loaded value stays observable
+  store_shared(sink, chain);  // the last loaded value stays observable
 }
 
 // Launch with 32 threads per CTA: all of them clear and copy the records, thread 0 walks.

@@ -545,18 +545,6 @@ double chi2_quantile(std::size_t dof, double alpha) {
   return k * std::pow(1 - h + z * std::sqrt(h), 3);
 }
 
-std::vector<std::string> stream_candidates(std::uint32_t ways) {
-  std::vector<std::string> out, stochastic;
-  std::set<std::string> seen;
-  for (bool all : {false, true})
-    for (const auto& n : policy::candidate_policies(ways, all)) {
-      if (!seen.insert(n).second) continue;
-      (policy::policy_is_deterministic(n) ? out : stochastic).push_back(n);
-    }
-  out.insert(out.end(), stochastic.begin(), stochastic.end());
-  return out;
-}
-
 namespace {
 
 StreamFit score(const std::string& pol, const std::vector<StreamPoint>& pts, const StreamPrediction& pr, double noise,
@@ -914,7 +902,7 @@ bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string
     cache["streams"] = st;
     return true;
   }
-  const auto cands = stream_candidates(W);
+  const auto cands = policy::candidates_in_decision_order(W);
   auto fits = fit_streams(pts, S, W, cands, noise);
   std::set<std::string> seq_ok(seq.consistent.begin(), seq.consistent.end());
   refit_density(fits, pts, S, W, noise, seq_ok);

@@ -79,9 +79,6 @@ std::vector<std::pair<unsigned, unsigned>> stream_stages(const std::vector<Strea
 constexpr double kStreamWorstZ = 4, kStreamScreenZ = 6, kStreamChi2Alpha = 0.001;
 // The 1 - alpha quantile of chi2 with `dof` degrees of freedom (Wilson-Hilferty).
 double chi2_quantile(std::size_t dof, double alpha);
-// Candidates for `ways` in the sequence decision's order (common/policy candidate_policies(W, true),
-// named first, then every QLRU variant, then random and brrip).
-std::vector<std::string> stream_candidates(std::uint32_t ways);
 
 // What the sequences (or the P-chase) said: decided, and the candidates they found consistent.
 struct SequenceVerdict {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bench/backends/backend_cuda_sequence.hpp"
+#include "bench/backends/path_array.hpp"
 #include "kernels/sequence.cuh"
 #include "runtime/buffers.hpp"
 #include "runtime/event_timer.hpp"
@@ -85,9 +86,7 @@ std::vector<std::uint32_t> unpack(RecordMode m, std::uint32_t slots, const std::
 
 struct CudaSequenceRunner::State {
   Device dev;
-  DeviceBuffer<std::uint32_t> array;
-  std::unique_ptr<TextureObject> tex;
-  std::uint64_t tex_elements = 0;
+  PathArray mem;
 };
 
 CudaSequenceRunner::CudaSequenceRunner(Device d) : st_(std::make_unique<State>()) { st_->dev = d; }
@@ -129,23 +128,6 @@ std::string check_for_gpu(const SequenceRequest& r, const CudaSequenceRunner::De
 
 }  // namespace
 
-// The array (grown on demand, zero-filled once) and the texture object over its first bytes.
-void CudaSequenceRunner::prepare_array(std::uint64_t bytes, bool texture) {
-  State& st = *st_;
-  if (st.array.bytes() < bytes) {
-    st.tex.reset();
-    st.tex_elements = 0;
-    st.array.reset();
-    st.array = DeviceBuffer<std::uint32_t>((bytes + (2ull << 20) - 1) / (2ull << 20) * (2ull << 20) / 4);
-    st.array.zero();
-  }
-  if (texture && st.tex_elements != bytes / 4) {
-    st.tex.reset();
-    st.tex = std::make_unique<TextureObject>(st.array.get(), bytes / 4);
-    st.tex_elements = bytes / 4;
-  }
-}
-
 // One launch of a pinned sequence: CTA 0 (target_sm < 0), or the first CTA on target_sm of
 // 2 x SM-count CTAs, launched again (at most 4 times) when none landed there. The SM it ran on,
 // or -1; adds the device time to *seconds.
@@ -176,7 +158,7 @@ SequenceResult CudaSequenceRunner::run(const SequenceRequest& r, std::uint32_t o
   std::vector<std::pair<std::size_t, std::size_t>> ranges;
   o.error = check_for_gpu(r, st_->dev, &l1_side, &texture, &ranges);
   if (!o.error.empty()) return o;
-  prepare_array(r.array_bytes, texture);
+  st_->mem.prepare(r.array_bytes, texture, 2ull << 20);  // whole 2 MiB pages
   const std::uint32_t words = kern::seq_record_words(seq_mode(r.seq.mode), r.seq.slots);
   const std::uint64_t dyn = 4ull * words;
   DeviceBuffer<std::uint32_t> d_rec(std::max<std::uint32_t>(1, words)), d_sink(1);
@@ -193,8 +175,8 @@ SequenceResult CudaSequenceRunner::run(const SequenceRequest& r, std::uint32_t o
     if (!o.error.empty()) return o;
     if (!runs.empty()) upload_constant(kern::c_seq_runs, runs.data(), runs.size());
     SeqLaunch L{};
-    L.array = st_->array.get();
-    L.tex = st_->tex && texture ? st_->tex->get() : 0;
+    L.array = st_->mem.array.get();
+    L.tex = st_->mem.tex && texture ? st_->mem.tex->get() : 0;
     L.runs = static_cast<unsigned>(runs.size());
     L.slots = r.seq.slots;
     L.threshold = r.seq.threshold_cycles;

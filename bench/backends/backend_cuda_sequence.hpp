@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "bench/backends/backend.hpp"
+#include "bench/backends/cuda_runner_device.hpp"
 
 namespace memhier {
 namespace kern {
@@ -14,11 +15,7 @@ struct SeqLaunch;
 
 class CudaSequenceRunner {
  public:
-  struct Device {
-    int sm_count = 1;
-    std::uint64_t smem_per_block_optin = 0;
-    std::uint64_t max_texture_elements = 0;
-  };
+  using Device = CudaRunnerDevice;
   explicit CudaSequenceRunner(Device d);
   ~CudaSequenceRunner();
   CudaSequenceRunner(const CudaSequenceRunner&) = delete;
@@ -32,7 +29,6 @@ class CudaSequenceRunner {
 
  private:
   struct State;
-  void prepare_array(std::uint64_t bytes, bool texture);
   int launch(void (*fn)(kern::SeqLaunch), kern::SeqLaunch L, std::uint64_t dyn, int* claim, int* smid,
              double* seconds);
   std::unique_ptr<State> st_;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernels/cache_streams.cuh"
+#include "bench/backends/path_array.hpp"
 #include "runtime/buffers.hpp"
 #include "runtime/event_timer.hpp"
 
@@ -27,9 +28,7 @@ KernelFn kernel_for(Path p) {
 
 struct CudaStreamsRunner::State {
   Device dev;
-  DeviceBuffer<std::uint32_t> array;
-  std::unique_ptr<TextureObject> tex;
-  std::uint64_t tex_elements = 0;
+  PathArray mem;
 };
 
 CudaStreamsRunner::CudaStreamsRunner(Device d) : st_(std::make_unique<State>()) { st_->dev = d; }
@@ -58,19 +57,7 @@ StreamsResult CudaStreamsRunner::run(const StreamsRequest& r, std::uint32_t over
               std::to_string(st.dev.smem_per_block_optin) + " per block";
   if (!o.error.empty()) return o;
 
-  // The array (grown on demand, zero-filled once) and the texture object over it.
-  if (st.array.bytes() < array_bytes) {
-    st.tex.reset();
-    st.tex_elements = 0;
-    st.array.reset();
-    st.array = DeviceBuffer<std::uint32_t>(array_bytes / 4);
-    st.array.zero();
-  }
-  if (r.path == Path::texture && st.tex_elements != array_bytes / 4) {  // over this request's array only
-    st.tex.reset();
-    st.tex = std::make_unique<TextureObject>(st.array.get(), array_bytes / 4);
-    st.tex_elements = array_bytes / 4;
-  }
+  st.mem.prepare(array_bytes, r.path == Path::texture);  // the texture over this request's array only
   const unsigned slots = r.all_sms ? static_cast<unsigned>(st.dev.sm_count) : 1u;
   DeviceBuffer<std::uint16_t> d_rec(static_cast<std::size_t>(slots) * words);
   DeviceBuffer<int> d_claim(kern::kStreamMaxSmIds), d_smid(slots);
@@ -86,8 +73,8 @@ StreamsResult CudaStreamsRunner::run(const StreamsRequest& r, std::uint32_t over
   if (o.carveout >= 0) MEMHIER_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout, o.carveout));
 
   kern::StreamsLaunch L{};
-  L.array = st.array.get();
-  L.tex = r.path == Path::texture ? st.tex->get() : 0;
+  L.array = st.mem.array.get();
+  L.tex = r.path == Path::texture ? st.mem.tex->get() : 0;
   L.pool_first_line = kStreamTargetRegionLines;
   L.pool_lines = r.pool_bytes / kStreamLineBytes;
   L.first_target_line = r.first_target_line;

@@ -5,16 +5,13 @@
 #include <memory>
 
 #include "bench/backends/backend.hpp"
+#include "bench/backends/cuda_runner_device.hpp"
 
 namespace memhier {
 
 class CudaStreamsRunner {
  public:
-  struct Device {
-    int sm_count = 1;
-    std::uint64_t smem_per_block_optin = 0;
-    std::uint64_t max_texture_elements = 0;
-  };
+  using Device = CudaRunnerDevice;
   explicit CudaStreamsRunner(Device d);
   ~CudaStreamsRunner();
   CudaStreamsRunner(const CudaStreamsRunner&) = delete;

@@ -271,20 +271,6 @@ void ages(const std::vector<SetSequence>& seqs, SeqPolicy& out) {
 
 namespace {
 
-// Every candidate for W ways: the named policies first (so a class of identical outcomes is named by
-// them), then every other QLRU variant, then the randomized ones.
-std::vector<std::string> ordered_candidates(std::uint32_t W) {
-  std::vector<std::string> out, stochastic;
-  std::set<std::string> seen;
-  for (bool all : {false, true})
-    for (const auto& n : policy::candidate_policies(W, all)) {
-      if (!seen.insert(n).second) continue;
-      (policy::policy_is_deterministic(n) ? out : stochastic).push_back(n);
-    }
-  out.insert(out.end(), stochastic.begin(), stochastic.end());
-  return out;
-}
-
 // None consistent: the deterministic candidates that predict the most records (stable: candidate order).
 void nearest_candidates(const std::vector<std::string>& names, std::uint32_t W, const std::vector<SetSequence>& seqs,
                         SeqPolicy& out) {
@@ -362,7 +348,7 @@ SeqPolicy analyze_policy(const SeqStructure& s, double noise) {
     return out;
   }
   const auto W = static_cast<std::uint32_t>(s.eviction_set.size());
-  const auto names = ordered_candidates(W);
+  const auto names = policy::candidates_in_decision_order(W);
   out.candidates = names.size();
   for (const auto& q : seqs) out.records += q.ran->records.size();
   classify(names, W, seqs, noise, out);

@@ -189,7 +189,7 @@ TEST(Streams, LruLikeTheHardwareFits) {
   const Dataset d = dataset_of(sp);
   const auto pts = stream_points(d, "l1", 0);
   const auto t0 = std::chrono::steady_clock::now();
-  const auto fits = fit_streams(pts, sp.sets, sp.ways, stream_candidates(sp.ways), 0);
+  const auto fits = fit_streams(pts, sp.sets, sp.ways, policy::candidates_in_decision_order(sp.ways), 0);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("fit_streams over %zu candidates, %zu points: %.3f s\n", fits.size(), pts.size(), secs);
   ASSERT_NE(find(fits, "lru"), nullptr);
