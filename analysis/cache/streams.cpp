@@ -619,6 +619,67 @@ std::vector<StreamFit> fit_streams(const std::vector<StreamPoint>& pts, std::uin
   return out;
 }
 
+OwnCurves own_curves_disagree(const std::vector<StreamPoint>& pts, const std::vector<StreamFit>& fits) {
+  OwnCurves out;
+  struct Pair {
+    std::size_t f, m;
+    double sigma;
+  };
+  std::vector<Pair> pairs;
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    const auto& a = pts[i];
+    if (a.variant != "fresh" || a.measure != "evicted" || a.trials <= 0) continue;
+    for (std::size_t j = 0; j < pts.size(); ++j) {
+      const auto& b = pts[j];
+      if (b.variant != "mid" || b.measure != "mid_missed" || b.loads != a.loads || b.pool_bytes != a.pool_bytes ||
+          b.k != 2 * a.k || b.trials <= 0)
+        continue;
+      const double pooled = (a.observed + b.observed) / (a.trials + b.trials);
+      const double sigma = std::sqrt(pooled * (1 - pooled) * (1 / a.trials + 1 / b.trials));
+      if (sigma > 0) pairs.push_back({i, j, sigma});
+    }
+  }
+  if (pairs.empty() || fits.empty()) return out;
+  const double root = std::sqrt(static_cast<double>(pairs.size()));
+  auto gap = [&](const Pair& q) { return pts[q.f].observed / pts[q.f].trials - pts[q.m].observed / pts[q.m].trials; };
+  // The candidates scored at the last stage (a screened one's 64-run prediction of mid is too rough
+  // for a difference; its streams refuted it anyway), each with its own Monte-Carlo variance.
+  unsigned runs = 0;
+  for (const auto& f : fits) runs = std::max(runs, f.runs);
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo, closest_z = lo;
+  const StreamFit* closest = nullptr;
+  for (const auto& f : fits) {
+    if (f.predicted.size() != pts.size() || f.runs != runs || runs == 0) continue;
+    double sum = 0;
+    for (const auto& q : pairs) {
+      const double a = f.predicted[q.f], b = f.predicted[q.m];
+      const double model_var = (a * (1 - a) + b * (1 - b)) / runs;
+      sum += (gap(q) - (a - b)) / std::sqrt(q.sigma * q.sigma + model_var);
+    }
+    const double z = sum / root;
+    if (std::fabs(z) < closest_z) closest = &f, closest_z = std::fabs(z);
+    lo = std::min(lo, z);
+    hi = std::max(hi, z);
+  }
+  if (!closest) return out;
+  out.pairs = pairs.size(), out.z_min = lo, out.z_max = hi, out.nearest = closest->policy;
+  if (lo <= kStreamWorstZ && hi >= -kStreamWorstZ) return out;
+  const Pair* big = &pairs.front();
+  for (const auto& q : pairs)
+    if (std::fabs(gap(q)) / q.sigma > std::fabs(gap(*big)) / big->sigma) big = &q;
+  const auto& F = pts[big->f];
+  const auto& M = pts[big->m];
+  const bool above = lo > kStreamWorstZ;
+  out.sentence = std::string("the cache's own curves disagree: a fresh target is lost after ") + std::to_string(F.k) +
+         " lines in " + fmt(F.observed / F.trials, 3) + " (" + fmt(F.observed, 0) + " of " + fmt(F.trials, 0) +
+         "), mid's re-read after the same " + std::to_string(F.k) + " lines in " + fmt(M.observed / M.trials, 3) + " (" +
+         fmt(M.observed, 0) + " of " + fmt(M.trials, 0) + "), " + F.loads + " loads; over " +
+         std::to_string(pairs.size()) + " such pair(s) no candidate allows fresh " + (above ? "above" : "below") +
+         " mid by as much (combined z " + fmt(above ? lo : -hi, 1) + " or more, nearest " + closest->policy +
+         "): fresh targets on this path go by more than the stream's arrivals in their set";
+  return out;
+}
+
 namespace {
 
 // "lru: worst |z| 2.1, chi2 31.0 / 40 (sequences: consistent)"
@@ -771,6 +832,20 @@ std::string decide_joint(nlohmann::json& cache, const nlohmann::json& before, co
   }
   *named_out = named;
   return reason;
+}
+
+// own_curves_disagree as caches.<c>.streams.own_curves; where no policy was named it joins *reason
+// (and the reason of a null replacement).
+nlohmann::json own_curves(nlohmann::json& cache, const std::vector<StreamPoint>& pts, const std::vector<StreamFit>& fits,
+                          const nlohmann::json& named, const Evidence& ev, std::string* reason) {
+  const OwnCurves own = own_curves_disagree(pts, fits);
+  if (own.pairs == 0) return nullptr;
+  if (!own.sentence.empty() && named.is_null()) {
+    *reason += "; " + own.sentence;
+    if (cache.value("replacement", nlohmann::json()).is_null()) set_null(cache, "replacement", *reason, ev);
+  }
+  return {{"pairs", own.pairs}, {"z_min", round4(own.z_min)}, {"z_max", round4(own.z_max)}, {"nearest", own.nearest},
+          {"disagree", own.sentence.empty() ? nlohmann::json() : nlohmann::json(own.sentence)}};
 }
 
 }  // namespace
@@ -928,6 +1003,7 @@ bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string
   nlohmann::json named;
   std::string reason = decide_joint(cache, before, both, seq, cands, base, fit_streams_n, nearest, ev, &named);
   if (!note.empty()) reason += " (" + note + ")";
+  st["own_curves"] = own_curves(cache, pts, fits, named, ev, &reason);
   st["named"] = named;
   st["reason"] = reason;
   st["evidence"] = ev.to_json();

@@ -77,6 +77,20 @@ std::vector<StreamFit> fit_streams(const std::vector<StreamPoint>& points, std::
 constexpr unsigned kStreamRuns = 4000, kStreamRunsMin = 1000;
 std::vector<std::pair<unsigned, unsigned>> stream_stages(const std::vector<StreamPoint>& points);
 constexpr double kStreamWorstZ = 4, kStreamScreenZ = 6, kStreamChi2Alpha = 0.001;
+// The cache's curves against each other, before any model of the cache: the fresh target after j
+// lines and mid's re-read after the same j lines (k = 2j; same loads and pool) begin from one state
+// (mid's trials stream more lines only after that point, or in the launch's earlier trials). Per pair
+// z of (fresh - mid) - (what a candidate predicts for the same difference; both variances), combined
+// over the pairs (sum / sqrt(pairs)), for each candidate of `fits` scored at the last stage. A
+// sentence (the largest pair, the smallest combined |z|) only where every one of them is refuted
+// (combined |z| > kStreamWorstZ, one sign).
+struct OwnCurves {
+  std::size_t pairs = 0;        // 0: no pair measured, or no candidate at the last stage
+  double z_min = 0, z_max = 0;  // the combined z over those candidates
+  std::string nearest;          // the candidate of the smallest combined |z|
+  std::string sentence;         // "" unless every candidate is refuted
+};
+OwnCurves own_curves_disagree(const std::vector<StreamPoint>& pts, const std::vector<StreamFit>& fits);
 // The 1 - alpha quantile of chi2 with `dof` degrees of freedom (Wilson-Hilferty).
 double chi2_quantile(std::size_t dof, double alpha);
 

@@ -203,7 +203,14 @@ void render_streams(std::ostringstream& o, const json& c) {
   o << "\n";
   const json named = st.value("named", json());
   o << "- Streams verdict: " << (named.is_null() ? std::string("no policy named") : "named " + named.dump()) << " — "
-    << st.value("reason", std::string()) << "\n\n";
+    << st.value("reason", std::string());
+  // the cache's own curves (fresh against mid's first half), where no sentence joined the reason
+  const json own = st.value("own_curves", json());
+  if (own.is_object() && own.value("disagree", json()).is_null())
+    o << " (fresh against mid's re-read after the same lines, " << own.value("pairs", 0) << " pairs: combined z "
+      << rf::number(own.value("z_min", 0.0), 1) << " to " << rf::number(own.value("z_max", 0.0), 1)
+      << " over the candidates scored last; beyond 4 for all, the path would lose fresh targets besides the stream)";
+  o << "\n\n";
 }
 
 void render_cache(std::ostringstream& o, const std::string& name, const json& c, const std::set<std::string>& shared,

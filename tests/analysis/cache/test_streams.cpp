@@ -64,6 +64,7 @@ struct Spec {
   std::vector<std::string> variants = {"fresh", "reread1", "reread2", "mid", "two_ages"};
   unsigned trials = 250;
   std::uint64_t seed = 1;
+  double fresh_lost = 0;  // variant fresh: this share of targets lost besides the stream (a path's own loss)
 };
 
 // The entries of one simulated L1 (one SM: the trials back to back, after a long warm stream).
@@ -99,7 +100,9 @@ std::vector<BenchEntry> simulate(const Spec& sp) {
           second += c.access(T2) ? 0 : 1;
         } else {
           stream(k);
-          evicted += c.access(T) ? 0 : 1;
+          const bool lost = v == "fresh" && sp.fresh_lost > 0 &&  // no draw otherwise: the other tests' streams stay
+                            static_cast<double>(rng.next() % 1000000) < sp.fresh_lost * 1e6;
+          evicted += c.access(T) && !lost ? 0 : 1;
         }
       }
       std::map<std::string, double> ctr = {{"trials", sp.trials},
@@ -318,5 +321,38 @@ TEST(Streams, TruePolicyFitsOverGeometries) {
                                             << find(fits, cs.truth)->worst_z << " chi2 " << find(fits, cs.truth)->chi2
                                             << " / " << find(fits, cs.truth)->dof;
     EXPECT_FALSE(find(fits, cs.other)->fits) << cs.other << " on a " << cs.truth << " cache " << cs.sets << "x" << cs.ways;
+    // the fresh and mid curves of a cache that loses nothing else agree under its own policy
+    EXPECT_EQ(own_curves_disagree(stream_points(d, "l1", 0), fits).sentence, "") << cs.truth << " " << cs.sets << "x" << cs.ways;
   }
+}
+
+// A path that loses a share of its fresh targets besides the stream (as the H200's read-only path
+// does against its own mid curve): the fresh curve lies above mid's re-read after the same lines, no
+// candidate allows that, and the judgement says so in the reason of its null. Without the loss the
+// same cache gives no such sentence.
+TEST(Streams, OwnCurvesDisagreeWhereFreshTargetsGoElsewhere) {
+  Spec sp;
+  sp.policy = "slru";
+  sp.ks = {256, 512, 1024, 2048, 4096};
+  sp.variants = {"fresh", "reread1", "mid"};
+  sp.trials = 528;
+  sp.seed = 5;
+  const std::vector<std::string> cands = {"slru", "lru", "slru_p1", "slru_p3", "fifo", "srrip", "random"};
+  {
+    const auto pts = stream_points(dataset_of(sp), "l1", 0);
+    EXPECT_EQ(own_curves_disagree(pts, fit_streams(pts, sp.sets, sp.ways, cands, 0)).sentence, "");
+  }
+  sp.fresh_lost = 0.25;
+  const Dataset d = dataset_of(sp);
+  const auto pts = stream_points(d, "l1", 0);
+  const std::string own = own_curves_disagree(pts, fit_streams(pts, sp.sets, sp.ways, cands, 0)).sentence;
+  EXPECT_NE(own.find("own curves disagree"), std::string::npos) << own;
+  EXPECT_NE(own.find("above mid"), std::string::npos) << own;
+  nlohmann::json c = cache_json(sp, "slru");
+  judge_streams(c, d, "l1", 0, 0, {true, {"slru"}, "access sequences"});
+  EXPECT_TRUE(c["replacement"].is_null());
+  EXPECT_TRUE(c["streams"]["own_curves"]["disagree"].is_string());
+  EXPECT_GT(c["streams"]["own_curves"]["z_min"].get<double>(), 4);
+  EXPECT_NE(c["streams"]["reason"].get<std::string>().find("own curves disagree"), std::string::npos)
+      << c["streams"]["reason"];
 }
