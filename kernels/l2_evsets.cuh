@@ -11,6 +11,7 @@
 
 #include "common/l2_evset_pool.hpp"
 #include "common/l2_evset_sequences.hpp"  // kEvsetPolicyMaxLines, kEvsetPolicyMaxLength
+#include "kernels/clock.cuh"                 // smid
 
 namespace memhier::kern {
 
@@ -27,6 +28,23 @@ __device__ __forceinline__ std::uint32_t evset_ld_cg(const std::uint32_t* p) {
   return v;
 }
 
+// Where a launch runs: every launch but the flush spans all SMs (twice over), and the first CTA on
+// SM `sm` claims it (the word at `claim` goes from seq - 1 to seq) and runs; the others exit. A
+// launch that no CTA claims leaves the word behind, which the host sees (the readout returns it).
+// The whole search of a target runs on one SM: the one whose partition holds the target (bench/
+// levels/l2_evsets_cuda.cu, place).
+struct EvsetPin {
+  unsigned sm;
+  std::uint32_t* claim;
+  std::uint32_t seq;
+};
+__device__ __forceinline__ bool evset_claimed(const EvsetPin& pin) {
+  __shared__ int s_go;
+  if (threadIdx.x == 0) s_go = smid() == pin.sm && atomicCAS(pin.claim, pin.seq - 1, pin.seq) == pin.seq - 1;
+  __syncthreads();
+  return s_go != 0;
+}
+
 // One CTA: thread 0 writes `value` into the target line, then every thread reads its share of the
 // candidate lines, `passes` times (a barrier between passes). begin/first: per range its first
 // position and the count of positions before it (ascending); `total` positions in all.
@@ -34,7 +52,8 @@ template <int Unused = 0>
 __global__ void __launch_bounds__(kEvsetThreads, 1)
     evset_test(std::uint32_t* base, EvsetPool pool, std::uint64_t target_line, std::uint32_t value,
                const std::uint64_t* begin, const std::uint64_t* first, int ranges, std::uint64_t total, int passes,
-               std::uint32_t* sink) {
+               std::uint32_t* sink, EvsetPin pin) {
+  if (!evset_claimed(pin)) return;
   __shared__ std::uint64_t s_begin[kEvsetMaxRanges], s_first[kEvsetMaxRanges];
   for (int i = threadIdx.x; i < ranges; i += blockDim.x) {
     s_begin[i] = begin[i];
@@ -66,8 +85,8 @@ __global__ void __launch_bounds__(kEvsetThreads, 1)
 // round (clock64 pair around it, its overhead included) go to out[0 .. n).
 template <int Unused = 0>
 __global__ void evset_cycle(const std::uint32_t* base, const std::uint64_t* thrash, std::uint32_t n_thrash,
-                            const std::uint64_t* lines, std::uint32_t n, int rounds, std::uint32_t* out) {
-  if (threadIdx.x != 0 || blockIdx.x != 0) return;
+                            const std::uint64_t* lines, std::uint32_t n, int rounds, std::uint32_t* out, EvsetPin pin) {
+  if (!evset_claimed(pin) || threadIdx.x != 0) return;
   std::uint32_t dep = 0;  // always 0 (the lines hold small values; & 0): orders the loads
   for (int r = 0; r < 3; ++r)
     for (std::uint32_t i = 0; i < n_thrash; ++i) dep += evset_ld_cg(base + thrash[i] * kEvsetLineWords + (dep & 0));
@@ -102,12 +121,13 @@ __device__ __forceinline__ long long evset_clock() {
 template <int Unused = 0>
 __global__ void evset_sequences(std::uint32_t* base, const std::uint64_t* lines, std::uint32_t n_lines,
                                 const std::uint32_t* ids, const std::uint32_t* start, std::uint32_t n_seqs,
-                                std::uint32_t* out) {
+                                std::uint32_t* out, EvsetPin pin) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if (!evset_claimed(pin)) return;
   __shared__ std::uint64_t s_lines[kEvsetPolicyMaxLines];
   __shared__ std::uint32_t s_ids[kEvsetPolicyMaxLength], s_out[kEvsetPolicyMaxLength];
   __shared__ volatile std::uint32_t s_value[kEvsetPolicyMaxLength];
-  if (threadIdx.x != 0 || blockIdx.x != 0) return;
+  if (threadIdx.x != 0) return;
   for (std::uint32_t i = 0; i < n_lines && i < kEvsetPolicyMaxLines; ++i) s_lines[i] = lines[i];
   std::uint32_t dep = 0;  // the sum of the values read (kept: the loads stay)
   for (std::uint32_t q = 0; q < n_seqs; ++q) {
@@ -138,25 +158,43 @@ __global__ void evset_sequences(std::uint32_t* base, const std::uint64_t* lines,
 
 // The readout, first launch: drop the line from the L2 without writing it back.
 template <int Unused = 0>
-__global__ void evset_discard(std::uint32_t* base, std::uint64_t line) {
+__global__ void evset_discard(std::uint32_t* base, std::uint64_t line, EvsetPin pin) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  if (threadIdx.x == 0 && blockIdx.x == 0)
+  if (evset_claimed(pin) && threadIdx.x == 0)
     asm volatile("discard.global.L2 [%0], 128;" ::"l"(base + line * kEvsetLineWords) : "memory");
 #else
   __trap();  // discard.global.L2 needs sm_80; the family is not offered below compute capability 8
 #endif
 }
 
-// The readout, second launch: the value memory (or the L2) holds now.
+// The readout, second launch: the value memory (or the L2) holds now (out[0]), and the claim word
+// (out[1]: this launch's seq when every launch since the last readout ran).
 template <int Unused = 0>
-__global__ void evset_read(const std::uint32_t* base, std::uint64_t line, std::uint32_t* out) {
-  if (threadIdx.x == 0 && blockIdx.x == 0) out[0] = evset_ld_cg(base + line * kEvsetLineWords);
+__global__ void evset_read(const std::uint32_t* base, std::uint64_t line, std::uint32_t* out, EvsetPin pin) {
+  if (evset_claimed(pin) && threadIdx.x == 0) {
+    out[0] = evset_ld_cg(base + line * kEvsetLineWords);
+    out[1] = *pin.claim;
+  }
+}
+
+// One thread reads `line` once, timed (clock pair around the load, its overhead included; the
+// value stored in shared memory before the second clock read): out[0] the cycles, out[1] the claim
+// word. After a discard: the line comes from memory, through the SM's own partition or the other.
+template <int Unused = 0>
+__global__ void evset_time_read(const std::uint32_t* base, std::uint64_t line, std::uint32_t* out, EvsetPin pin) {
+  __shared__ volatile std::uint32_t s_value;
+  if (!evset_claimed(pin) || threadIdx.x != 0) return;
+  const long long t0 = evset_clock();
+  s_value = evset_ld_cg(base + line * kEvsetLineWords);
+  const long long t1 = evset_clock();
+  out[0] = static_cast<std::uint32_t>(t1 - t0);
+  out[1] = *pin.claim;
 }
 
 // One thread writes `value` into `line` (the readout's self-check).
 template <int Unused = 0>
-__global__ void evset_write(std::uint32_t* base, std::uint64_t line, std::uint32_t value) {
-  if (threadIdx.x == 0 && blockIdx.x == 0) evset_st_cg(base + line * kEvsetLineWords, value);
+__global__ void evset_write(std::uint32_t* base, std::uint64_t line, std::uint32_t value, EvsetPin pin) {
+  if (evset_claimed(pin) && threadIdx.x == 0) evset_st_cg(base + line * kEvsetLineWords, value);
 }
 
 // The whole grid writes `value` into word 0 of lines [0, lines): every earlier dirty line of the

@@ -293,6 +293,7 @@ LevelResult run_evsets(EvsetOracle& o, const EvsetParams& p) {
     c["readout_ok"] = readout ? 1 : 0;
     std::vector<std::string> status;
     std::vector<std::uint64_t> sizes, target_lines;
+    std::vector<std::string> placed;
     std::vector<std::uint32_t> tests;
     std::vector<int> backtracks;
     std::vector<double> verified;
@@ -304,6 +305,7 @@ LevelResult run_evsets(EvsetOracle& o, const EvsetParams& p) {
       if (p.max_seconds > 0 && o.seconds() > p.max_seconds) {
         out.status = "budget";
       } else {
+        if (std::string where = o.place(t); !where.empty()) placed.push_back(std::to_string(k) + "=" + where);
         out = Reduction(o, p, t, 1000003ull * static_cast<std::uint64_t>(k + 1)).run();
       }
       status.push_back(out.status);
@@ -356,6 +358,11 @@ LevelResult run_evsets(EvsetOracle& o, const EvsetParams& p) {
                {"target_lines", slice_join(target_lines)},
                {"cycle_rounds", std::to_string(p.cycle_rounds)},
                {"labels", "0 the target, 1 a line of its reduced set; index = target, latency = line number"}});
+    if (!placed.empty()) {  // "k=sm:cycles,sm:cycles,...;..." (the chosen SM first)
+      std::string v;
+      for (const std::string& x : placed) v += (v.empty() ? "" : ";") + x;
+      tr.meta["placed"] = v;
+    }
     std::replace(why.begin(), why.end(), '\n', ' ');  // a trace header value is one line
     if (!readout) tr.meta["readout_reason"] = why;
     res.trace = std::move(tr);

@@ -66,6 +66,10 @@ class EvsetOracle {
   // cycles of every load (the clock pair's overhead included).
   virtual std::vector<std::vector<std::uint32_t>> sequences(const std::vector<std::uint64_t>& lines,
                                                             const std::vector<std::vector<std::uint32_t>>& seqs) = 0;
+  // Before a target's search: where the next tests run (a backend whose caches differ by the reader
+  // chooses the reader the target is nearest to); what it chose and why, one line for the trace, or
+  // "" (the simulated device: one reader).
+  virtual std::string place(std::uint64_t /*target_line*/) { return ""; }
   // Device seconds spent so far (the benchmark's manual time).
   virtual double seconds() const = 0;
 };

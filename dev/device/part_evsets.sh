@@ -4,7 +4,7 @@
 #    DIR/run<N>/bench.json and its trace, memhier-infer on it, and a table: per target the status,
 #    the reduced set's size and its tests; the l2_sets section where the analyzer has one (ways,
 #    sets, the policy sequences and the replacement, issue 20 item 3);
-# 2. the gpu-labelled tests L2EvsetsGpu*; 3. compute-sanitizer memcheck over the quick plan's
+# 2. the gpu-labelled tests L2EvsetsGpu* (EVSETS_TEST_REPEAT times, default 1); 3. compute-sanitizer memcheck over the quick plan's
 #    l2_evsets benchmark, racecheck and synccheck over the small-pool GPU test.
 # Never rebuilds. Writes DIR/summary.txt.
 case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
@@ -51,7 +51,7 @@ for f in glob.glob(os.path.join(out, "**", "*l2_evsets*"), recursive=True):
             parts = line.rstrip("\n").split(" ", 1)
             if len(parts) == 2 and not parts[0][:1].isdigit():
                 meta[parts[0]] = parts[1]
-    for k in ("status", "sizes", "tests", "backtracks", "readout_reason"):
+    for k in ("status", "sizes", "tests", "backtracks", "placed", "readout_reason"):
         if k in meta:
             print("  trace %-10s %s" % (k, meta[k][:300]))
 try:
@@ -90,9 +90,9 @@ except Exception as e:
 PY
 done
 if [ -x "$BIN/tests/memhier_gpu_tests" ]; then
-  timeout -k 5 120 "$BIN/tests/memhier_gpu_tests" --gtest_filter='L2EvsetsGpu*' > "$dir/gputests.log" 2>&1
+  timeout -k 5 "${EVSETS_TEST_S:-120}" "$BIN/tests/memhier_gpu_tests" --gtest_filter='L2EvsetsGpu*' --gtest_repeat="${EVSETS_TEST_REPEAT:-1}" > "$dir/gputests.log" 2>&1
   say "gpu tests L2EvsetsGpu*: exit $?; $(grep -E '^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ tests?[,.]' "$dir/gputests.log" | tr '\n' ' ')"
-  grep -E 'Failure|Expected|Which is|status' "$dir/gputests.log" | head -8 | sed 's/^/  | /' | tee -a "$sum"
+  grep -E 'Failure|Expected|Which is|status|^  placed' "$dir/gputests.log" | head -24 | sed 's/^/  | /' | tee -a "$sum"
 fi
 if [ -x "$SAN" ]; then
   # memcheck over the quick plan's benchmark (2 targets: the search, the class and the cyclic reads);
