@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "analysis/core/dataset.hpp"
+#include "analysis/cache/streams.hpp"  // set_stream_judgement
 #include "analysis/core/validate.hpp"
 #include "analysis/report/topology.hpp"
 #include "common/archive_files.hpp"
@@ -56,10 +57,18 @@ std::string missing_raw_data(const std::string& archive) {
   return "";
 }
 
-nlohmann::json reanalyze_archive(const std::string& archive) {
+nlohmann::json reanalyze_archive(const std::string& archive, bool streams) {
   const auto data = Dataset::load(expand_archive_inputs({archive}), /*allow_errors=*/true);
   Requests requests;
-  nlohmann::json t = build_topology(data, requests);
+  set_stream_judgement(streams);
+  nlohmann::json t;
+  try {
+    t = build_topology(data, requests);
+  } catch (...) {
+    set_stream_judgement(true);
+    throw;
+  }
+  set_stream_judgement(true);
   if (count_determined_values(t) == 0) throw std::runtime_error(archive + ": the analysis determined nothing");
   t["analyzer"] = analyzer_stamp();
   return t;

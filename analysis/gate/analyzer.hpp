@@ -21,7 +21,8 @@ bool same_analyzer(const nlohmann::json& topology_a, const nlohmann::json& topol
 // it names (trace_dir: the directory or its pack); otherwise why not, in a few words.
 std::string missing_raw_data(const std::string& archive);
 // The archive analyzed as characterize.sh's final step does (memhier-infer --allow-errors on
-// bench.json and refine-N.json in order), stamped. Throws std::runtime_error with one line.
-nlohmann::json reanalyze_archive(const std::string& archive);
+// bench.json and refine-N.json in order), stamped; streams false: without the random-stream
+// judgement (memhier-infer --skip-streams). Throws std::runtime_error with one line.
+nlohmann::json reanalyze_archive(const std::string& archive, bool streams = true);
 
 }  // namespace memhier::analysis

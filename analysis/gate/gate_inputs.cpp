@@ -51,6 +51,14 @@ std::string same_input_of(const CompareInput& base, const CompareInput& now) {
   return "base and new hold identical files (bench.json, topology.json)";
 }
 
+// Whether an analysis judged a cache's policy on random streams (a caches.<c>.streams section).
+bool judged_streams(const nlohmann::json& t) {
+  if (!t.contains("caches") || !t["caches"].is_object()) return false;
+  for (const auto& [name, c] : t["caches"].items())
+    if (c.is_object() && c.contains("streams")) return true;
+  return false;
+}
+
 }  // namespace
 
 PairAnalysis prepare_pair(CompareInput& base, CompareInput& now, bool as_archived) {
@@ -71,7 +79,12 @@ PairAnalysis prepare_pair(CompareInput& base, CompareInput& now, bool as_archive
   }
   if (!pa.kept_why.empty()) return pa;
   try {
-    nlohmann::json tb = reanalyze_archive(base.label), tn = reanalyze_archive(now.label);
+    // The stream judgement only where both archives hold stream data (cache_streams; the check plan
+    // has none): with it on one side only, the policies would be judged differently (docs/ci.md).
+    nlohmann::json tn = reanalyze_archive(now.label);
+    const bool streams = judged_streams(tn);
+    nlohmann::json tb = reanalyze_archive(base.label, streams);
+    if (streams && !judged_streams(tb)) tn = reanalyze_archive(now.label, false);
     base.topology = std::move(tb);
     now.topology = std::move(tn);
     pa.reanalyzed = true;
