@@ -270,7 +270,7 @@ std::map<int, std::string> spectrum_label_names(const Trace& t) {
 // first_far, far_new_line, cold_near: through the reader's L2 partition or the other): the median
 // moves between the modes with their shares, which the physical placement sets and which change
 // from process to process (an H200's far_new_line read 658 and 710 cycles on two boards, its lower
-// mode holding 44 % and 36 % of the accesses), so the median's spread is at least the distance
+// mode holding 46 % and 43 % of the accesses), so the median's spread is at least the distance
 // between the modes, and each mode's median is a figure of its own (`<id>.lower`, `<id>.upper`),
 // judged by the interval of its median and from 10 %. At least 64 accesses (32-access patterns stay
 // as they are).
