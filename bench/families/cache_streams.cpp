@@ -14,6 +14,7 @@
 #include "bench/core/registry.hpp"
 #include "common/bench_name.hpp"
 #include "common/streams.hpp"
+#include "common/two_class.hpp"
 
 namespace memhier {
 namespace {
@@ -49,6 +50,52 @@ std::uint32_t median(std::vector<std::uint32_t> v) {
   if (v.empty()) return 0;
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
   return v[v.size() / 2];
+}
+
+// The L2 path's targets by their home (docs/methodology.md, cache_streams, "The L2's two
+// partitions"): where the first loads split (common/two_class), `near_*` counts the targets of the fast
+// class (homed in the reader's partition) and `far_*` the others. A near target is evicted when its
+// final load reaches the midpoint of the hit reference and the near class's first loads (near_evicted;
+// mid_missed likewise near_mid_missed); a far target has lost its copy in the reader's partition
+// there (far_near_lost), and its home copy too when the final load reaches the midpoint of the two
+// classes' first loads (far_evicted). None of these where the first loads form one class (the
+// simulated device, an L1-side path).
+void partition_counters(const StreamsResult& o, std::uint32_t w, std::uint32_t per_slot, std::uint32_t hit,
+                        const std::vector<std::uint32_t>& firsts, bool mid, benchmark::UserCounters& c) {
+  const TwoClasses cls = two_classes(std::vector<double>(firsts.begin(), firsts.end()));
+  if (!cls.split) return;
+  const double cut = cls.cut;
+  c["partition_cut_cycles"] = cut;
+  std::vector<std::uint32_t> near_first, far_first;
+  for (std::uint32_t x : firsts) (x < cut ? near_first : far_first).push_back(x);
+  const double nf = median(near_first), ff = median(far_first);
+  const double t_near = 0.5 * (hit + nf), t_home = 0.5 * (nf + ff);
+  double nt = 0, ne = 0, nm = 0, ft = 0, fl = 0, fe = 0;
+  for (int s = 0; s < o.sms; ++s) {
+    const std::uint32_t* rec = o.records.data() + static_cast<std::size_t>(s) * w;
+    for (std::uint32_t q = 0; q < per_slot; ++q) {
+      const std::uint32_t* f = rec + kStreamHitRefs + q * kStreamFields;
+      if (f[kFirst] < cut) {
+        ++nt;
+        ne += f[kFinal] >= t_near;
+        nm += mid && f[kMid] >= t_near;
+      } else {
+        ++ft;
+        fl += f[kFinal] >= t_near;
+        fe += f[kFinal] >= t_home;
+      }
+    }
+  }
+  c["near_trials"] = nt;
+  c["near_evicted"] = ne;
+  if (mid) c["near_mid_missed"] = nm;
+  c["near_first_cycles"] = nf;
+  c["near_threshold_cycles"] = t_near;
+  c["far_trials"] = ft;
+  c["far_near_lost"] = fl;
+  c["far_evicted"] = fe;
+  c["far_first_cycles"] = ff;
+  c["far_home_threshold_cycles"] = t_home;
 }
 
 void run_streams_bench(benchmark::State& state, const StreamArgs& a) {
@@ -116,6 +163,7 @@ void run_streams_bench(benchmark::State& state, const StreamArgs& a) {
   c["accesses_per_sm"] = static_cast<double>(o.accesses);
   c["targets_wrapped"] = wrapped ? 1 : 0;
   if (o.start_empty >= 0) c["start_empty"] = o.start_empty;
+  if (o.carveout < 0 && !two) partition_counters(o, w, per_slot, hit, firsts, mid, c);
 }
 
 std::string bench_name(const StreamArgs& a) {
