@@ -60,15 +60,11 @@ std::string missing_raw_data(const std::string& archive) {
 nlohmann::json reanalyze_archive(const std::string& archive, bool streams) {
   const auto data = Dataset::load(expand_archive_inputs({archive}), /*allow_errors=*/true);
   Requests requests;
-  set_stream_judgement(streams);
-  nlohmann::json t;
-  try {
-    t = build_topology(data, requests);
-  } catch (...) {
-    set_stream_judgement(true);
-    throw;
-  }
-  set_stream_judgement(true);
+  struct Judgement {  // the stream judgement as asked for this analysis, on again after it
+    explicit Judgement(bool on) { set_stream_judgement(on); }
+    ~Judgement() { set_stream_judgement(true); }
+  } judgement(streams);
+  nlohmann::json t = build_topology(data, requests);
   if (count_determined_values(t) == 0) throw std::runtime_error(archive + ": the analysis determined nothing");
   t["analyzer"] = analyzer_stamp();
   return t;

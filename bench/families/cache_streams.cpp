@@ -64,11 +64,8 @@ void partition_counters(const StreamsResult& o, std::uint32_t w, std::uint32_t p
                         const std::vector<std::uint32_t>& firsts, bool mid, benchmark::UserCounters& c) {
   const TwoClasses cls = two_classes(std::vector<double>(firsts.begin(), firsts.end()));
   if (!cls.split) return;
-  const double cut = cls.cut;
+  const double cut = cls.cut, nf = cls.low_median, ff = cls.high_median;  // the classes' first loads
   c["partition_cut_cycles"] = cut;
-  std::vector<std::uint32_t> near_first, far_first;
-  for (std::uint32_t x : firsts) (x < cut ? near_first : far_first).push_back(x);
-  const double nf = median(near_first), ff = median(far_first);
   const double t_near = 0.5 * (hit + nf), t_home = 0.5 * (nf + ff);
   double nt = 0, ne = 0, nm = 0, ft = 0, fl = 0, fe = 0;
   for (int s = 0; s < o.sms; ++s) {

@@ -167,15 +167,7 @@ class CudaEvsetOracle final : public EvsetOracle {
     for (int sm = 0; sm < std::min(kPlaceSms, sms_); ++sm) {
       sm_ = static_cast<unsigned>(sm);
       std::vector<std::uint32_t> reads;
-      for (int i = 0; i < kPlaceReads; ++i) {
-        kern::evset_discard<<<pin_grid_, 32>>>(buf_.get(), target, pin());
-        MEMHIER_LAUNCH_CHECK();
-        kern::evset_time_read<<<pin_grid_, 32>>>(buf_.get(), target, out_.get(), pin());
-        MEMHIER_LAUNCH_CHECK();
-        const std::vector<std::uint32_t> o = out_.download(2);
-        check_claim(o[1]);
-        reads.push_back(o[0]);
-      }
+      for (int i = 0; i < kPlaceReads; ++i) reads.push_back(discard_then(kern::evset_time_read<>, target));
       std::sort(reads.begin(), reads.end());
       by_sm.emplace_back(reads[reads.size() / 2], sm);
     }
@@ -202,15 +194,19 @@ class CudaEvsetOracle final : public EvsetOracle {
       throw std::runtime_error("l2_evsets: a launch did not run on SM " + std::to_string(sm_) + " (claim " + std::to_string(got) +
                                ", " + std::to_string(seq_) + " expected)");
   }
-  std::uint32_t readout(std::uint64_t line) {
+  // `line` discarded from the L2, then `read` (evset_read: its value; evset_time_read: its cycles)
+  // on the pinned SM; the claim word it returns checked.
+  using ReadKernel = void (*)(const std::uint32_t*, std::uint64_t, std::uint32_t*, kern::EvsetPin);
+  std::uint32_t discard_then(ReadKernel read, std::uint64_t line) {
     kern::evset_discard<<<pin_grid_, 32>>>(buf_.get(), line, pin());
     MEMHIER_LAUNCH_CHECK();
-    kern::evset_read<<<pin_grid_, 32>>>(buf_.get(), line, out_.get(), pin());
+    read<<<pin_grid_, 32>>>(buf_.get(), line, out_.get(), pin());
     MEMHIER_LAUNCH_CHECK();
     const std::vector<std::uint32_t> o = out_.download(2);
     check_claim(o[1]);
     return o[0];
   }
+  std::uint32_t readout(std::uint64_t line) { return discard_then(kern::evset_read<>, line); }
   void write(std::uint64_t line, std::uint32_t v) {
     kern::evset_write<<<pin_grid_, 32>>>(buf_.get(), line, v, pin());
     MEMHIER_LAUNCH_CHECK();

@@ -62,6 +62,35 @@ const GateRow* row(const GateResult& r, const std::string& id) {
 
 const nlohmann::json kBase = topology(3.2e12, 37.0, 300.0, 245760, 128);
 
+// A run of the spectrum `name` (path global_cg) under dir/sub: per pattern its accesses in the trace
+// (labels as in archives without a `labels` key: 0 cold_far, 1 cold_near, 4 same_line), the median
+// of each as its counter and as its figure in the topology.
+CompareInput spectrum_run(const fs::path& dir, const std::string& sub, const std::string& name,
+                          const std::map<std::string, std::vector<std::uint32_t>>& patterns) {
+  const std::map<std::string, std::uint32_t> label = {{"cold_far", 0}, {"cold_near", 1}, {"same_line", 4}};
+  fs::create_directories(dir / sub / "traces");
+  Trace t;
+  t.benchmark = name;
+  std::map<std::string, double> counters;
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& [pattern, v] : patterns) {
+    for (std::uint32_t l : v) t.index.push_back(static_cast<std::uint32_t>(t.index.size())), t.latency.push_back(l), t.label.push_back(label.at(pattern));
+    std::vector<std::uint32_t> sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    const double med = sorted[sorted.size() / 2];
+    counters[pattern + "_cycles"] = med;
+    list.push_back({{"pattern", pattern}, {"cycles", med}});
+  }
+  write_trace((dir / sub / "traces" / (sanitize_for_file(name) + ".trace")).string(), t);
+  BenchRun b = bench("NVIDIA H100 80GB HBM3", (dir / sub / "bench.json").string());
+  add(b, name, counters);
+  nlohmann::json topo = kBase;
+  topo["global_memory"]["latency_spectrum"] = {{"global_cg", list}};
+  return in(b, topo, sub);
+}
+
+const char* const kSpectrum = "latency_spectrum/path:global_cg/bytes:1048576/far_stride:65536/near_stride:4096";
+
 }  // namespace
 
 TEST(Gate, BackToBackIsNoChange) {
@@ -107,23 +136,10 @@ TEST(Gate, RepetitionsSpreadHoldsBackAChangeWithinIt) {
 TEST(Gate, APatternOfFewAccessesNeverDecidesAlone) {
   const fs::path dir = fs::path(MEMHIER_BINARY_DIR) / "test_gate_spectrum";
   fs::remove_all(dir);
-  const std::string name = "latency_spectrum/path:global_cg/bytes:1048576/far_stride:65536/near_stride:4096";
   auto make = [&](const std::string& sub, std::uint32_t shift) {
-    fs::create_directories(dir / sub / "traces");
-    Trace t;
-    t.benchmark = name;
-    for (int i = 0; i < 200; ++i) {  // 194 accesses of pattern 0 (cold_far), 6 of pattern 4 (same_line)
-      t.index.push_back(i);
-      t.latency.push_back((i < 194 ? 700 + i % 5 : 300) + shift);
-      t.label.push_back(i < 194 ? 0 : 4);
-    }
-    write_trace((dir / sub / "traces" / (sanitize_for_file(name) + ".trace")).string(), t);
-    BenchRun b = bench("NVIDIA H100 80GB HBM3", (dir / sub / "bench.json").string());
-    add(b, name, {{"cold_far_cycles", 702.0 + shift}, {"same_line_cycles", 300.0 + shift}});
-    nlohmann::json topo = kBase;
-    topo["global_memory"]["latency_spectrum"] = {
-        {"global_cg", {{{"pattern", "cold_far"}, {"cycles", 702 + shift}}, {{"pattern", "same_line"}, {"cycles", 300 + shift}}}}};
-    return in(b, topo, sub);
+    std::vector<std::uint32_t> far, same(6, 300 + shift);  // 194 accesses of cold_far, 6 of same_line
+    for (std::uint32_t i = 0; i < 194; ++i) far.push_back(700 + i % 5 + shift);
+    return spectrum_run(dir, sub, kSpectrum, {{"cold_far", far}, {"same_line", same}});
   };
   const GateResult r = gate_compare(make("a", 0), make("b", 40), {});
   EXPECT_EQ(row(r, "spectrum.global_cg.cold_far")->verdict, Verdict::worse);  // 194 accesses, IQR 2
@@ -139,29 +155,11 @@ TEST(Gate, ABimodalPatternsMedianFlippingModesIsWithinItsInterval) {
   // and 21:00Z): the same memory, SAME. A unimodal pattern moved by 40 cycles stays a change.
   const fs::path dir = fs::path(MEMHIER_BINARY_DIR) / "test_gate_bimodal";
   fs::remove_all(dir);
-  const std::string name = "latency_spectrum/path:global_cg/bytes:1048576/far_stride:65536/near_stride:4096";
-  auto make = [&](const std::string& sub, int low, std::uint32_t shift) {
-    fs::create_directories(dir / sub / "traces");
-    Trace t;
-    t.benchmark = name;
-    std::vector<double> near;
-    for (int i = 0; i < 64; ++i) {  // pattern 1 (cold_near): `low` in the lower mode; pattern 0 (cold_far)
-      t.index.push_back(i);
-      const std::uint32_t l = i < low ? 540 + i % 7 : 730 + i % 7;
-      t.latency.push_back(l);
-      t.label.push_back(1);
-      near.push_back(l);
-    }
-    for (int i = 0; i < 200; ++i) t.index.push_back(64 + i), t.latency.push_back(700 + i % 5 + shift), t.label.push_back(0);
-    write_trace((dir / sub / "traces" / (sanitize_for_file(name) + ".trace")).string(), t);
-    std::sort(near.begin(), near.end());
-    const double med = near[near.size() / 2];
-    BenchRun b = bench("NVIDIA H100 80GB HBM3", (dir / sub / "bench.json").string());
-    add(b, name, {{"cold_far_cycles", 702.0 + shift}, {"cold_near_cycles", med}});
-    nlohmann::json topo = kBase;
-    topo["global_memory"]["latency_spectrum"] = {
-        {"global_cg", {{{"pattern", "cold_far"}, {"cycles", 702 + shift}}, {{"pattern", "cold_near"}, {"cycles", med}}}}};
-    return in(b, topo, sub);
+  auto make = [&](const std::string& sub, std::uint32_t low, std::uint32_t shift) {
+    std::vector<std::uint32_t> near, far;  // cold_near: `low` of 64 in the lower mode; cold_far: 200
+    for (std::uint32_t i = 0; i < 64; ++i) near.push_back(i < low ? 540 + i % 7 : 730 + i % 7);
+    for (std::uint32_t i = 0; i < 200; ++i) far.push_back(700 + i % 5 + shift);
+    return spectrum_run(dir, sub, kSpectrum, {{"cold_near", near}, {"cold_far", far}});
   };
   const GateResult r = gate_compare(make("a", 34, 0), make("b", 30, 40), {});
   const GateRow* flip = row(r, "spectrum.global_cg.cold_near");
@@ -186,23 +184,10 @@ TEST(Gate, ABimodalPatternsModeThatMovesIsAChange) {
   // upper mode's figure is WORSE (from 10 %).
   const fs::path dir = fs::path(MEMHIER_BINARY_DIR) / "test_gate_bimodal_moved";
   fs::remove_all(dir);
-  const std::string name = "latency_spectrum/path:global_cg/bytes:1048576/far_stride:65536/near_stride:4096";
   auto make = [&](const std::string& sub, std::uint32_t upper) {
-    fs::create_directories(dir / sub / "traces");
-    Trace t;
-    t.benchmark = name;
-    std::vector<double> v;
-    for (int i = 0; i < 128; ++i) {
-      const std::uint32_t l = i < 56 ? 540 + i % 7 : upper + i % 7;
-      t.index.push_back(i), t.latency.push_back(l), t.label.push_back(1), v.push_back(l);
-    }
-    write_trace((dir / sub / "traces" / (sanitize_for_file(name) + ".trace")).string(), t);
-    std::sort(v.begin(), v.end());
-    BenchRun b = bench("NVIDIA H100 80GB HBM3", (dir / sub / "bench.json").string());
-    add(b, name, {{"cold_near_cycles", v[v.size() / 2]}});
-    nlohmann::json topo = kBase;
-    topo["global_memory"]["latency_spectrum"] = {{"global_cg", {{{"pattern", "cold_near"}, {"cycles", v[v.size() / 2]}}}}};
-    return in(b, topo, sub);
+    std::vector<std::uint32_t> v;
+    for (std::uint32_t i = 0; i < 128; ++i) v.push_back(i < 56 ? 540 + i % 7 : upper + i % 7);
+    return spectrum_run(dir, sub, kSpectrum, {{"cold_near", v}});
   };
   const GateResult r = gate_compare(make("a", 730), make("b", 840), {});
   ASSERT_NE(row(r, "spectrum.global_cg.cold_near.upper"), nullptr);
