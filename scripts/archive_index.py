@@ -4,13 +4,15 @@ results/<sm_XX>/<gpu-slug>/<driver-version>/<UTC timestamp>/ (read from each ben
 
 usage: python3 scripts/archive_index.py [results-dir] [-o index.json]
        python3 scripts/archive_index.py [results-dir] --newest --gpu-slug SLUG [--sm sm_XX] [--backend cuda]
-                                        [--plan full|quick]
+                                        [--plan full|quick] [--prefer-board GPU-UUID]
 
 Idempotent: the index depends on the tree only (no time of its own) and the file is rewritten only
 when it changes. Directories starting with '.' (unfinished archives) are skipped; a bench.json that
 cannot be read is reported on stderr and listed under "skipped". --newest prints the path of the
 newest archive of one GPU (exit 1 when there is none); --plan keeps only archives of that plan (a
-device part's quick run under parts-*/ is no base for a full characterization). Format: memhier-archive-index/1
+device part's quick run under parts-*/ is no base for a full characterization); --prefer-board
+prints the newest archive of that board (its gpu_uuid) when there is one, else the newest of the
+GPU model, and says on stderr which (boards of one model differ: docs/fleet.md). Format: memhier-archive-index/1
 (docs/formats.md section `compare`).
 """
 import argparse
@@ -54,6 +56,7 @@ def scan(root):
             "path": rel.replace(os.sep, "/"),
             "gpu": ctx.get("gpu_name", ""),
             "gpu_slug": ctx.get("gpu_slug", parts[1] if len(parts) >= 4 else ""),
+            "gpu_uuid": str(ctx.get("gpu_uuid", "")),
             "sm": ctx.get("sm_tag", parts[0] if len(parts) >= 4 else ""),
             "compute_capability": ctx.get("compute_capability", ""),
             "driver": ctx.get("driver_version", ""),
@@ -84,6 +87,8 @@ def main():
     ap.add_argument("--sm")
     ap.add_argument("--backend", default="cuda")
     ap.add_argument("--plan", help="with --newest: only archives of this memhier plan (full, quick)")
+    ap.add_argument("--prefer-board", metavar="GPU_UUID",
+                    help="with --newest: the newest archive of this board (gpu_uuid) when there is one")
     args = ap.parse_args()
     if not os.path.isdir(args.results):
         print("archive_index.py: %s: not a directory" % args.results, file=sys.stderr)
@@ -97,7 +102,13 @@ def main():
                  and (not args.backend or a["backend"] == args.backend) and (not args.plan or a["plan"] == args.plan)]
         if not match:
             return 1
-        newest = max(match, key=lambda a: (a["utc"], a["path"]))
+        board = [a for a in match if args.prefer_board and a["gpu_uuid"] == args.prefer_board]
+        newest = max(board or match, key=lambda a: (a["utc"], a["path"]))
+        if args.prefer_board:
+            print("archive_index.py: %s" % ("an archive of this board (%s)" % args.prefer_board if board else
+                                            "no archive of this board (%s): the newest of %s, from %s" %
+                                            (args.prefer_board, args.gpu_slug, newest["gpu_uuid"] or "an unnamed board")),
+                  file=sys.stderr)
         print(os.path.join(args.results, newest["path"]))
         return 0
     text = render(archives, skipped)

@@ -21,11 +21,14 @@ usage() {
   cat <<USAGE
 usage: regression_check.sh [--build-dir DIR] [--results DIR] [--device cuda:N] [--threshold F]
                            [--repetitions N] [--format console|markdown|json] [-o FILE] [--keep DIR]
+                           [--baseline FLEET.json]
 
 Regression check of one GPU against its newest archive: characterizes the check plan (the full
 plan's benchmarks of the L1, constant caches, shared memory, DRAM read bandwidth and latency,
 latency spectrum, L1 bandwidth and warp access, measured as the full plan measures them) and
-compares it with the newest full archive of the same GPU (memhier-compare).
+compares it with the newest full archive of this board (its GPU UUID) under the results, else of
+the same GPU model (memhier-compare). Boards of one model differ (two H200s by 21 cycles of DRAM
+latency): against another board's archive give the model's fleet as --baseline (docs/fleet.md).
 
   --build-dir DIR    where memhier-bench, memhier-infer and memhier-compare are (default $build;
                      --build DIR is the same)
@@ -36,6 +39,8 @@ compares it with the newest full archive of the same GPU (memhier-compare).
   --format F         console (default), markdown or json
   -o FILE            write the comparison to FILE
   --keep DIR         keep the check run's archive (and its log) in DIR
+  --baseline FILE    a fleet report (memhier-compare --fleet --format=json): a change within its
+                     board-to-board spread is SAME
 
 Paths are taken relative to the calling directory. Exit status: memhier-compare's (0 pass,
 1 worse, 3 structure changed, 4 different GPU, 7 contended or throttled), 2 error, 77 skipped (no
@@ -45,7 +50,7 @@ USAGE
 bad() { echo "regression_check.sh: $*" >&2; exit 2; }
 # value FLAG "$@": the value after FLAG, or one line and exit 2
 value() { [ $# -ge 2 ] && [ -n "$2" ] && [ "${2#--}" = "$2" ] || bad "$1 needs a value (see --help)"; printf '%s' "$2"; }
-device=cuda:0 threshold="" reps=1 format=console out="" keep=""
+device=cuda:0 threshold="" reps=1 format=console out="" keep="" baseline=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --build|--build-dir) build=$(value "$@") || exit 2; build=$(abspath "$build"); shift 2 ;;
@@ -59,6 +64,8 @@ while [ $# -gt 0 ]; do
     -o) out=$(value "$@") || exit 2; out=$(abspath "$out"); shift 2 ;;
     --keep) keep=$(value "$@") || exit 2; keep=$(abspath "$keep"); shift 2 ;;
     --keep=*) keep=$(abspath "${1#*=}"); shift ;;
+    --baseline) baseline=$(value "$@") || exit 2; baseline=$(abspath "$baseline"); shift 2 ;;
+    --baseline=*) baseline=$(abspath "${1#*=}"); shift ;;
     -h|--help) usage; exit 0 ;;
     *) bad "unknown argument '$1' (see --help)" ;;
   esac
@@ -66,6 +73,7 @@ done
 [[ "$reps" =~ ^[1-9][0-9]*$ ]] || bad "--repetitions must be a positive integer, not '$reps'"
 case "$format" in console|markdown|json) ;; *) bad "--format must be console, markdown or json, not '$format'" ;; esac
 [ -z "$threshold" ] || [[ "$threshold" =~ ^[0-9]*\.?[0-9]+$ ]] || bad "--threshold must be a number, not '$threshold'"
+[ -z "$baseline" ] || [ -f "$baseline" ] || bad "--baseline $baseline: no such file"
 skip() { echo "SKIP: $*"; exit 77; }
 BENCH=$build/memhier-bench COMPARE=$build/memhier-compare
 [ -x "$COMPARE" ] || bad "$COMPARE missing (build memhier-compare, or give --build-dir DIR)"
@@ -82,9 +90,13 @@ slug=$(printf '%s' "$name" | tr 'A-Z' 'a-z' | sed -e 's/[^a-z0-9]\{1,\}/-/g' -e 
 cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader -i "$idx" 2>/dev/null | head -1 | tr -d ' .') || cc=""
 sm_args=()
 [[ "$cc" =~ ^[0-9]+$ ]] && sm_args=(--sm "sm_$cc")
-base=$(python3 scripts/archive_index.py "$results" --newest --gpu-slug "$slug" --plan full "${sm_args[@]}") ||
-  skip "no full archive of $name ($slug) under $results; run scripts/characterize.sh once"
-echo "regression_check: $name, base archive $base" >&2
+uuid=$(nvidia-smi --query-gpu=uuid --format=csv,noheader -i "$idx" 2>/dev/null | head -1 | tr -d ' ') || uuid=""
+[ -n "$uuid" ] && sm_args+=(--prefer-board "$uuid")
+said=$(mktemp)
+base=$(python3 scripts/archive_index.py "$results" --newest --gpu-slug "$slug" --plan full "${sm_args[@]}" 2>"$said") || {
+  rm -f "$said"; skip "no full archive of $name ($slug) under $results; run scripts/characterize.sh once"; }
+board=$(sed 's/^archive_index.py: //' "$said"); rm -f "$said"
+echo "regression_check: $name, base archive $base${board:+ ($board)}" >&2
 
 t0=${EPOCHREALTIME/[.,]/}
 tmp=${keep:-$(mktemp -d)}
@@ -102,6 +114,7 @@ new=$(grep -o 'archive: .*' "$tmp/characterize.log" | tail -1 | cut -d' ' -f2)
 [ -n "$new" ] && [ -d "$new" ] || bad "the check run left no archive ($tmp/characterize.log)"
 args=(--common-only --format="$format")
 [ -n "$threshold" ] && args+=(--threshold="$threshold")
+[ -n "$baseline" ] && args+=(--baseline "$baseline")
 [ -n "$out" ] && args+=(-o "$out")
 rc=0
 "$COMPARE" "${args[@]}" "$base" "$new" || rc=$?

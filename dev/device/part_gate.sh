@@ -57,12 +57,16 @@ if [ "${#archives[@]}" -ge 2 ]; then
   "$BIN/memhier-compare" "${archives[0]}" "${archives[-1]}" > "$dir/first_vs_last.txt" 2>&1
   echo "first vs last: exit $?; $(grep '^gate:' "$dir/first_vs_last.txt")" >> "$sum"
 fi
-# against the newest committed archive of this GPU (another session, maybe another driver)
+# against the newest committed archive of this board, else of this GPU model (another session,
+# maybe another driver, maybe another board: boards of one model differ, docs/fleet.md)
 if [ "${#archives[@]}" -ge 1 ]; then
   slug=$(basename "$(dirname "$(dirname "${archives[0]}")")")
-  old=$(python3 "$ROOT/scripts/archive_index.py" "$ROOT/results" --newest --gpu-slug "$slug" --plan full 2>/dev/null)
+  uuid=$(nvidia-smi --query-gpu=uuid --format=csv,noheader -i "${device#cuda:}" 2>/dev/null | head -1 | tr -d ' ')
+  old=$(python3 "$ROOT/scripts/archive_index.py" "$ROOT/results" --newest --gpu-slug "$slug" --plan full \
+    ${uuid:+--prefer-board "$uuid"} 2>"$dir/vs_committed_board.txt")
   if [ -n "$old" ]; then
     "$BIN/memhier-compare" "$old" "${archives[0]}" > "$dir/vs_committed.txt" 2>&1
     echo "vs committed $(basename "$old"): exit $?; $(grep '^gate:' "$dir/vs_committed.txt")" >> "$sum"
+    sed 's/^archive_index.py: /  base: /' "$dir/vs_committed_board.txt" >> "$sum"
   fi
 fi

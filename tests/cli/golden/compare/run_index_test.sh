@@ -36,5 +36,17 @@ plan=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["context"
 newest=$(python3 "$idx" "$work" --newest --gpu-slug nvidia-h100-80gb-hbm3 --plan "$plan") || fail "--newest --plan $plan found nothing"
 [ "$newest" = "$a/20261122T090000Z" ] || fail "--newest --plan gave $newest"
 python3 "$idx" "$work" --newest --gpu-slug nvidia-h100-80gb-hbm3 --plan no-such-plan >/dev/null && fail "--newest --plan no-such-plan succeeded"
+# --prefer-board: the older archive's board when asked for it, the newest of the model otherwise
+python3 - "$a/20261121T180000Z/bench.json" <<'PY' || fail "could not rename the board"
+import json, sys
+d = json.load(open(sys.argv[1])); d["context"]["gpu_uuid"] = "GPU-older"; json.dump(d, open(sys.argv[1], "w"))
+PY
+newest=$(python3 "$idx" "$work" --newest --gpu-slug nvidia-h100-80gb-hbm3 --prefer-board GPU-older 2>"$work/err") || fail "--prefer-board found nothing"
+[ "$newest" = "$a/20261121T180000Z" ] || fail "--prefer-board GPU-older gave $newest"
+grep -q "an archive of this board (GPU-older)" "$work/err" || fail "--prefer-board did not say it found the board: $(cat "$work/err")"
+newest=$(python3 "$idx" "$work" --newest --gpu-slug nvidia-h100-80gb-hbm3 --prefer-board GPU-elsewhere 2>"$work/err") || fail "--prefer-board of an absent board found nothing"
+[ "$newest" = "$a/20261122T090000Z" ] || fail "--prefer-board of an absent board gave $newest"
+grep -q "no archive of this board (GPU-elsewhere)" "$work/err" || fail "--prefer-board did not say the board has none: $(cat "$work/err")"
+python3 "$idx" "$work" > /dev/null && grep -q '"gpu_uuid": "GPU-older"' "$work/index.json" || fail "index.json without the board's gpu_uuid"
 python3 "$idx" "$work/nope" 2>/dev/null; [ $? = 2 ] || fail "missing results dir must exit 2"
 echo "archive_index.py: all checks passed"
