@@ -104,11 +104,13 @@ print('ok:', v)"
 endif()
 
 # The quick check on a freshly started H200 (2026-12-03 06:44Z, tests/cli/golden/compare/
-# h200_check_fresh_board: the check plan's archive, kept whole) against the full archive of 06:29Z
-# on another machine: the latency spectrum's DRAM patterns are bimodal (the two L2 partitions), and
-# their medians read 658 and 710 cycles for the same GPU, a false alarm when the median was gated
-# alone; the two modes' medians are figures of their own now, and the check passes (docs/ci.md).
-set(_h200_fresh_base ${PROJECT_SOURCE_DIR}/results/sm_90/nvidia-h200/580.159.04/20261203T062903Z)
+# h200_check_fresh_board: the check plan's archive, kept whole) against a full archive of another
+# board (2026-11-27 12:52Z, kept in results/ for its peer rows): the latency spectrum's DRAM patterns
+# are bimodal (the two L2 partitions), and their medians read 671 and 710 cycles for the same GPU
+# model (658 and 710 against the archive of 06:29Z that this check first failed on), a false alarm
+# when the median was gated alone; the two modes' medians are figures of their own now, and the
+# check passes (docs/ci.md).
+set(_h200_fresh_base ${PROJECT_SOURCE_DIR}/results/sm_90/nvidia-h200/580.159.04/20261127T125243Z)
 if(TARGET memhier-compare AND EXISTS ${_h200_fresh_base})
   add_test(NAME cli_gate_h200_check_fresh_board
            COMMAND ${CMAKE_COMMAND} -DTOOL=$<TARGET_FILE:memhier-compare>
