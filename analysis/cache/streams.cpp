@@ -373,8 +373,11 @@ class LaunchReplay {
   }
 };
 
-std::uint64_t pool_lines(const StreamPoint& p, std::uint32_t sets) {
-  return p.line_bytes && sets ? std::max<std::uint64_t>(1, p.pool_bytes / p.line_bytes / sets) : 1;
+// The pool's lines that map to the set: density / sets of them (the stream's arrival rate into it).
+std::uint64_t pool_lines(const StreamPoint& p, std::uint32_t sets, double density = 1) {
+  return p.line_bytes && sets ? std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(
+                                                               static_cast<double>(p.pool_bytes / p.line_bytes) * density / sets)))
+                              : 1;
 }
 
 std::string fmt(double x, int digits = 2) {
@@ -406,6 +409,14 @@ std::vector<StreamPoint> stream_points(const Dataset& data, const std::string& c
     const auto it = emptied.find(e.params.get_or("path", ""));
     return it == emptied.end() ? -1 : it->second;
   };
+  // The L2: the targets of the reader's own partition only (near_trials, near_evicted), where the
+  // benchmark split them; the mixed count mixes two partitions and two thresholds.
+  const bool near_only = cache == "l2";
+  std::size_t unsplit = 0;
+  auto trials_of = [&](const BenchEntry& e) { return e.counter(near_only ? "near_trials" : "trials"); };
+  auto count_of = [&](const BenchEntry& e, const std::string& counter) {
+    return e.counter(near_only && counter == "evicted" ? "near_evicted" : counter);
+  };
   for (const auto* e : data.family("cache_streams")) {
     if (e->params.get_or("cache", "") != cache) continue;
     const std::string v = e->params.get_or("variant", "");
@@ -413,6 +424,10 @@ std::vector<StreamPoint> stream_points(const Dataset& data, const std::string& c
     if (!variants().count(v) || !k || *k <= 0 || e->counter("trials") <= 0 || e->counter("line_bytes") <= 0 ||
         e->counter("pool_bytes") <= 0 || e->counter("evicted", -1) < 0) {
       ++bad;
+      continue;
+    }
+    if (near_only && (!(e->counter("near_trials", 0) > 0) || e->counter("near_evicted", -1) < 0)) {
+      ++unsplit;
       continue;
     }
     raw.push_back({e, static_cast<int>(std::lround(e->counter("carveout", -1)))});
@@ -440,8 +455,8 @@ std::vector<StreamPoint> stream_points(const Dataset& data, const std::string& c
       p.trials_per_sm = std::max(1.0, e.counter("trials_per_sm", 1));
       p.targets_per_trial = std::max(p.targets_per_trial, e.counter("targets_per_trial", 1));
       p.start_empty = start_empty_of(e);
-      p.trials += e.counter("trials");
-      p.observed += std::clamp(e.counter(counter), 0.0, e.counter("trials"));
+      p.trials += trials_of(e);
+      p.observed += std::clamp(count_of(e, counter), 0.0, trials_of(e));
       p.names.push_back(e.params.str());
     }
   }
@@ -454,6 +469,9 @@ std::vector<StreamPoint> stream_points(const Dataset& data, const std::string& c
   if (note) {
     *note = "";
     if (bad) *note += std::to_string(bad) + " cache_streams entries of " + cache + " without a known variant, k > 0, trials, evicted, pool_bytes or line_bytes left out";
+    if (unsplit)
+      *note += std::string(note->empty() ? "" : "; ") + std::to_string(unsplit) + " entries of " + cache +
+               " whose targets' first loads did not split into the reader's partition and the other (no near_trials) left out";
     if (primary >= 0 && !any_primary && !raw.empty())
       *note += std::string(note->empty() ? "" : "; ") + "no entry at carveout " + std::to_string(primary) +
                " (the sets' carveout): those at other carveouts are judged with its sets";
@@ -485,7 +503,7 @@ StreamPrediction predict_streams(const std::string& pol, std::uint32_t sets, std
     const auto& p = points[i];
     if (p.start_empty != 1) continue;
     launch[i] = true;
-    LaunchReplay replay(launch_set, launch_other, set, other, p, pool_lines(p, sets), q, ways);
+    LaunchReplay replay(launch_set, launch_other, set, other, p, pool_lines(p, sets, density), q, ways);
     Moments m;
     for (unsigned r = 0; r < runs_per_k; ++r) {
       const auto [first, second] = replay.run(r);
@@ -497,7 +515,7 @@ StreamPrediction predict_streams(const std::string& pol, std::uint32_t sets, std
   std::map<std::pair<std::string, std::uint64_t>, std::vector<std::uint64_t>> surv;
   for (std::size_t i = 0; i < points.size(); ++i)
     if (const auto& p = points[i]; !launch[i] && (p.variant == "fresh" || p.variant == "reread1" || p.variant == "reread2")) {
-      auto& ks = surv[{p.variant, pool_lines(p, sets)}];
+      auto& ks = surv[{p.variant, pool_lines(p, sets, density)}];
       if (std::find(ks.begin(), ks.end(), p.k) == ks.end()) ks.push_back(p.k);
     }
   for (auto& [key, ks] : surv) {
@@ -506,7 +524,7 @@ StreamPrediction predict_streams(const std::string& pol, std::uint32_t sets, std
     const auto m = survival_unit(set, key.second, rereads, ks, q, runs);
     for (std::size_t i = 0; i < points.size(); ++i) {
       const auto& p = points[i];
-      if (launch[i] || p.variant != key.first || pool_lines(p, sets) != key.second) continue;
+      if (launch[i] || p.variant != key.first || pool_lines(p, sets, density) != key.second) continue;
       const std::size_t j = static_cast<std::size_t>(std::find(ks.begin(), ks.end(), p.k) - ks.begin());
       out.p[i] = m[j].mean(), out.var[i] = m[j].var_of_mean();
     }
@@ -516,7 +534,7 @@ StreamPrediction predict_streams(const std::string& pol, std::uint32_t sets, std
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
     if (launch[i] || (p.variant != "mid" && p.variant != "two_ages")) continue;
-    const auto key = std::make_tuple(p.variant, p.k, pool_lines(p, sets));
+    const auto key = std::make_tuple(p.variant, p.k, pool_lines(p, sets, density));
     if (per_k.count(key)) continue;
     const std::uint64_t L = std::get<2>(key);
     per_k[key] = p.variant == "mid" ? mid_unit(set, L, p.k, q, runs_per_k) : two_ages_unit(set, other, L, p.k, q, runs_per_k);
@@ -524,7 +542,7 @@ StreamPrediction predict_streams(const std::string& pol, std::uint32_t sets, std
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
     if (launch[i]) continue;
-    auto it = per_k.find(std::make_tuple(p.variant, p.k, pool_lines(p, sets)));
+    auto it = per_k.find(std::make_tuple(p.variant, p.k, pool_lines(p, sets, density)));
     if (it == per_k.end()) continue;
     const Moments& m = p.measure == "evicted" ? it->second.first : it->second.second;
     out.p[i] = m.mean(), out.var[i] = m.var_of_mean();
@@ -915,7 +933,7 @@ std::string judged_geometry(const nlohmann::json& cache, const std::string& name
   double targets = 1;
   for (const auto& p : pts) targets = std::max(targets, p.targets_per_trial);
   if (pts.empty()) return "no usable cache_streams entry (" + note + ")";
-  if (name == "l2") return "the L2's sets and ways come from l2_sets (the whole L2), not from one SM's view";
+  if (name == "l2") return "the L2's are judged on one partition's sets from l2_sets and l2_partitions (analysed later)";
   if (targets > 1) return "trials of " + fmt(targets, 0) + " targets each (the prediction replays trials of one target)";
   return geometry(cache, S, W);
 }
@@ -932,15 +950,17 @@ bool& judgement_on() {
 
 void set_stream_judgement(bool on) { judgement_on() = on; }
 
-bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string& name, int primary, double noise,
-                   const SequenceVerdict& seq) {
-  std::string note;
-  const auto pts = stream_points(data, name, primary, &note);
-  if (pts.empty() && note.empty()) return false;
+namespace {
+// The judgement of `pts` on one set of S x W (geo: why there is none, "" where S and W hold) joined
+// with the sequences' verdict, into cache.streams (and cache.replacement). memo_extra: what else
+// keys the memo (the L2's partitions); scope: one sentence on which targets and sets (report.md).
+void judge_points(nlohmann::json& cache, const std::vector<StreamPoint>& pts, const std::string& note,
+                  const std::string& geo, std::uint32_t S, std::uint32_t W, double noise, const SequenceVerdict& seq,
+                  const std::string& memo_extra, const std::string& scope) {
   // The same inputs judged before (set_stream_memo): the keys the judgement wrote, as it wrote them.
   const nlohmann::json cache_before = cache;
   std::string key;
-  if (memo_apply(cache, pts, noise, seq, note, &key)) return true;
+  if (memo_apply(cache, pts, noise, seq, note + memo_extra, &key)) return;
   struct MemoOnReturn {
     const std::string& key;
     const nlohmann::json& before;
@@ -962,12 +982,11 @@ bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string
   double trials = 0;
   for (const auto& p : pts)
     if (p.measure == "evicted") trials += p.trials;
-  std::uint32_t S = 0, W = 0;
-  const std::string geo = judged_geometry(cache, name, pts, note, &S, &W);
   if (!pts.empty()) st["pool_bytes"] = pts.front().pool_bytes, st["line_bytes"] = pts.front().line_bytes;
-  st["sets"] = S ? nlohmann::json(S) : nlohmann::json();
-  st["ways"] = W ? nlohmann::json(W) : nlohmann::json();
+  st["sets"] = S && geo.empty() ? nlohmann::json(S) : nlohmann::json();
+  st["ways"] = W && geo.empty() ? nlohmann::json(W) : nlohmann::json();
   st["trials_total"] = trials;
+  if (!scope.empty()) st["scope"] = scope;
   if (!geo.empty()) {
     st["curves"] = nlohmann::json::array();
     st["candidates"] = nlohmann::json::array();
@@ -975,7 +994,7 @@ bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string
     st["reason"] = "streams not judged: " + geo;
     st["evidence"] = ev.to_json();
     cache["streams"] = st;
-    return true;
+    return;
   }
   const auto cands = policy::candidates_in_decision_order(W);
   auto fits = fit_streams(pts, S, W, cands, noise);
@@ -1008,7 +1027,71 @@ bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string
   st["reason"] = reason;
   st["evidence"] = ev.to_json();
   cache["streams"] = st;
+}
+}  // namespace
+
+bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string& name, int primary, double noise,
+                   const SequenceVerdict& seq) {
+  std::string note;
+  const auto pts = stream_points(data, name, primary, &note);
+  if (pts.empty() && note.empty()) return false;
+  std::uint32_t S = 0, W = 0;
+  const std::string geo = judged_geometry(cache, name, pts, note, &S, &W);
+  judge_points(cache, pts, note, geo, S, W, noise, seq, "", "");
   return true;
+}
+
+namespace {
+// A whole positive count held as a JSON number (any of its number types), else 0.
+std::uint64_t count_of(const nlohmann::json& v) {
+  if (!v.is_number()) return 0;
+  const double x = v.get<double>();
+  return x >= 1 && x == std::floor(x) && x < 1e12 ? static_cast<std::uint64_t>(x) : 0;
+}
+}  // namespace
+
+void judge_l2_streams(nlohmann::json& t, const Dataset& data) {
+  if (!judgement_on() || !t.contains("caches") || !t["caches"].contains("l2") || !t["caches"]["l2"].is_object()) return;
+  nlohmann::json& c = t["caches"]["l2"];
+  std::string note;
+  const auto pts = stream_points(data, "l2", -1, &note);
+  if (pts.empty() && note.empty()) return;
+  // One partition's sets: l2_sets' sets (the whole L2) over l2_partitions' partitions; its ways.
+  const nlohmann::json ls = t.value("l2_sets", nlohmann::json()), lp = t.value("l2_partitions", nlohmann::json());
+  const nlohmann::json parts = lp.is_object() && lp.contains("map") && lp["map"].is_object() ? lp["map"].value("partitions", nlohmann::json())
+                                                                                           : nlohmann::json();
+  std::uint32_t S = 0, W = 0;
+  std::string geo;
+  double targets = 1;
+  for (const auto& p : pts) targets = std::max(targets, p.targets_per_trial);
+  if (pts.empty()) geo = "no usable cache_streams entry (" + note + ")";
+  else if (!ls.is_object() || count_of(ls.value("sets", nlohmann::json())) == 0 || count_of(ls.value("ways", nlohmann::json())) == 0)
+    geo = "needs l2_sets' sets and ways (not decided)";
+  else if (count_of(parts) == 0 || count_of(ls["sets"]) % count_of(parts))
+    geo = "needs the L2's partitions (l2_partitions) dividing l2_sets' " + ls["sets"].dump() + " sets";
+  else {
+    nlohmann::json one = {{"sets", count_of(ls["sets"]) / count_of(parts)}, {"ways", count_of(ls["ways"])}};
+    geo = geometry(one, &S, &W);
+    // other targets of the same trial in a target's set: each one line more (not replayed)
+    if (geo.empty() && (targets - 1) / S > 0.05)
+      geo = "trials of " + fmt(targets, 0) + " targets each: " + fmt((targets - 1) / S, 2) +
+            " other targets in a target's set, which the replay of one target does not model";
+  }
+  SequenceVerdict v;
+  const nlohmann::json rep = ls.is_object() ? ls.value("replacement", nlohmann::json()) : nlohmann::json();
+  if (ls.is_object() && (rep.is_string() || rep.is_array()) && ls.contains("replacement_consistent") &&
+      ls["replacement_consistent"].is_object())
+    for (const auto& cls : ls["replacement_consistent"].value("class_members", nlohmann::json::array()))
+      for (const auto& n : cls)
+        if (n.is_string()) v.consistent.push_back(n.get<std::string>()), v.decided = true;
+  v.source = "L2 eviction-set sequences";
+  const std::string scope =
+      S ? "the targets homed in the reader's own L2 partition (the first loads' lower class: near_trials, near_evicted), "
+          "on one set of that partition: l2_sets' " + ls["sets"].dump() + " sets over " + parts.dump() +
+          " partitions; the stream's lines reach it as the reader's partition holds them (its own and copies of the "
+          "other's), so the density is fitted"
+        : std::string();
+  judge_points(c, pts, note, geo, S, W, 0.0, v, "|l2 partitions " + parts.dump(), scope);
 }
 
 void judge_streams(CacheJob& job) {

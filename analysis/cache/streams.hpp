@@ -106,6 +106,12 @@ bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string
                    const SequenceVerdict& seq);
 // The same for a cache job (its sequence verdict from the job, else replacement_cyclic_class).
 void judge_streams(CacheJob& job);
+// The L2's streams (topology t after merge_l2_story): the targets of the reader's own partition
+// (the benchmark's near_* counters) on one set of that partition (l2_sets' sets over
+// l2_partitions' partitions, its ways), joined with l2_sets' policy verdict into caches.l2.streams
+// and caches.l2.replacement; the stream density fitted for every sequence-consistent candidate (the
+// reader's partition holds its own lines and copies of the other's). Nothing without L2 entries.
+void judge_l2_streams(nlohmann::json& t, const Dataset& data);
 // A file that keeps each judgement by its inputs (the points, geometry, noise, the sequences'
 // verdict, the replacement before, the analyzer's revision): an analysis of the same stream data
 // reuses it (memhier-infer --streams-cache; characterize.sh's rounds and last analysis). "" : none.

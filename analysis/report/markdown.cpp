@@ -153,6 +153,7 @@ void render_streams(std::ostringstream& o, const json& c) {
     << " pool, then the line again; predicted by Monte-Carlo over one set of "
     << (st["sets"].is_number() ? st["sets"].dump() : std::string("—")) << " × "
     << (st["ways"].is_number() ? st["ways"].dump() : std::string("—")) << "):\n\n";
+  if (st.contains("scope") && st["scope"].is_string()) o << "Judged: " << st["scope"].get<std::string>() << ".\n\n";
   // Columns: the policies predicted, in the candidates' order (best first).
   std::vector<std::string> cols;
   std::set<std::string> in_curves;

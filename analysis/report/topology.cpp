@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "analysis/cache/infer_caches.hpp"
+#include "analysis/cache/streams.hpp"
 #include "analysis/memory/infer_memory.hpp"
 #include "analysis/l2/l2_evsets.hpp"
 #include "analysis/l2/l2_partitions.hpp"
@@ -96,6 +97,7 @@ void add_late_sections(const Dataset& data, nlohmann::json& t, StepClock& step) 
   }
   explain_slice_count(t);  // l2_slices: the candidates where the count is a lower bound
   merge_l2_story(t);  // caches.l2: the whole L2 where l2_sets decided it, one SM's view as sub-figures
+  judge_l2_streams(t, data);  // its random streams on one partition's sets, joined with l2_sets' verdict
   step("l2 sets, story");
 }
 

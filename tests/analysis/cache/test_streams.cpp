@@ -356,3 +356,107 @@ TEST(Streams, OwnCurvesDisagreeWhereFreshTargetsGoElsewhere) {
   EXPECT_NE(c["streams"]["reason"].get<std::string>().find("own curves disagree"), std::string::npos)
       << c["streams"]["reason"];
 }
+
+namespace {
+// The L2 path's entries of one simulated partition (the reader's): every stream line reaches its
+// sets (the lines homed there and the copies of the other partition's), `sets` x 16 under `pol`; per
+// k and variant `trials` targets homed there (near_*) and as many homed in the other partition,
+// whose counters the judgement must not read (far_*: made up, and the mixed count with them).
+Dataset l2_partition(std::uint32_t sets, const std::string& pol, bool split, std::uint64_t seed) {
+  SimCache c(sets, 16, pol, seed);
+  policy::SplitMix64 rng(seed * 1000003);
+  const std::uint64_t pool = 4ull * sets * 16 * 2;  // 4 x both partitions
+  auto stream = [&](std::uint64_t n) {
+    for (std::uint64_t i = 0; i < n; ++i) c.access(static_cast<std::int64_t>(rng.next() % pool));
+  };
+  stream(8 * pool);
+  std::int64_t next_target = 1ll << 40;
+  std::vector<BenchEntry> out;
+  const unsigned trials = 220;
+  for (const std::string v : {"fresh", "reread1"})
+    for (std::uint64_t k : {8ull * sets, 16ull * sets, 32ull * sets}) {
+      double evicted = 0;
+      for (unsigned t = 0; t < trials; ++t) {
+        const std::int64_t T = next_target++;
+        c.access(T);
+        if (v == "reread1") c.access(T);
+        stream(k);
+        evicted += c.access(T) ? 0 : 1;
+      }
+      std::map<std::string, double> ctr = {{"trials", 2.0 * trials}, {"evicted", trials},  // the far half all "evicted"
+                                           {"p_evicted", 0.5}, {"pool_bytes", static_cast<double>(pool * kLine)},
+                                           {"line_bytes", static_cast<double>(kLine)}, {"sms", 1}, {"targets_per_trial", 1},
+                                           {"hit_cycles", 290}, {"miss_cycles", 700}, {"threshold_cycles", 495}};
+      if (split)
+        for (const auto& [n, x] : std::map<std::string, double>{{"near_trials", trials}, {"near_evicted", evicted},
+                                                                {"far_trials", trials}, {"far_near_lost", trials}, {"far_evicted", trials}})
+          ctr[n] = x;
+      out.push_back(test_support::bench_entry("cache_streams/cache:l2/path:global_cg/variant:" + v + "/loads:dep/k:" + std::to_string(k), ctr));
+    }
+  return Dataset::from_runs({test_support::bench_run(out, {{"device_name", "synthetic"}})});
+}
+
+// A topology after merge_l2_story: l2_sets decided `sets` x 16 and policy `seq` over 2 partitions.
+nlohmann::json l2_topology(std::uint32_t sets, const std::string& seq) {
+  nlohmann::json t;
+  t["caches"]["l2"] = {{"sets", 2 * sets}, {"ways", 16}, {"replacement", seq}};
+  t["caches"]["l2"]["provenance"]["replacement"] = {{"confidence", 0.7}, {"evidence", {"l2_evsets/policy"}}};
+  t["l2_sets"] = {{"sets", 2 * sets}, {"ways", 16}, {"replacement", seq}};
+  t["l2_sets"]["replacement_consistent"]["class_members"] = {{seq}};
+  t["l2_partitions"]["map"]["partitions"] = 2;
+  return t;
+}
+}  // namespace
+
+// The L2's streams are judged on the reader's partition (l2_sets' sets over the partitions, its
+// ways) from the targets homed there: an LRU partition keeps l2_sets' lru; one that inserts a missed
+// line one age below the top (a hit promotes it: a re-read target outlives a fresh one, as on the
+// H200) refutes lru and leaves the replacement null with the nearest candidates; entries without the
+// split are not judged and say why.
+TEST(Streams, L2JudgedOnTheReadersPartition) {
+  const std::uint32_t sets = 256;  // per partition
+  {
+    nlohmann::json t = l2_topology(sets, "lru");
+    judge_l2_streams(t, l2_partition(sets, "lru", true, 11));
+    const auto& st = t["caches"]["l2"]["streams"];
+    EXPECT_EQ(st["sets"], sets);
+    EXPECT_EQ(st["ways"], 16);
+    EXPECT_EQ(st["named"], "lru") << st["reason"];
+    EXPECT_EQ(t["caches"]["l2"]["replacement"], "lru");
+    EXPECT_EQ(st["curves"].size(), 6u);
+    EXPECT_EQ(st["curves"][0]["trials"], 220);  // the near targets only
+    EXPECT_NE(st["scope"].get<std::string>().find("reader's own L2 partition"), std::string::npos);
+    EXPECT_NE(render_report([&] {
+                nlohmann::json r = t;
+                r["schema"] = "memhier-topology/2";
+                r["device"] = {{"gpu_name", "test"}};
+                r["caches"]["l2"]["present"] = true;
+                return r;
+              }()).find("Judged: the targets homed in the reader's own L2 partition"),
+              std::string::npos);
+  }
+  {
+    nlohmann::json t = l2_topology(sets, "lru");
+    judge_l2_streams(t, l2_partition(sets, "qlru_h00_m1_r0_u1", true, 12));
+    const auto& st = t["caches"]["l2"]["streams"];
+    EXPECT_TRUE(st["named"].is_null());
+    EXPECT_TRUE(t["caches"]["l2"]["replacement"].is_null());
+    const std::string why = t["caches"]["l2"]["provenance"]["replacement"]["reason"];
+    EXPECT_NE(why.find("does not predict the streams"), std::string::npos) << why;
+    EXPECT_NE(why.find("nearest: "), std::string::npos) << why;
+  }
+  {
+    nlohmann::json t = l2_topology(sets, "lru");
+    judge_l2_streams(t, l2_partition(sets, "lru", false, 13));
+    const auto& st = t["caches"]["l2"]["streams"];
+    EXPECT_EQ(t["caches"]["l2"]["replacement"], "lru");
+    EXPECT_NE(st["reason"].get<std::string>().find("did not split"), std::string::npos) << st["reason"];
+  }
+  {  // no partitions decided: not judged
+    nlohmann::json t = l2_topology(sets, "lru");
+    t["l2_partitions"] = nullptr;
+    judge_l2_streams(t, l2_partition(sets, "lru", true, 14));
+    EXPECT_NE(t["caches"]["l2"]["streams"]["reason"].get<std::string>().find("partitions"), std::string::npos);
+    EXPECT_EQ(t["caches"]["l2"]["replacement"], "lru");
+  }
+}
