@@ -17,7 +17,64 @@ namespace memhier {
 
 namespace {
 
-constexpr const char* kPackMagic = "memhier-pack 1";
+constexpr const char* kPackMagic = "memhier-pack 2";
+constexpr const char* kPackMagicV1 = "memhier-pack 1";  // `file` entries only
+constexpr const char* kData = "\ndata\n";
+
+// A `rows` entry's body with the data rows' first column (first, first + step, ...) put back.
+std::string restore_rows(const std::string& body, long long first, long long step, std::size_t rows,
+                         const std::string& label) {
+  const std::size_t i = body.find(kData);
+  if (i == std::string::npos) throw std::runtime_error(label + ": a rows entry without a data line");
+  std::size_t pos = i + 6;
+  std::string out = body.substr(0, pos);
+  out.reserve(body.size() + rows * 8);
+  for (std::size_t k = 0; k < rows; ++k) {
+    const std::size_t eol = body.find('\n', pos);
+    if (eol == std::string::npos)
+      throw std::runtime_error(label + ": a rows entry with fewer than " + std::to_string(rows) + " rows");
+    out += std::to_string(first + static_cast<long long>(k) * step);
+    out += ' ';
+    out.append(body, pos, eol + 1 - pos);
+    pos = eol + 1;
+  }
+  out.append(body, pos, std::string::npos);
+  return out;
+}
+
+// A trace whose data rows begin with integers first, first + step, ... without that column
+// (restored exactly by restore_rows), else nullopt.
+struct Stripped {
+  long long first = 0, step = 0;
+  std::size_t rows = 0;
+  std::string body;
+};
+std::optional<Stripped> strip_rows(const std::string& body) {
+  const std::size_t i = body.find(kData);
+  if (i == std::string::npos) return std::nullopt;
+  std::size_t pos = i + 6;
+  Stripped s;
+  s.body = body.substr(0, pos);
+  std::vector<long long> idx;
+  while (true) {
+    const std::size_t eol = body.find('\n', pos);
+    if (eol == std::string::npos) break;
+    const std::size_t sp = body.find(' ', pos);
+    if (sp == std::string::npos || sp >= eol || sp == pos) break;
+    std::size_t d = pos + (body[pos] == '-' ? 1 : 0);
+    if (d == sp || body.find_first_not_of("0123456789", d) < sp || sp - d > 18) break;
+    idx.push_back(std::stoll(body.substr(pos, sp - pos)));
+    s.body.append(body, sp + 1, eol - sp);
+    pos = eol + 1;
+  }
+  if (idx.size() < 3) return std::nullopt;
+  s.first = idx[0], s.step = idx[1] - idx[0], s.rows = idx.size();
+  for (std::size_t k = 0; k < idx.size(); ++k)
+    if (idx[k] != s.first + static_cast<long long>(k) * s.step) return std::nullopt;
+  s.body.append(body, pos, std::string::npos);
+  if (restore_rows(s.body, s.first, s.step, s.rows, "pack") != body) return std::nullopt;  // "+5", "007"
+  return s;
+}
 
 bool is_gzip(const std::string& head) {
   return head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b;
@@ -98,8 +155,9 @@ std::string existing_maybe_gz(const std::string& path) {
 std::map<std::string, std::string> parse_pack(const std::string& text, const std::string& label) {
   std::map<std::string, std::string> files;
   std::size_t pos = text.find('\n');
-  if (pos == std::string::npos || text.compare(0, pos, kPackMagic) != 0)
-    throw std::runtime_error(label + ": not a memhier pack (first line is not '" + kPackMagic + "')");
+  const bool v2 = pos != std::string::npos && text.compare(0, pos, kPackMagic) == 0;
+  if (pos == std::string::npos || (!v2 && text.compare(0, pos, kPackMagicV1) != 0))
+    throw std::runtime_error(label + ": not a memhier pack (first line is not '" + kPackMagic + "' or '" + kPackMagicV1 + "')");
   ++pos;
   while (true) {
     const std::size_t eol = text.find('\n', pos);
@@ -107,15 +165,17 @@ std::map<std::string, std::string> parse_pack(const std::string& text, const std
     const std::string line = text.substr(pos, eol - pos);
     pos = eol + 1;
     if (line == "end") break;
-    // file <bytes> <name>
+    // file <bytes> <name>, or (version 2) rows <bytes> <first> <step> <rows> <name>
     std::istringstream in(line);
     std::string word, name;
-    std::size_t bytes = 0;
-    if (!(in >> word >> bytes) || word != "file" || !(in >> std::ws) || !std::getline(in, name) || name.empty() ||
-        name.find('/') != std::string::npos)
-      throw std::runtime_error(label + ": bad pack entry line '" + line + "'");
+    std::size_t bytes = 0, rows = 0;
+    long long first = 0, step = 0;
+    const bool ok = (in >> word >> bytes) && (word == "file" || (v2 && word == "rows" && (in >> first >> step >> rows))) &&
+                    (in >> std::ws) && std::getline(in, name) && !name.empty() && name.find('/') == std::string::npos;
+    if (!ok) throw std::runtime_error(label + ": bad pack entry line '" + line + "'");
     if (pos + bytes > text.size()) throw std::runtime_error(label + ": truncated pack (entry " + name + ")");
-    files[name] = text.substr(pos, bytes);
+    files[name] = word == "rows" ? restore_rows(text.substr(pos, bytes), first, step, rows, label + " (entry " + name + ")")
+                                 : text.substr(pos, bytes);
     pos += bytes;
   }
   return files;
@@ -123,7 +183,13 @@ std::map<std::string, std::string> parse_pack(const std::string& text, const std
 
 std::string make_pack(const std::map<std::string, std::string>& files) {
   std::string out = std::string(kPackMagic) + "\n";
-  for (const auto& [name, body] : files) out += "file " + std::to_string(body.size()) + " " + name + "\n" + body;
+  for (const auto& [name, body] : files) {
+    if (const auto s = strip_rows(body))
+      out += "rows " + std::to_string(s->body.size()) + " " + std::to_string(s->first) + " " + std::to_string(s->step) + " " +
+             std::to_string(s->rows) + " " + name + "\n" + s->body;
+    else
+      out += "file " + std::to_string(body.size()) + " " + name + "\n" + body;
+  }
   return out + "end\n";
 }
 

@@ -1,6 +1,6 @@
 // Files of a memhier archive as they are stored (docs/formats.md, "Archive files"): a file may be
 // plain or gzip-compressed (`name.gz`), and the traces of an archive may be one pack file
-// (`traces.pack.gz` or `traces.pack`, format `memhier-pack 1`) instead of a directory of files.
+// (`traces.pack.gz` or `traces.pack`, format `memhier-pack 2`, or 1 as older archives hold) instead of a directory of files.
 // Readers go through these functions so that plain, compressed and packed archives read the same.
 // gzip is read with zlib where the build found it (MEMHIER_HAVE_ZLIB), otherwise through the
 // `gzip -dc` command; neither present: one clear error.
@@ -22,8 +22,10 @@ std::string existing_maybe_gz(const std::string& path);
 // Whether this build reads gzip without the gzip command.
 bool have_zlib();
 
-// A pack: every file of one directory, concatenated (docs/formats.md, "Trace pack").
-// parse_pack throws on a malformed or truncated pack; `label` names it in messages.
+// A pack: every file of one directory, concatenated (docs/formats.md, "Archive files"); a trace
+// whose data rows begin with an arithmetic progression (an index, an offset) is stored without that
+// column and restored byte for byte. parse_pack reads versions 1 and 2 and throws on a malformed or
+// truncated pack; `label` names it in messages. make_pack writes version 2.
 std::map<std::string, std::string> parse_pack(const std::string& text, const std::string& label);
 std::string make_pack(const std::map<std::string, std::string>& files);
 

@@ -6,7 +6,7 @@ usage: python3 scripts/archive_pack.py pack ARCHIVE [--full DIR] [--traces-only]
        python3 scripts/archive_pack.py unpack ARCHIVE
        python3 scripts/archive_pack.py size ARCHIVE [--limit BYTES] [--estimate]
 
-pack:   traces/ -> traces.pack.gz (format `memhier-pack 1`, gzip), bench.json, refine-N.json and
+pack:   traces/ -> traces.pack.gz (format `memhier-pack 2`, gzip), bench.json, refine-N.json and
         requests-N.json -> .json.gz. --full DIR first copies the unpacked traces/ there (full traces
         kept outside results/). Without Python's zlib the pack stays plain (traces.pack) and the
         JSON files stay as they are. Reproducible: gzip headers carry no time.
@@ -27,26 +27,80 @@ try:
 except ImportError:  # pragma: no cover
     HAVE_GZIP = False
 
-MAGIC = b"memhier-pack 1\n"
+MAGIC = b"memhier-pack 2\n"
+MAGICS = (b"memhier-pack 1\n", MAGIC)  # version 1: `file` entries only
 JSON_GLOBS = ("bench.json", "refine-", "requests-")
+DATA = b"\ndata\n"
+
+
+def strip_rows(body):
+    """(first, step, rows, body without the rows' first column) where a trace's data rows begin
+    with integers first, first + step, ... (an index, an offset), restored exactly; else None."""
+    i = body.find(DATA)
+    if i < 0:
+        return None
+    pos, rest, idx = i + len(DATA), [], []
+    while True:
+        eol = body.find(b"\n", pos)
+        if eol < 0:
+            break
+        line = body[pos:eol]
+        sp = line.find(b" ")
+        head = line[:sp] if sp > 0 else b""
+        if not head or not (head.isdigit() or (head[:1] == b"-" and head[1:].isdigit())):
+            break
+        idx.append(int(head))
+        rest.append(line[sp + 1:])
+        pos = eol + 1
+    if len(idx) < 3:
+        return None
+    first, step = idx[0], idx[1] - idx[0]
+    if any(x != first + k * step for k, x in enumerate(idx)):
+        return None
+    out = body[:i + len(DATA)] + b"".join(r + b"\n" for r in rest) + body[pos:]
+    if restore_rows(out, first, step, len(idx)) != body:  # e.g. "+5" or "007": kept as it was
+        return None
+    return first, step, len(idx), out
+
+
+def restore_rows(body, first, step, rows, label="pack"):
+    i = body.find(DATA)
+    if i < 0:
+        raise ValueError("%s: a rows entry without a data line" % label)
+    pos, out = i + len(DATA), [body[:i + len(DATA)]]
+    for k in range(rows):
+        eol = body.find(b"\n", pos)
+        if eol < 0:
+            raise ValueError("%s: a rows entry with fewer than %d rows" % (label, rows))
+        out.append(b"%d " % (first + k * step) + body[pos:eol + 1])
+        pos = eol + 1
+    out.append(body[pos:])
+    return b"".join(out)
 
 
 def make_pack(files):
-    """{name: bytes} -> pack bytes (names sorted; one line per entry, then its bytes)."""
+    """{name: bytes} -> pack bytes (names sorted; one line per entry, then its bytes; a trace whose
+    data rows begin with an arithmetic progression as a `rows` entry without that column)."""
     out = io.BytesIO()
     out.write(MAGIC)
     for name in sorted(files):
         body = files[name]
-        out.write(b"file %d %s\n" % (len(body), name.encode()))
+        rows = strip_rows(body)
+        if rows:
+            first, step, n, body = rows
+            out.write(b"rows %d %d %d %d %s\n" % (len(body), first, step, n, name.encode()))
+        else:
+            out.write(b"file %d %s\n" % (len(body), name.encode()))
         out.write(body)
     out.write(b"end\n")
     return out.getvalue()
 
 
 def parse_pack(data, label="pack"):
-    if not data.startswith(MAGIC):
+    magic = next((m for m in MAGICS if data.startswith(m)), None)
+    if magic is None:
         raise ValueError("%s: not a memhier pack" % label)
-    files, pos = {}, len(MAGIC)
+    files, pos = {}, len(magic)
     while True:
         eol = data.find(b"\n", pos)
         if eol < 0:
@@ -54,13 +108,21 @@ def parse_pack(data, label="pack"):
         line, pos = data[pos:eol].decode(), eol + 1
         if line == "end":
             return files
-        word, size, name = line.split(" ", 2)
-        if word != "file" or "/" in name:
+        try:
+            if line.startswith("rows ") and magic == MAGIC:
+                word, size, first, step, rows, name = line.split(" ", 5)
+                first, step, rows = int(first), int(step), int(rows)
+            else:
+                word, size, name = line.split(" ", 2)
+            size = int(size)
+        except ValueError:
             raise ValueError("%s: bad pack entry line %r" % (label, line))
-        size = int(size)
+        if word not in ("file", "rows") or "/" in name or not name:
+            raise ValueError("%s: bad pack entry line %r" % (label, line))
         if pos + size > len(data):
             raise ValueError("%s: truncated pack (entry %s)" % (label, name))
-        files[name] = data[pos:pos + size]
+        body = data[pos:pos + size]
+        files[name] = restore_rows(body, first, step, rows, label) if word == "rows" else body
         pos += size
 
 
