@@ -392,6 +392,24 @@ double round4(double x) { return std::round(x * 10000) / 10000; }
 
 }  // namespace
 
+namespace {
+// What stream_points left out and why ("" when nothing).
+std::string points_note(const std::string& cache, int primary, std::size_t bad, std::size_t unsplit, bool none_at_primary,
+                        std::size_t other_carveout) {
+  std::string note;
+  auto add = [&](const std::string& x) { note += (note.empty() ? "" : "; ") + x; };
+  if (bad) add(std::to_string(bad) + " cache_streams entries of " + cache + " without a known variant, k > 0, trials, evicted, pool_bytes or line_bytes left out");
+  if (unsplit)
+    add(std::to_string(unsplit) + " entries of " + cache +
+        " whose targets' first loads did not split into the reader's partition and the other (no near_trials) left out");
+  if (none_at_primary)
+    add("no entry at carveout " + std::to_string(primary) + " (the sets' carveout): those at other carveouts are judged with its sets");
+  if (other_carveout)
+    add(std::to_string(other_carveout) + " entries at another carveout than " + std::to_string(primary) + " (the sets' carveout) left out");
+  return note;
+}
+}  // namespace
+
 std::vector<StreamPoint> stream_points(const Dataset& data, const std::string& cache, int primary, std::string* note) {
   struct Raw {
     const BenchEntry* e;
@@ -466,19 +484,7 @@ std::vector<StreamPoint> stream_points(const Dataset& data, const std::string& c
   for (const auto& v : order)
     for (auto& [key, p] : by)
       if (std::get<0>(key) == v) out.push_back(p);
-  if (note) {
-    *note = "";
-    if (bad) *note += std::to_string(bad) + " cache_streams entries of " + cache + " without a known variant, k > 0, trials, evicted, pool_bytes or line_bytes left out";
-    if (unsplit)
-      *note += std::string(note->empty() ? "" : "; ") + std::to_string(unsplit) + " entries of " + cache +
-               " whose targets' first loads did not split into the reader's partition and the other (no near_trials) left out";
-    if (primary >= 0 && !any_primary && !raw.empty())
-      *note += std::string(note->empty() ? "" : "; ") + "no entry at carveout " + std::to_string(primary) +
-               " (the sets' carveout): those at other carveouts are judged with its sets";
-    if (other_carveout)
-      *note += std::string(note->empty() ? "" : "; ") + std::to_string(other_carveout) + " entries at another carveout than " +
-               std::to_string(primary) + " (the sets' carveout) left out";
-  }
+  if (note) *note = points_note(cache, primary, bad, unsplit, primary >= 0 && !any_primary && !raw.empty(), other_carveout);
   return out;
 }
 
@@ -933,7 +939,7 @@ std::string judged_geometry(const nlohmann::json& cache, const std::string& name
   double targets = 1;
   for (const auto& p : pts) targets = std::max(targets, p.targets_per_trial);
   if (pts.empty()) return "no usable cache_streams entry (" + note + ")";
-  if (name == "l2") return "the L2's are judged on one partition's sets from l2_sets and l2_partitions (analysed later)";
+  if (name == "l2") return "the L2's streams are judged on one partition's sets, from l2_sets and l2_partitions (analysed later)";
   if (targets > 1) return "trials of " + fmt(targets, 0) + " targets each (the prediction replays trials of one target)";
   return geometry(cache, S, W);
 }
@@ -1092,6 +1098,16 @@ void judge_l2_streams(nlohmann::json& t, const Dataset& data) {
           "other's), so the density is fitted"
         : std::string();
   judge_points(c, pts, note, geo, S, W, 0.0, v, "|l2 partitions " + parts.dump(), scope);
+  // One L2 story: where the streams refute the sequences' policy, l2_sets says so too (its
+  // sequences' verdict stays as replacement_sequences).
+  if (v.decided && c.value("replacement", nlohmann::json()).is_null() && !rep.is_null()) {
+    nlohmann::json& s = t["l2_sets"];
+    s["replacement_sequences"] = rep;
+    const nlohmann::json& st = c.value("streams", nlohmann::json::object());
+    set_null(s, "replacement",
+             "the eviction-set sequences name " + rep.dump() + ", which random streams through the reader's partition "
+             "refute (caches.l2.streams): " + st.value("reason", std::string()));
+  }
 }
 
 void judge_streams(CacheJob& job) {

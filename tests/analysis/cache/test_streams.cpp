@@ -423,6 +423,7 @@ TEST(Streams, L2JudgedOnTheReadersPartition) {
     EXPECT_EQ(st["ways"], 16);
     EXPECT_EQ(st["named"], "lru") << st["reason"];
     EXPECT_EQ(t["caches"]["l2"]["replacement"], "lru");
+    EXPECT_EQ(t["l2_sets"]["replacement"], "lru");
     EXPECT_EQ(st["curves"].size(), 6u);
     EXPECT_EQ(st["curves"][0]["trials"], 220);  // the near targets only
     EXPECT_NE(st["scope"].get<std::string>().find("reader's own L2 partition"), std::string::npos);
@@ -444,6 +445,10 @@ TEST(Streams, L2JudgedOnTheReadersPartition) {
     const std::string why = t["caches"]["l2"]["provenance"]["replacement"]["reason"];
     EXPECT_NE(why.find("does not predict the streams"), std::string::npos) << why;
     EXPECT_NE(why.find("nearest: "), std::string::npos) << why;
+    // the l2_sets section says the same (one L2 story), its sequences' verdict kept beside
+    EXPECT_TRUE(t["l2_sets"]["replacement"].is_null());
+    EXPECT_EQ(t["l2_sets"]["replacement_sequences"], "lru");
+    EXPECT_NE(t["l2_sets"]["provenance"]["replacement"]["reason"].get<std::string>().find("refute"), std::string::npos);
   }
   {
     nlohmann::json t = l2_topology(sets, "lru");
