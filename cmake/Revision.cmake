@@ -12,6 +12,12 @@ if(GIT_FOUND AND EXISTS "${SOURCE_DIR}/.git")
     set(_rev "${_out}")
   endif()
 endif()
+# MEMHIER_SOURCE_REVISION in the environment names the revision where the checkout's own git state
+# does not (a copy of the working tree over an older .git, as the device tool sends it: `git
+# describe` there names the older commit "-dirty"); dev/device/run.sh passes it on.
+if(NOT "$ENV{MEMHIER_SOURCE_REVISION}" STREQUAL "")
+  set(_rev "$ENV{MEMHIER_SOURCE_REVISION}")
+endif()
 set(_text "// written by cmake/Revision.cmake at build time\n#define MEMHIER_ANALYZER_VERSION \"${VERSION}\"\n#define MEMHIER_ANALYZER_REVISION \"${_rev}\"\n")
 set(_old "")
 if(EXISTS "${OUT}")

@@ -10,6 +10,9 @@
 # Everything comes back as $OUT/device.tgz (all parts) plus $OUT/summary.txt (all tables).
 # DEADLINE (seconds from the start, default 570) bounds the whole call: a part gets at most what is
 # left before it (minus 20 s for packing), and a part that would get less than 30 s is skipped.
+# MEMHIER_SOURCE_REVISION: the revision to stamp into the analyzer (cmake/Revision.cmake), e.g.
+# `MEMHIER_SOURCE_REVISION=$(git describe --always --dirty --abbrev=12)` written out in the call:
+# the device's copy of the checkout may carry an older .git, whose describe names the wrong commit.
 case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail
 OUT=${OUT:-/tmp/memhier-device-out}
