@@ -27,8 +27,9 @@ Regression check of one GPU against its newest archive: characterizes the check 
 plan's benchmarks of the L1, constant caches, shared memory, DRAM read bandwidth and latency,
 latency spectrum, L1 bandwidth and warp access, measured as the full plan measures them) and
 compares it with the newest full archive of this board (its GPU UUID) under the results, else of
-the same GPU model (memhier-compare). Boards of one model differ (two H200s by 21 cycles of DRAM
-latency): against another board's archive give the model's fleet as --baseline (docs/fleet.md).
+the same GPU model (memhier-compare). Boards of one model differ (H200s by 21 cycles of L2 miss
+penalty): a board's own archive is its best base; --baseline takes a fleet's board-to-board
+spread as SAME (docs/fleet.md).
 
   --build-dir DIR    where memhier-bench, memhier-infer and memhier-compare are (default $build;
                      --build DIR is the same)
