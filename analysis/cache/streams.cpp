@@ -930,14 +930,19 @@ bool memo_apply(nlohmann::json& cache, const std::vector<StreamPoint>& pts, doub
   for (const auto& [k, v] : memo[*key].items()) cache[k] = v;
   return true;
 }
+// The most targets one trial of the points timed (1 at least).
+double most_targets(const std::vector<StreamPoint>& pts) {
+  double targets = 1;
+  for (const auto& p : pts) targets = std::max(targets, p.targets_per_trial);
+  return targets;
+}
 // Why the streams are not judged ("" where they are, with S and W): no usable entry; the L2 as
 // one SM sees it, which has no sets of its own (caches.l2's sets and ways come from l2_sets, analysed
 // after the caches; a P-chase reading of one SM's view can mislead: a simulated L2 of bit-PLRU sets
 // was named fifo); trials of several targets, which the replay does not model; no geometry.
 std::string judged_geometry(const nlohmann::json& cache, const std::string& name, const std::vector<StreamPoint>& pts,
                             const std::string& note, std::uint32_t* S, std::uint32_t* W) {
-  double targets = 1;
-  for (const auto& p : pts) targets = std::max(targets, p.targets_per_trial);
+  const double targets = most_targets(pts);
   if (pts.empty()) return "no usable cache_streams entry (" + note + ")";
   if (name == "l2") return "the L2's streams are judged on one partition's sets, from l2_sets and l2_partitions (analysed later)";
   if (targets > 1) return "trials of " + fmt(targets, 0) + " targets each (the prediction replays trials of one target)";
@@ -1049,7 +1054,7 @@ bool judge_streams(nlohmann::json& cache, const Dataset& data, const std::string
 
 namespace {
 // A whole positive count held as a JSON number (any of its number types), else 0.
-std::uint64_t count_of(const nlohmann::json& v) {
+std::uint64_t json_count(const nlohmann::json& v) {
   if (!v.is_number()) return 0;
   const double x = v.get<double>();
   return x >= 1 && x == std::floor(x) && x < 1e12 ? static_cast<std::uint64_t>(x) : 0;
@@ -1068,15 +1073,14 @@ void judge_l2_streams(nlohmann::json& t, const Dataset& data) {
                                                                                            : nlohmann::json();
   std::uint32_t S = 0, W = 0;
   std::string geo;
-  double targets = 1;
-  for (const auto& p : pts) targets = std::max(targets, p.targets_per_trial);
+  const double targets = most_targets(pts);
   if (pts.empty()) geo = "no usable cache_streams entry (" + note + ")";
-  else if (!ls.is_object() || count_of(ls.value("sets", nlohmann::json())) == 0 || count_of(ls.value("ways", nlohmann::json())) == 0)
+  else if (!ls.is_object() || json_count(ls.value("sets", nlohmann::json())) == 0 || json_count(ls.value("ways", nlohmann::json())) == 0)
     geo = "needs l2_sets' sets and ways (not decided)";
-  else if (count_of(parts) == 0 || count_of(ls["sets"]) % count_of(parts))
+  else if (json_count(parts) == 0 || json_count(ls["sets"]) % json_count(parts))
     geo = "needs the L2's partitions (l2_partitions) dividing l2_sets' " + ls["sets"].dump() + " sets";
   else {
-    nlohmann::json one = {{"sets", count_of(ls["sets"]) / count_of(parts)}, {"ways", count_of(ls["ways"])}};
+    nlohmann::json one = {{"sets", json_count(ls["sets"]) / json_count(parts)}, {"ways", json_count(ls["ways"])}};
     geo = geometry(one, &S, &W);
     // other targets of the same trial in a target's set: each one line more (not replayed)
     if (geo.empty() && (targets - 1) / S > 0.05)
