@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -208,81 +210,140 @@ std::vector<std::uint32_t> k_grid(std::uint64_t lines, int j_lo, int j_hi) {
   return ks;
 }
 
-void register_cache_streams(Backend& be) {
-  // the full plan only: memhier-compare does not judge a policy that one run decided with streams
-  // and the other without (the check plan's L1 policy: access sequences alone)
-  if (plan() != Plan::full) return;
-  const bool sim = is_sim(be);
+// The arguments of one point as the plan sets them (trials, targets, pool, warm lines per cache):
+// the plan's points and the extra requests share them.
+struct StreamDefaults {
+  bool sim = false;
+  std::uint32_t slots = 1;
+  std::uint64_t l1_lines = 0, l2_lines = 0, l2_bytes = 0;
+};
+
+StreamDefaults stream_defaults(Backend& be) {
+  StreamDefaults d;
+  d.sim = is_sim(be);
   const DeviceFigures f = be.figures();
-  const std::uint32_t slots = static_cast<std::uint32_t>(std::max(1, be.stream_slots()));
-  using V = StreamVariant;
+  d.slots = static_cast<std::uint32_t>(std::max(1, be.stream_slots()));
   // L1-side caches: the unified L1/shared array per SM where known, else the shared memory per SM
   // (at carveout 0 the L1 is about that large): the scale of k in lines.
-  const std::uint64_t l1_lines = (f.l1_smem_bytes ? f.l1_smem_bytes : f.smem_per_sm_bytes) / kStreamLineBytes;
-  struct PathCurves {
-    Path path;
-    const char* cache;
-    std::vector<Curve> curves;
-  };
-  std::vector<PathCurves> l1_side = {
-      {Path::global_ca, "l1",
-       {{V::fresh, true}, {V::reread1, true}, {V::reread2, true}, {V::mid, true}, {V::two_ages, true},
-        {V::fresh, false}, {V::reread1, false}}},
-      {Path::texture, "texture", {{V::fresh, true}, {V::reread1, true}, {V::mid, true}}},
-      {Path::ldg, "readonly", {{V::fresh, true}, {V::reread1, true}, {V::mid, true}}}};
-  if (l1_lines > 0) {
-    // The simulated device has no overlap (indep = dep) and must stay cheap (CI runs many sim
-    // plans): k = L/2 and 2 L, no indep, texture and read-only fresh and reread1 only, and several
-    // targets per trial (L/64: they take at most 1/64 of the cache), 256 targets per point in all.
-    std::vector<std::uint32_t> ks = k_grid(l1_lines, -3, 2);
-    if (sim) ks = {k_grid(l1_lines, -1, -1).front(), k_grid(l1_lines, 1, 1).front()};
-    const std::uint32_t targets = sim ? static_cast<std::uint32_t>(std::max<std::uint64_t>(1, l1_lines / 64)) : 1;
-    const std::uint32_t trials = sim ? (kTargetsSim + targets - 1) / targets : (kMinTrialsGpu + slots - 1) / slots;
-    for (const PathCurves& pc : l1_side) {
-      if (!be.supports(pc.path) || !be.stream_path_cached(pc.path)) continue;
-      for (const Curve& cv : pc.curves) {
-        if (sim_skips(sim, pc.path, cv)) continue;
-        for (std::uint32_t k : ks) {
-          StreamArgs a;
-          a.cache = pc.cache;
-          a.req.path = pc.path;
-          a.req.variant = cv.variant;
-          a.req.dep = cv.dep;
-          a.req.k = k;
-          a.req.trials = trials;
-          a.req.targets = targets;
-          a.req.pool_bytes = kL1PoolBytes;
-          a.req.warm_lines = static_cast<std::uint32_t>(2 * l1_lines);
-          a.req.all_sms = true;
-          a.req.carveout = 0;
-          register_one(a);
+  d.l1_lines = (f.l1_smem_bytes ? f.l1_smem_bytes : f.smem_per_sm_bytes) / kStreamLineBytes;
+  // The L2 (one SM): half the device's L2 is the partition one SM sees nearby.
+  d.l2_lines = f.l2_bytes / 2 / kStreamLineBytes;
+  d.l2_bytes = f.l2_bytes;
+  return d;
+}
+
+Path stream_cache_path(const std::string& cache) {
+  return cache == "l1" ? Path::global_ca : cache == "texture" ? Path::texture : cache == "readonly" ? Path::ldg : Path::global_cg;
+}
+
+StreamArgs stream_args(const StreamDefaults& d, const std::string& cache, StreamVariant v, bool dep, std::uint32_t k) {
+  StreamArgs a;
+  a.cache = cache;
+  a.req.path = stream_cache_path(cache);
+  a.req.variant = v;
+  a.req.dep = dep;
+  a.req.k = k;
+  if (cache == "l2") {
+    const std::uint32_t targets = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(d.l2_lines / 64, 1, kL2TargetsMax));
+    a.req.targets = targets;
+    a.req.trials = (kL2TargetsMax + targets - 1) / targets;
+    a.req.pool_bytes = kL2PoolFactor * d.l2_bytes / kStreamLineBytes * kStreamLineBytes;
+    a.req.warm_lines = 0;
+    a.req.all_sms = false;
+    a.req.carveout = -1;
+    return a;
+  }
+  // The simulated device has no overlap (indep = dep) and must stay cheap (CI runs many sim
+  // plans): several targets per trial (L/64: they take at most 1/64 of the cache), 256 targets per
+  // point in all.
+  const std::uint32_t targets = d.sim ? static_cast<std::uint32_t>(std::max<std::uint64_t>(1, d.l1_lines / 64)) : 1;
+  a.req.targets = targets;
+  a.req.trials = d.sim ? (kTargetsSim + targets - 1) / targets : (kMinTrialsGpu + d.slots - 1) / d.slots;
+  a.req.pool_bytes = kL1PoolBytes;
+  a.req.warm_lines = static_cast<std::uint32_t>(2 * d.l1_lines);
+  a.req.all_sms = true;
+  a.req.carveout = 0;
+  return a;
+}
+
+// Requests (--memhier_extra, "cache_streams": [{"cache": "l2", "variant": "reread2", "k": 184320}]):
+// cache (l1, texture, readonly, l2) and k required; variant (fresh default), loads (dep default,
+// indep), trials (the plan's default) optional. Points the plan registers too run once.
+std::vector<StreamArgs> extra_stream_args(Backend& be, const StreamDefaults& d) {
+  std::vector<StreamArgs> out;
+  std::size_t i = 0;
+  for (const ExtraRequest& x : extra_requests("cache_streams")) {
+    const std::string where = "extra cache_streams request " + std::to_string(++i) + ": ";
+    const std::string cache = x.str.count("cache") ? x.str.at("cache") : "";
+    if (cache != "l1" && cache != "texture" && cache != "readonly" && cache != "l2")
+      throw std::runtime_error(where + "cache '" + cache + "' (use l1, texture, readonly or l2)");
+    StreamVariant v = StreamVariant::fresh;
+    const std::string vs = x.str.count("variant") ? x.str.at("variant") : "fresh";
+    if (!parse_stream_variant(vs, &v))
+      throw std::runtime_error(where + "variant '" + vs + "' (use fresh, reread1, reread2, mid or two_ages)");
+    const std::string loads = x.str.count("loads") ? x.str.at("loads") : "dep";
+    if (loads != "dep" && loads != "indep") throw std::runtime_error(where + "loads '" + loads + "' (use dep or indep)");
+    const std::int64_t k = x.get("k", 0);
+    if (k < 1 || k > (std::int64_t(1) << 31)) throw std::runtime_error(where + "k from 1 to 2^31 lines is required");
+    for (const auto& kv : x.num)
+      if (kv.first != "k" && kv.first != "trials")
+        throw std::runtime_error(where + "unknown key '" + kv.first + "' (cache, variant, loads, k, trials)");
+    for (const auto& kv : x.str)
+      if (kv.first != "cache" && kv.first != "variant" && kv.first != "loads")
+        throw std::runtime_error(where + "unknown key '" + kv.first + "' (cache, variant, loads, k, trials)");
+    StreamArgs a = stream_args(d, cache, v, loads == "dep", static_cast<std::uint32_t>(k));
+    if (!be.supports(a.req.path)) continue;
+    if (cache != "l2" && !be.stream_path_cached(a.req.path)) continue;
+    if (cache == "l2" && (d.l2_lines == 0 || (d.sim && d.l2_lines > kSimL2LinesMax))) continue;
+    const std::int64_t trials = x.get("trials", a.req.trials);
+    if (trials < 1 || trials > 100000) throw std::runtime_error(where + "trials from 1 to 100000");
+    a.req.trials = static_cast<std::uint32_t>(trials);
+    out.push_back(a);
+  }
+  return out;
+}
+
+void register_cache_streams(Backend& be) {
+  const StreamDefaults d = stream_defaults(be);
+  std::vector<StreamArgs> all;
+  // the full plan only: memhier-compare does not judge a policy that one run decided with streams
+  // and the other without (the check plan's L1 policy: access sequences alone)
+  if (plan() == Plan::full) {
+    using V = StreamVariant;
+    struct PathCurves {
+      Path path;
+      const char* cache;
+      std::vector<Curve> curves;
+    };
+    std::vector<PathCurves> l1_side = {
+        {Path::global_ca, "l1",
+         {{V::fresh, true}, {V::reread1, true}, {V::reread2, true}, {V::mid, true}, {V::two_ages, true},
+          {V::fresh, false}, {V::reread1, false}}},
+        {Path::texture, "texture", {{V::fresh, true}, {V::reread1, true}, {V::mid, true}}},
+        {Path::ldg, "readonly", {{V::fresh, true}, {V::reread1, true}, {V::mid, true}}}};
+    if (d.l1_lines > 0) {
+      // The simulated device: k = L/2 and 2 L, no indep, texture and read-only fresh and reread1 only.
+      std::vector<std::uint32_t> ks = k_grid(d.l1_lines, -3, 2);
+      if (d.sim) ks = {k_grid(d.l1_lines, -1, -1).front(), k_grid(d.l1_lines, 1, 1).front()};
+      for (const PathCurves& pc : l1_side) {
+        if (!be.supports(pc.path) || !be.stream_path_cached(pc.path)) continue;
+        for (const Curve& cv : pc.curves) {
+          if (sim_skips(d.sim, pc.path, cv)) continue;
+          for (std::uint32_t k : ks) all.push_back(stream_args(d, pc.cache, cv.variant, cv.dep, k));
         }
       }
     }
+    if (d.l2_lines > 0 && be.supports(Path::global_cg) && (!d.sim || d.l2_lines <= kSimL2LinesMax))
+      for (V v : {V::fresh, V::reread1})
+        for (std::uint32_t k : k_grid(d.l2_lines, -1, 1)) {
+          if (d.sim && k == d.l2_lines) continue;  // the simulated device: L2/2 and 2 L2 only
+          all.push_back(stream_args(d, "l2", v, true, k));
+        }
   }
-  // The L2 (one SM): half the device's L2 is the partition one SM sees nearby.
-  const std::uint64_t l2_lines = f.l2_bytes / 2 / kStreamLineBytes;
-  if (l2_lines > 0 && be.supports(Path::global_cg) && (!sim || l2_lines <= kSimL2LinesMax)) {
-    const std::uint32_t targets = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(l2_lines / 64, 1, kL2TargetsMax));
-    const std::uint32_t trials = (kL2TargetsMax + targets - 1) / targets;
-    for (V v : {V::fresh, V::reread1})
-      for (std::uint32_t k : k_grid(l2_lines, -1, 1)) {
-        if (sim && k == l2_lines) continue;  // the simulated device: L2/2 and 2 L2 only
-        StreamArgs a;
-        a.cache = "l2";
-        a.req.path = Path::global_cg;
-        a.req.variant = v;
-        a.req.dep = true;
-        a.req.k = k;
-        a.req.trials = trials;
-        a.req.targets = targets;
-        a.req.pool_bytes = kL2PoolFactor * f.l2_bytes / kStreamLineBytes * kStreamLineBytes;
-        a.req.warm_lines = 0;
-        a.req.all_sms = false;
-        a.req.carveout = -1;
-        register_one(a);
-      }
-  }
+  for (StreamArgs& a : extra_stream_args(be, d)) all.push_back(std::move(a));
+  std::set<std::string> seen;
+  for (const StreamArgs& a : all)
+    if (seen.insert(bench_name(a)).second) register_one(a);
 }
 
 FamilyRegistrar reg("cache_streams", false, register_cache_streams);
