@@ -103,6 +103,10 @@ void run_streams_bench(benchmark::State& state, const StreamArgs& a) {
   bool wrapped = false;
   const std::uint64_t slots = r.all_sms ? static_cast<std::uint64_t>(std::max(1, be.stream_slots())) : 1;
   r.first_target_line = next_target_lines(slots * stream_target_lines_per_slot(r.trials, r.targets), &wrapped);
+  // Each launch its own streams (warm and trials): with one seed for all, a launch's stream began
+  // with the lines of the launch before it (still cached: hits where the trials ask for lines never
+  // read), and the L2's curves depended on the order the points ran in.
+  r.seed = 1 + r.first_target_line;
   const StreamsResult o = be.run_streams(r);
   if (!o.error.empty()) return state.SkipWithError(o.error.c_str());
   const std::uint32_t w = o.words_per_slot;
@@ -248,7 +252,10 @@ StreamArgs stream_args(const StreamDefaults& d, const std::string& cache, Stream
     a.req.targets = targets;
     a.req.trials = (kL2TargetsMax + targets - 1) / targets;
     a.req.pool_bytes = kL2PoolFactor * d.l2_bytes / kStreamLineBytes * kStreamLineBytes;
-    a.req.warm_lines = 0;
+    // A warm stream of half a partition's lines (about half the ways of every set) before the
+    // trial, so that what earlier families left in the L2 (lines hit many times) is gone and the
+    // sets start as a random stream leaves them; none on the simulated device (its cost).
+    a.req.warm_lines = d.sim ? 0 : static_cast<std::uint32_t>(d.l2_lines / 2);
     a.req.all_sms = false;
     a.req.carveout = -1;
     return a;
@@ -334,11 +341,15 @@ void register_cache_streams(Backend& be) {
       }
     }
     if (d.l2_lines > 0 && be.supports(Path::global_cg) && (!d.sim || d.l2_lines <= kSimL2LinesMax))
-      for (V v : {V::fresh, V::reread1})
-        for (std::uint32_t k : k_grid(d.l2_lines, -1, 1)) {
-          if (d.sim && k == d.l2_lines) continue;  // the simulated device: L2/2 and 2 L2 only
-          all.push_back(stream_args(d, "l2", v, true, k));
-        }
+      for (V v : {V::fresh, V::reread1}) {
+        // k = L x {1/2, 3/4, 1, 5/4} (L: the partition's lines), where the curve rises (at 2 L every
+        // target is evicted); the simulated device: L/2 and 2 L only (its cost).
+        std::vector<std::uint32_t> ks;
+        if (d.sim) ks = {k_grid(d.l2_lines, -1, -1).front(), k_grid(d.l2_lines, 1, 1).front()};
+        else
+          for (int q : {2, 3, 4, 5}) ks.push_back(static_cast<std::uint32_t>(d.l2_lines * q / 4));
+        for (std::uint32_t k : ks) all.push_back(stream_args(d, "l2", v, true, k));
+      }
   }
   for (StreamArgs& a : extra_stream_args(be, d)) all.push_back(std::move(a));
   std::set<std::string> seen;
