@@ -432,9 +432,11 @@ std::vector<StreamPoint> stream_points(const Dataset& data, const std::string& c
   const bool near_only = cache == "l2";
   std::size_t unsplit = 0;
   auto trials_of = [&](const BenchEntry& e) { return e.counter(near_only ? "near_trials" : "trials"); };
-  auto count_of = [&](const BenchEntry& e, const std::string& counter) {
-    return e.counter(near_only && counter == "evicted" ? "near_evicted" : counter);
+  // The L2's counts of the reader's partition: near_evicted, near_mid_missed (mid's re-read).
+  auto near_counter = [&](const std::string& counter) {
+    return !near_only ? counter : counter == "evicted" ? "near_evicted" : counter == "mid_missed" ? "near_mid_missed" : counter;
   };
+  auto count_of = [&](const BenchEntry& e, const std::string& counter) { return e.counter(near_counter(counter)); };
   for (const auto* e : data.family("cache_streams")) {
     if (e->params.get_or("cache", "") != cache) continue;
     const std::string v = e->params.get_or("variant", "");
@@ -465,7 +467,7 @@ std::vector<StreamPoint> stream_points(const Dataset& data, const std::string& c
     const auto pool = static_cast<std::uint64_t>(e.counter("pool_bytes")), line = static_cast<std::uint64_t>(e.counter("line_bytes"));
     std::vector<std::pair<std::string, std::string>> measures = {{"evicted", "evicted"}};
     if (v == "two_ages" && e.has("evicted_second")) measures.push_back({"evicted_second", "evicted_second"});
-    if (v == "mid" && e.has("mid_missed")) measures.push_back({"mid_missed", "mid_missed"});
+    if (v == "mid" && e.has(near_counter("mid_missed"))) measures.push_back({"mid_missed", "mid_missed"});
     for (const auto& [m, counter] : measures) {
       StreamPoint& p = by[{v, loads, m, k, pool, line}];
       p.variant = v, p.loads = loads, p.measure = m, p.k = k, p.pool_bytes = pool, p.line_bytes = line;

@@ -362,7 +362,7 @@ namespace {
 // sets (the lines homed there and the copies of the other partition's), `sets` x 16 under `pol`; per
 // k and variant `trials` targets homed there (near_*) and as many homed in the other partition,
 // whose counters the judgement must not read (far_*: made up, and the mixed count with them).
-Dataset l2_partition(std::uint32_t sets, const std::string& pol, bool split, std::uint64_t seed) {
+Dataset l2_partition(std::uint32_t sets, const std::string& pol, bool split, std::uint64_t seed, bool with_mid = false) {
   SimCache c(sets, 16, pol, seed);
   policy::SplitMix64 rng(seed * 1000003);
   const std::uint64_t pool = 4ull * sets * 16 * 2;  // 4 x both partitions
@@ -373,24 +373,35 @@ Dataset l2_partition(std::uint32_t sets, const std::string& pol, bool split, std
   std::int64_t next_target = 1ll << 40;
   std::vector<BenchEntry> out;
   const unsigned trials = 220;
-  for (const std::string v : {"fresh", "reread1"})
+  std::vector<std::string> variants = {"fresh", "reread1"};
+  if (with_mid) variants.push_back("mid");
+  for (const std::string& v : variants)
     for (std::uint64_t k : {8ull * sets, 16ull * sets, 32ull * sets}) {
-      double evicted = 0;
+      double evicted = 0, mid_missed = 0;
       for (unsigned t = 0; t < trials; ++t) {
         const std::int64_t T = next_target++;
         c.access(T);
         if (v == "reread1") c.access(T);
-        stream(k);
+        if (v == "mid") {
+          stream(k / 2);
+          mid_missed += c.access(T) ? 0 : 1;
+          stream(k - k / 2);
+        } else {
+          stream(k);
+        }
         evicted += c.access(T) ? 0 : 1;
       }
       std::map<std::string, double> ctr = {{"trials", 2.0 * trials}, {"evicted", trials},  // the far half all "evicted"
                                            {"p_evicted", 0.5}, {"pool_bytes", static_cast<double>(pool * kLine)},
                                            {"line_bytes", static_cast<double>(kLine)}, {"sms", 1}, {"targets_per_trial", 1},
                                            {"hit_cycles", 290}, {"miss_cycles", 700}, {"threshold_cycles", 495}};
-      if (split)
+      if (v == "mid") ctr["mid_missed"] = trials;  // the mixed count: the far half all "missed"
+      if (split) {
         for (const auto& [n, x] : std::map<std::string, double>{{"near_trials", trials}, {"near_evicted", evicted},
                                                                 {"far_trials", trials}, {"far_near_lost", trials}, {"far_evicted", trials}})
           ctr[n] = x;
+        if (v == "mid") ctr["near_mid_missed"] = mid_missed;
+      }
       out.push_back(test_support::bench_entry("cache_streams/cache:l2/path:global_cg/variant:" + v + "/loads:dep/k:" + std::to_string(k), ctr));
     }
   return Dataset::from_runs({test_support::bench_run(out, {{"device_name", "synthetic"}})});
@@ -456,6 +467,20 @@ TEST(Streams, L2JudgedOnTheReadersPartition) {
     const auto& st = t["caches"]["l2"]["streams"];
     EXPECT_EQ(t["caches"]["l2"]["replacement"], "lru");
     EXPECT_NE(st["reason"].get<std::string>().find("did not split"), std::string::npos) << st["reason"];
+  }
+  {  // mid's re-read counted on the reader's partition too (near_mid_missed, not the mixed count)
+    nlohmann::json t = l2_topology(sets, "lru");
+    judge_l2_streams(t, l2_partition(sets, "lru", true, 15, true));
+    const auto& st = t["caches"]["l2"]["streams"];
+    EXPECT_EQ(st["named"], "lru") << st["reason"];
+    std::size_t mids = 0;
+    for (const auto& c : st["curves"])
+      if (c["measure"] == "mid_missed") {
+        ++mids;
+        EXPECT_EQ(c["trials"], 220);
+        EXPECT_LT(c["observed"].get<double>(), 0.9) << c;  // the mixed count would read 220 of 220 at least
+      }
+    EXPECT_EQ(mids, 3u);
   }
   {  // no partitions decided: not judged
     nlohmann::json t = l2_topology(sets, "lru");
