@@ -16,6 +16,21 @@ expect_error "missing.json" --device=sim:"$work/missing.json"
 expect_error "give one" --plan=none --device=sim:"$src/sim/configs/plain_lru.json"
 echo '{"format": "memhier-requests/1", "pchase": [{"path": "l3"}]}' > "$work/bad_req.json"
 expect_error "unknown path 'l3'" --device=sim:"$src/sim/configs/plain_lru.json" --memhier_extra="$work/bad_req.json"
+echo '{"format": "memhier-requests/1", "cache_streams": [{"cache": "l3", "k": 8}]}' > "$work/bad_streams.json"
+expect_error "cache_streams request 1: cache 'l3'" --device=sim:"$src/sim/configs/plain_lru.json" --memhier_extra="$work/bad_streams.json"
+echo '{"format": "memhier-requests/1", "cache_streams": [{"cache": "l1", "k": 8, "pool": 3}]}' > "$work/bad_streams.json"
+expect_error "unknown key 'pool'" --device=sim:"$src/sim/configs/plain_lru.json" --memhier_extra="$work/bad_streams.json"
+# a cache_streams request runs alone with --plan=none: the point named as the plan names it
+echo '{"format": "memhier-requests/1", "cache_streams": [{"cache": "l1", "variant": "reread2", "k": 100, "trials": 2}]}' > "$work/streams.json"
+"$bench" --device=sim:"$src/sim/configs/plain_lru.json" --plan=none --memhier_extra="$work/streams.json" \
+  --benchmark_out="$work/streams_bench.json" --benchmark_out_format=json --memhier_progress=0 > /dev/null 2> "$work/err" ||
+  { cat "$work/err"; fail "the cache_streams request failed"; }
+python3 - "$work/streams_bench.json" <<'PY' || fail "the cache_streams request's point is not as asked"
+import json, sys
+b = [e for e in json.load(open(sys.argv[1]))["benchmarks"] if e["name"].startswith("cache_streams/")]
+assert len(b) == 1 and "/variant:reread2/loads:dep/k:100/" in b[0]["name"], [e["name"] for e in b]
+assert b[0]["trials"] > 0 and b[0]["k"] == 100
+PY
 # cuda:N: on a machine without a GPU the line says so and points to the simulated device;
 # on one with a GPU, an index past the last device is out of range
 expect_error "(no CUDA device.*sim:|out of range)" --device=cuda:999
