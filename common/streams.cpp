@@ -3,7 +3,7 @@
 namespace memhier {
 
 namespace {
-const char* const kNames[kStreamVariantCount] = {"fresh", "reread1", "reread2", "mid", "two_ages"};
+const char* const kNames[kStreamVariantCount] = {"fresh", "reread1", "reread2", "mid", "two_ages", "restream"};
 }
 
 const char* stream_variant_name(StreamVariant v) {

@@ -14,8 +14,10 @@
 
 namespace memhier {
 
-enum class StreamVariant : int { fresh = 0, reread1 = 1, reread2 = 2, mid = 3, two_ages = 4 };
-constexpr int kStreamVariantCount = 5;
+// restream: the trial's k stream lines read once before the target and again after it (the lines
+// after the target were read before it: hits where they stayed; docs/methodology.md, cache_streams).
+enum class StreamVariant : int { fresh = 0, reread1 = 1, reread2 = 2, mid = 3, two_ages = 4, restream = 5 };
+constexpr int kStreamVariantCount = 6;
 const char* stream_variant_name(StreamVariant v);
 bool parse_stream_variant(const std::string& s, StreamVariant* out);
 

@@ -116,6 +116,7 @@ __device__ void streams_slot(const StreamsLaunch& L, unsigned slot, std::uint16_
           const std::uint64_t line = stream_target_line(L.first_target_line, T, M, slot, t, j, which);
           chain = load_cg(L.array + line * L.line_words + (chain & L.chain_mask));
         }
+    if (var == StreamVariant::restream) streams_walk<PATH>(L, key, 0, L.k, chain);  // the same lines again below
     for (std::uint32_t j = 0; j < M; ++j)
       r[j * kStreamFields + kFirst] =
           streams_timed<PATH>(L, stream_target_line(L.first_target_line, T, M, slot, t, j, 0), chain, sink);

@@ -49,6 +49,7 @@ StreamsOutcome run_streams(SimDevice& dev, const StreamsSpec& s) {
     if (s.prime_path >= 0)  // the trial's targets into the L2 just before it
       for (std::uint32_t j = 0; j < M; ++j)
         for (int which = 0; which < (s.variant == StreamVariant::two_ages ? 2 : 1); ++which) load(s.prime_path, target(j, which));
+    if (s.variant == StreamVariant::restream) walk(key, 0, s.k);  // the same lines again after the targets
     for (std::uint32_t j = 0; j < M; ++j) rec[j * kStreamFields + kFirst] = load(s.path, target(j, 0));
     for (int q = 0; q < rereads; ++q)
       for (std::uint32_t j = 0; j < M; ++j) load(s.path, target(j, 0));

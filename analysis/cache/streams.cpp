@@ -25,7 +25,7 @@ namespace memhier::analysis {
 namespace {
 
 const std::set<std::string>& variants() {
-  static const std::set<std::string> v = {"fresh", "reread1", "reread2", "mid", "two_ages"};
+  static const std::set<std::string> v = {"fresh", "reread1", "reread2", "mid", "two_ages", "restream"};
   return v;
 }
 
@@ -112,7 +112,9 @@ class OneSet {
   // The way a miss would fill now (random: one draw of the generator).
   std::uint32_t victim() { return pol_->victim(); }
   // One stream line; true when it took way `way` (-1: none watched).
-  bool arrival(int way = -1) { return fill(static_cast<std::int64_t>(rng_.next() % pool_)) == way && way >= 0; }
+  bool arrival(int way = -1) { return fill(stream_line()) == way && way >= 0; }
+  // A line of the set's pool share, drawn as an arrival draws it.
+  std::int64_t stream_line() { return static_cast<std::int64_t>(rng_.next() % pool_); }
   void gap() {
     for (std::size_t i = 0; i < kGapPerWay * line_.size(); ++i) arrival();
   }
@@ -198,6 +200,26 @@ std::pair<Moments, Moments> mid_unit(OneSet& set, std::uint64_t L, std::uint64_t
     ev.add(e < tail2.size() ? tail2[e] : 0.0);
   }
   return {ev, mm};
+}
+
+// restream at one k: the set's share of the k stream lines (drawn once) read, then T, then the same
+// lines again in the same order (hits where they stayed); evicted: T's timed load.
+Moments restream_unit(OneSet& set, std::uint64_t L, std::uint64_t k, double q, unsigned runs) {
+  const auto pmf = binomial_pmf(k, q);
+  set.use_pool(L);
+  Moments ev;
+  std::vector<std::int64_t> lines;
+  for (unsigned r = 0; r < runs; ++r) {
+    set.gap();
+    lines.resize(draw(pmf, set.uniform()));
+    for (auto& x : lines) x = set.stream_line();
+    for (auto x : lines) set.access(x);
+    const std::int64_t T = set.fresh_target();
+    set.access(T);
+    for (auto x : lines) set.access(x);
+    ev.add(set.present(T) ? 0.0 : 1.0);
+  }
+  return ev;
 }
 
 // two_ages at one k: evicted (T1) and evicted_second (T2, timed after T1's load). T2 lands in T1's
@@ -286,6 +308,14 @@ class LaunchReplay {
       const bool m1 = !set_.access(T1);  // access: true on a hit
       return {m1, !s2->access(T2)};
     }
+    if (p_.variant == "restream") {  // the trial's lines, T, the same lines again
+      std::vector<std::int64_t> lines(draw(whole_, set_.uniform()));
+      for (auto& x : lines) x = set_.stream_line();
+      for (auto x : lines) set_.access(x);
+      set_.access(T1);
+      for (auto x : lines) set_.access(x);
+      return {!set_.access(T1), false};
+    }
     set_.access(T1);
     for (unsigned i = 0; i < rereads(); ++i) set_.access(T1);
     if (p_.variant == "mid") {
@@ -361,10 +391,11 @@ class LaunchReplay {
   // then). The same for every candidate: computed once per thread and point.
   static const std::vector<std::vector<double>>& histories(const StreamPoint& p, double q, unsigned trials, std::size_t cap) {
     thread_local std::map<std::tuple<double, std::uint64_t, unsigned, double, std::size_t>, std::vector<std::vector<double>>> memo;
-    auto& h = memo[{p.warm_lines, p.k, trials, q, cap}];
+    const std::uint64_t per_trial = p.variant == "restream" ? 2 * p.k : p.k;  // restream reads its lines twice
+    auto& h = memo[{p.warm_lines, per_trial, trials, q, cap}];
     if (h.empty())
       for (unsigned t = 0; t < trials; ++t) {
-        const double n = std::max(0.0, p.warm_lines) + static_cast<double>(t) * static_cast<double>(p.k);
+        const double n = std::max(0.0, p.warm_lines) + static_cast<double>(t) * static_cast<double>(per_trial);
         const double mean = n * q, sd = std::sqrt(n * q * (1 - q));
         if (mean - 7 * sd > static_cast<double>(cap)) h.emplace_back();
         else h.push_back(binomial_pmf(static_cast<std::uint64_t>(n), q));
@@ -482,7 +513,7 @@ std::vector<StreamPoint> stream_points(const Dataset& data, const std::string& c
   }
   std::vector<StreamPoint> out;
   // Variant order of the contract, then loads, measure, k.
-  const std::vector<std::string> order = {"fresh", "reread1", "reread2", "mid", "two_ages"};
+  const std::vector<std::string> order = {"fresh", "reread1", "reread2", "mid", "two_ages", "restream"};
   for (const auto& v : order)
     for (auto& [key, p] : by)
       if (std::get<0>(key) == v) out.push_back(p);
@@ -536,6 +567,15 @@ StreamPrediction predict_streams(const std::string& pol, std::uint32_t sets, std
       const std::size_t j = static_cast<std::size_t>(std::find(ks.begin(), ks.end(), p.k) - ks.begin());
       out.p[i] = m[j].mean(), out.var[i] = m[j].var_of_mean();
     }
+  }
+  // restream: one unit per (k, pool lines).
+  std::map<std::pair<std::uint64_t, std::uint64_t>, Moments> re;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& p = points[i];
+    if (launch[i] || p.variant != "restream") continue;
+    const auto key = std::make_pair(p.k, pool_lines(p, sets, density));
+    if (!re.count(key)) re[key] = restream_unit(set, key.second, p.k, q, runs_per_k);
+    out.p[i] = re[key].mean(), out.var[i] = re[key].var_of_mean();
   }
   // mid / two_ages: one unit per (variant, k, pool lines), both counts from the same runs.
   std::map<std::tuple<std::string, std::uint64_t, std::uint64_t>, std::pair<Moments, Moments>> per_k;

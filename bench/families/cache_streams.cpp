@@ -179,7 +179,8 @@ std::string bench_name(const StreamArgs& a) {
 void register_one(const StreamArgs& a) {
   const std::uint64_t per_slot = stream_target_lines_per_slot(a.req.trials, a.req.targets) + a.req.warm_lines +
                                  2ull * kStreamHitRefs +
-                                 static_cast<std::uint64_t>(a.req.trials) * (a.req.k + 5ull * a.req.targets);
+                                 static_cast<std::uint64_t>(a.req.trials) *
+                                     ((a.req.variant == StreamVariant::restream ? 2ull : 1ull) * a.req.k + 5ull * a.req.targets);
   register_guarded(
       bench_name(a), [a](benchmark::State& state) {
         for (auto _ : state) run_streams_bench(state, a);
@@ -287,7 +288,7 @@ std::vector<StreamArgs> extra_stream_args(Backend& be, const StreamDefaults& d) 
     StreamVariant v = StreamVariant::fresh;
     const std::string vs = x.str.count("variant") ? x.str.at("variant") : "fresh";
     if (!parse_stream_variant(vs, &v))
-      throw std::runtime_error(where + "variant '" + vs + "' (use fresh, reread1, reread2, mid or two_ages)");
+      throw std::runtime_error(where + "variant '" + vs + "' (use fresh, reread1, reread2, mid, two_ages or restream)");
     const std::string loads = x.str.count("loads") ? x.str.at("loads") : "dep";
     if (loads != "dep" && loads != "indep") throw std::runtime_error(where + "loads '" + loads + "' (use dep or indep)");
     const std::int64_t k = x.get("k", 0);

@@ -3,7 +3,7 @@
 # than the plan's, with more trials, for the policy study of docs/methodology.md (cache_streams,
 # "Studies"): memhier-bench --plan=none with a requests file of cache_streams items
 # (docs/formats.md) made here from the device's L2 and L1 sizes. STUDY_CACHES (default
-# "l2 readonly l1") and STUDY_VARIANTS (default "fresh reread1 reread2 mid") choose the curves;
+# "l2 readonly l1") and STUDY_VARIANTS (default "fresh reread1 reread2 mid restream") choose the curves;
 # STUDY_L2_TRIALS (default 8, x 512 targets) and STUDY_L1_TRIALS (default 16 per SM) the trials.
 # Writes DIR/requests.json, DIR/bench.json and DIR/summary.txt (one line per point). Never rebuilds.
 case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
@@ -25,7 +25,7 @@ l2_lines = int(ctx["l2_cache_bytes"]) // 2 // 128
 l1_bytes = int(ctx["smem_per_sm_bytes"])  # the plan's L1 scale (bench/families/cache_streams.cpp)
 l1_lines = l1_bytes // 128
 caches = os.environ.get("STUDY_CACHES", "l2 readonly l1").split()
-variants = os.environ.get("STUDY_VARIANTS", "fresh reread1 reread2 mid").split()
+variants = os.environ.get("STUDY_VARIANTS", "fresh reread1 reread2 mid restream").split()
 items = []
 for c in caches:
     if c == "l2":

@@ -490,3 +490,26 @@ TEST(Streams, L2JudgedOnTheReadersPartition) {
     EXPECT_EQ(t["caches"]["l2"]["replacement"], "lru");
   }
 }
+
+// restream (the trial's lines read before the target and again after it): under LRU a line read
+// again after T ages T as a new line does, so the curve is fresh's at the same k; under a policy
+// that inserts a missed line below a hit one (qlru_h00_m1: a hit goes to age 0, a miss to 1) the
+// curves part (there T outlives more of the lines read again: they left older ways). The predictor
+// says both.
+TEST(Streams, RestreamIsFreshUnderLruNotUnderQlru) {
+  std::vector<StreamPoint> pts;
+  for (const std::string v : {"fresh", "restream"})
+    for (std::uint64_t k : {512ull, 1024ull, 1536ull}) {
+      StreamPoint p;
+      p.variant = v, p.loads = "dep", p.measure = "evicted", p.k = k;
+      p.pool_bytes = 64ull * 4096 * kLine, p.line_bytes = kLine, p.trials = 1000;
+      pts.push_back(p);
+    }
+  const auto lru = predict_streams("lru", 64, 16, pts, 4000, 7);
+  for (std::size_t i = 0; i < 3; ++i)
+    EXPECT_NEAR(lru.p[i], lru.p[i + 3], 4 * std::sqrt(lru.var[i] + lru.var[i + 3]) + 0.01) << pts[i].k;
+  EXPECT_GT(lru.p[2], 0.3);  // the curve rises over these ks
+  EXPECT_LT(lru.p[0], 0.2);
+  const auto q = predict_streams("qlru_h00_m1_r0_u1", 64, 16, pts, 4000, 7);
+  EXPECT_GT(std::fabs(q.p[4] - q.p[1]), 0.05) << "restream " << q.p[4] << " fresh " << q.p[1];
+}
