@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Device part (dev/device/run.sh streamtrials:SECONDS): do a launch's first trials see another cache
+# than its later ones? The same L1-side points (STUDY_CACHES, default "readonly l1"; k = L/4 and L)
+# in separate processes with 1, 2, 4, 8 and 16 trials per SM (memhier-bench --plan=none and
+# cache_streams requests, docs/formats.md); a table of P(evicted) per trials count. Never rebuilds.
+# Writes DIR/t<N>/bench.json and DIR/summary.txt.
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
+set -uo pipefail
+dir=${1:?usage: part_streamtrials.sh DIR}
+: "${ROOT:?ROOT not set (run through dev/device/run.sh)}" "${BIN:?BIN not set}"
+mkdir -p "$dir"
+sum=$dir/summary.txt
+: > "$sum"
+for t in 1 2 4 8 16; do
+  mkdir -p "$dir/t$t"
+  python3 - "$dir/t$t/requests.json" "$t" <<'PY'
+import json, os, sys
+items = []
+for c in os.environ.get("STUDY_CACHES", "readonly l1").split():
+    for v in ("fresh", "restream"):
+        for k in (456, 1824):
+            items.append({"cache": c, "variant": v, "k": k, "trials": int(sys.argv[2])})
+json.dump({"format": "memhier-requests/1", "cache_streams": items}, open(sys.argv[1], "w"))
+PY
+  "$BIN/memhier-bench" --plan=none --memhier_extra="$dir/t$t/requests.json" --benchmark_out="$dir/t$t/bench.json" \
+    --benchmark_out_format=json > "$dir/t$t/bench.log" 2>&1
+  echo "trials $t per SM: exit $?" >> "$sum"
+  python3 - "$dir/t$t/bench.json" >> "$sum" <<'PY'
+import json, sys
+try:
+    b = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("  no bench.json: %s" % e); sys.exit(0)
+for e in b.get("benchmarks", []):
+    if not e["name"].startswith("cache_streams/"): continue
+    n = dict(p.split(":", 1) for p in e["name"].split("/")[1:] if ":" in p)
+    print("  %-8s %-8s k %5s n %5d p %.3f hit %s miss %s" % (n["cache"], n["variant"], n["k"], e.get("trials", 0),
+          e.get("p_evicted", float("nan")), e.get("hit_cycles"), e.get("miss_cycles")))
+PY
+done
+cat "$sum"
