@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Device part (dev/device/run.sh streamtrials:SECONDS): do a launch's first trials see another cache
-# than its later ones? The same L1-side points (STUDY_CACHES, default "readonly l1"; k = L/4 and L)
+# than its later ones? The same L1-side points (TRIALS_CACHES, default "readonly l1"; k = L/4 and L)
 # in separate processes with 1, 2, 4, 8 and 16 trials per SM (memhier-bench --plan=none and
-# cache_streams requests, docs/formats.md); a table of P(evicted) per trials count. Never rebuilds.
-# Writes DIR/t<N>/bench.json and DIR/summary.txt.
+# cache_streams requests, docs/formats.md); a table of P(evicted) per trials count. Then does a
+# path's curve depend on what ran before it? The plan's points of each cache of TRIALS_ORDER
+# (default "readonly") alone (--benchmark_filter) and after the plan's texture points. Never
+# rebuilds. Writes DIR/t<N>/bench.json, DIR/order-*/bench.json and DIR/summary.txt.
 case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail
 dir=${1:?usage: part_streamtrials.sh DIR}
@@ -16,7 +18,7 @@ for t in 1 2 4 8 16; do
   python3 - "$dir/t$t/requests.json" "$t" <<'PY'
 import json, os, sys
 items = []
-for c in os.environ.get("STUDY_CACHES", "readonly l1").split():
+for c in os.environ.get("TRIALS_CACHES", "readonly l1").split():
     for v in ("fresh", "restream"):
         for k in (456, 1824):
             items.append({"cache": c, "variant": v, "k": k, "trials": int(sys.argv[2])})
@@ -37,5 +39,29 @@ for e in b.get("benchmarks", []):
     print("  %-8s %-8s k %5s n %5d p %.3f hit %s miss %s" % (n["cache"], n["variant"], n["k"], e.get("trials", 0),
           e.get("p_evicted", float("nan")), e.get("hit_cycles"), e.get("miss_cycles")))
 PY
+done
+table() {
+  python3 - "$1" <<'PY'
+import json, sys
+try:
+    b = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("  no bench.json: %s" % e); sys.exit(0)
+for e in b.get("benchmarks", []):
+    if not e["name"].startswith("cache_streams/"): continue
+    n = dict(p.split(":", 1) for p in e["name"].split("/")[1:] if ":" in p)
+    print("  %-8s %-8s %-5s k %5s n %5d p %.3f" % (n["cache"], n["variant"], n["loads"], n["k"], e.get("trials", 0), e.get("p_evicted", float("nan"))))
+PY
+}
+for c in ${TRIALS_ORDER:-readonly}; do
+  for how in alone after_texture; do
+    f="^cache_streams/cache:$c/.*variant:(fresh|mid)/"
+    [ "$how" = after_texture ] && f="^cache_streams/cache:(texture|$c)/.*variant:(fresh|mid)/"
+    mkdir -p "$dir/order-$c-$how"
+    "$BIN/memhier-bench" --benchmark_filter="$f" --benchmark_out="$dir/order-$c-$how/bench.json" \
+      --benchmark_out_format=json > "$dir/order-$c-$how/bench.log" 2>&1
+    echo "$c $how (filter $f): exit $?" >> "$sum"
+    table "$dir/order-$c-$how/bench.json" >> "$sum"
+  done
 done
 cat "$sum"
