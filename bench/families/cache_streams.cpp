@@ -323,12 +323,16 @@ void register_cache_streams(Backend& be) {
       const char* cache;
       std::vector<Curve> curves;
     };
+    // Read-only before texture: on an H200 the read-only path's curves after the texture path's
+    // launches lie left of the same points run alone or after l1's (the fresh target at L/2: 0.28
+    // against 0.16; docs/methodology.md, cache_streams, "Launch order"), so each L1-side path here
+    // follows only ld.global paths or its own points.
     std::vector<PathCurves> l1_side = {
         {Path::global_ca, "l1",
          {{V::fresh, true}, {V::reread1, true}, {V::reread2, true}, {V::mid, true}, {V::two_ages, true},
           {V::fresh, false}, {V::reread1, false}}},
-        {Path::texture, "texture", {{V::fresh, true}, {V::reread1, true}, {V::mid, true}}},
-        {Path::ldg, "readonly", {{V::fresh, true}, {V::reread1, true}, {V::mid, true}}}};
+        {Path::ldg, "readonly", {{V::fresh, true}, {V::reread1, true}, {V::mid, true}}},
+        {Path::texture, "texture", {{V::fresh, true}, {V::reread1, true}, {V::mid, true}}}};
     if (d.l1_lines > 0) {
       // The simulated device: k = L/2 and 2 L, no indep, texture and read-only fresh and reread1 only.
       std::vector<std::uint32_t> ks = k_grid(d.l1_lines, -3, 2);

@@ -4,7 +4,9 @@
 # in separate processes with 1, 2, 4, 8 and 16 trials per SM (memhier-bench --plan=none and
 # cache_streams requests, docs/formats.md); a table of P(evicted) per trials count. Then does a
 # path's curve depend on what ran before it? The plan's points of each cache of TRIALS_ORDER
-# (default "readonly") alone (--benchmark_filter) and after the plan's texture points. Never
+# (default "readonly") alone (--benchmark_filter) and after the plan's texture points (TRIALS_HOW:
+# "alone after_texture" by default; plan_order: the three L1-side paths' fresh and mid in the
+# plan's order). TRIALS_SKIP=1 leaves the trials counts out. Never
 # rebuilds. Writes DIR/t<N>/bench.json, DIR/order-*/bench.json and DIR/summary.txt.
 case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # the header above
 set -uo pipefail
@@ -13,7 +15,7 @@ dir=${1:?usage: part_streamtrials.sh DIR}
 mkdir -p "$dir"
 sum=$dir/summary.txt
 : > "$sum"
-for t in 1 2 4 8 16; do
+for t in $([ -n "${TRIALS_SKIP:-}" ] || echo 1 2 4 8 16); do
   mkdir -p "$dir/t$t"
   python3 - "$dir/t$t/requests.json" "$t" <<'PY'
 import json, os, sys
@@ -54,9 +56,10 @@ for e in b.get("benchmarks", []):
 PY
 }
 for c in ${TRIALS_ORDER:-readonly}; do
-  for how in alone after_texture; do
+  for how in ${TRIALS_HOW:-alone after_texture}; do
     f="^cache_streams/cache:$c/.*variant:(fresh|mid)/"
     [ "$how" = after_texture ] && f="^cache_streams/cache:(texture|$c)/.*variant:(fresh|mid)/"
+    [ "$how" = plan_order ] && f="^cache_streams/cache:(l1|readonly|texture)/.*variant:(fresh|mid)/.*loads:dep"
     mkdir -p "$dir/order-$c-$how"
     "$BIN/memhier-bench" --benchmark_filter="$f" --benchmark_out="$dir/order-$c-$how/bench.json" \
       --benchmark_out_format=json > "$dir/order-$c-$how/bench.log" 2>&1
