@@ -347,12 +347,12 @@ void register_cache_streams(Backend& be) {
     }
     if (d.l2_lines > 0 && be.supports(Path::global_cg) && (!d.sim || d.l2_lines <= kSimL2LinesMax))
       for (V v : {V::fresh, V::reread1}) {
-        // k = L x {1/2, 3/4, 1, 5/4} (L: the partition's lines), where the curve rises (at 2 L every
-        // target is evicted); the simulated device: L/2 and 2 L only (its cost).
+        // k = L x {3/4, 1, 5/4} (L: the partition's lines), where the curve rises (at L/2 about 1 %
+        // of targets are evicted, at 2 L all); the simulated device: L/2 and 2 L only (its cost).
         std::vector<std::uint32_t> ks;
         if (d.sim) ks = {k_grid(d.l2_lines, -1, -1).front(), k_grid(d.l2_lines, 1, 1).front()};
         else
-          for (int q : {2, 3, 4, 5}) ks.push_back(static_cast<std::uint32_t>(d.l2_lines * q / 4));
+          for (int q : {3, 4, 5}) ks.push_back(static_cast<std::uint32_t>(d.l2_lines * q / 4));
         for (std::uint32_t k : ks) all.push_back(stream_args(d, "l2", v, true, k));
       }
   }
