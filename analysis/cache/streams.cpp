@@ -360,6 +360,18 @@ class LaunchReplay {
     const double per_trial = t ? static_cast<double>(lines - done) / t : 0;
     for (unsigned u = 0; u < t; ++u) {
       const std::size_t end = done + static_cast<std::size_t>(std::round(per_trial * (u + 1))) - static_cast<std::size_t>(std::round(per_trial * u));
+      if (p_.variant == "restream") {  // its lines, its target where it fell here, the same lines again
+        std::vector<std::int64_t> ids((std::min(end, lines) - std::min(done, lines)) / 2);
+        for (auto& x : ids) x = s.stream_line();
+        for (auto x : ids) s.access(x);
+        const bool here = s.uniform() < q_;
+        const std::int64_t T = here ? s.fresh_target() : 0;
+        if (here) s.access(T);
+        for (auto x : ids) s.access(x);
+        if (here) s.access(T);  // its timed load
+        done = std::max(done, std::min(end, lines));
+        continue;
+      }
       if (s.uniform() >= q_) {
         advance(end);
         continue;

@@ -513,3 +513,22 @@ TEST(Streams, RestreamIsFreshUnderLruNotUnderQlru) {
   const auto q = predict_streams("qlru_h00_m1_r0_u1", 64, 16, pts, 4000, 7);
   EXPECT_GT(std::fabs(q.p[4] - q.p[1]), 0.05) << "restream " << q.p[4] << " fresh " << q.p[1];
 }
+
+// A launch that starts with an empty L1 (start_empty 1) is replayed trial by trial, and restream's
+// earlier trials with their re-reads: under slru those hits fill the protected half, so a later
+// trial's target has two ways left and restream lies far left of fresh (on an H200's L1 with 16
+// trials per SM: 0.19 against 0.02 at k = 456); replayed as plain arrivals it would not.
+TEST(Streams, RestreamReplaysItsEarlierTrials) {
+  std::vector<StreamPoint> pts;
+  for (const std::string v : {"fresh", "restream"}) {
+    StreamPoint p;
+    p.variant = v, p.loads = "dep", p.measure = "evicted", p.k = 456;
+    p.pool_bytes = 16ull << 20, p.line_bytes = kLine, p.trials = 2112;
+    p.start_empty = 1, p.warm_lines = 3648, p.trials_per_sm = 16;
+    pts.push_back(p);
+  }
+  const auto pr = predict_streams("slru", 512, 4, pts, 4000, 3);
+  EXPECT_LT(pr.p[0], 0.06) << pr.p[0];
+  EXPECT_GT(pr.p[1], 0.12) << pr.p[1];
+  EXPECT_GT(pr.p[1], 3 * pr.p[0]);
+}
