@@ -115,6 +115,15 @@ class OneSet {
   bool arrival(int way = -1) { return fill(stream_line()) == way && way >= 0; }
   // A line of the set's pool share, drawn as an arrival draws it.
   std::int64_t stream_line() { return static_cast<std::int64_t>(rng_.next() % pool_); }
+  // n such lines (restream reads them, its target, then them again).
+  std::vector<std::int64_t> stream_lines(std::size_t n) {
+    std::vector<std::int64_t> ids(n);
+    for (auto& x : ids) x = stream_line();
+    return ids;
+  }
+  void access_all(const std::vector<std::int64_t>& ids) {
+    for (auto x : ids) access(x);
+  }
   void gap() {
     for (std::size_t i = 0; i < kGapPerWay * line_.size(); ++i) arrival();
   }
@@ -208,15 +217,13 @@ Moments restream_unit(OneSet& set, std::uint64_t L, std::uint64_t k, double q, u
   const auto pmf = binomial_pmf(k, q);
   set.use_pool(L);
   Moments ev;
-  std::vector<std::int64_t> lines;
   for (unsigned r = 0; r < runs; ++r) {
     set.gap();
-    lines.resize(draw(pmf, set.uniform()));
-    for (auto& x : lines) x = set.stream_line();
-    for (auto x : lines) set.access(x);
+    const auto lines = set.stream_lines(draw(pmf, set.uniform()));
+    set.access_all(lines);
     const std::int64_t T = set.fresh_target();
     set.access(T);
-    for (auto x : lines) set.access(x);
+    set.access_all(lines);
     ev.add(set.present(T) ? 0.0 : 1.0);
   }
   return ev;
@@ -309,11 +316,10 @@ class LaunchReplay {
       return {m1, !s2->access(T2)};
     }
     if (p_.variant == "restream") {  // the trial's lines, T, the same lines again
-      std::vector<std::int64_t> lines(draw(whole_, set_.uniform()));
-      for (auto& x : lines) x = set_.stream_line();
-      for (auto x : lines) set_.access(x);
+      const auto lines = set_.stream_lines(draw(whole_, set_.uniform()));
+      set_.access_all(lines);
       set_.access(T1);
-      for (auto x : lines) set_.access(x);
+      set_.access_all(lines);
       return {!set_.access(T1), false};
     }
     set_.access(T1);
@@ -361,13 +367,12 @@ class LaunchReplay {
     for (unsigned u = 0; u < t; ++u) {
       const std::size_t end = done + static_cast<std::size_t>(std::round(per_trial * (u + 1))) - static_cast<std::size_t>(std::round(per_trial * u));
       if (p_.variant == "restream") {  // its lines, its target where it fell here, the same lines again
-        std::vector<std::int64_t> ids((std::min(end, lines) - std::min(done, lines)) / 2);
-        for (auto& x : ids) x = s.stream_line();
-        for (auto x : ids) s.access(x);
+        const auto ids = s.stream_lines((std::min(end, lines) - std::min(done, lines)) / 2);
+        s.access_all(ids);
         const bool here = s.uniform() < q_;
         const std::int64_t T = here ? s.fresh_target() : 0;
         if (here) s.access(T);
-        for (auto x : ids) s.access(x);
+        s.access_all(ids);
         if (here) s.access(T);  // its timed load
         done = std::max(done, std::min(end, lines));
         continue;

@@ -241,6 +241,15 @@ Path stream_cache_path(const std::string& cache) {
   return cache == "l1" ? Path::global_ca : cache == "texture" ? Path::texture : cache == "readonly" ? Path::ldg : Path::global_cg;
 }
 
+// Whether the device runs this cache's points: its path supported and cached (L1 side), the scale
+// known, and on the simulated device an L2 small enough to stream through (its cost).
+bool stream_cache_runs(Backend& be, const StreamDefaults& d, const std::string& cache) {
+  const Path p = stream_cache_path(cache);
+  if (!be.supports(p)) return false;
+  if (cache == "l2") return d.l2_lines > 0 && (!d.sim || d.l2_lines <= kSimL2LinesMax);
+  return d.l1_lines > 0 && be.stream_path_cached(p);
+}
+
 StreamArgs stream_args(const StreamDefaults& d, const std::string& cache, StreamVariant v, bool dep, std::uint32_t k) {
   StreamArgs a;
   a.cache = cache;
@@ -299,10 +308,8 @@ std::vector<StreamArgs> extra_stream_args(Backend& be, const StreamDefaults& d) 
     for (const auto& kv : x.str)
       if (kv.first != "cache" && kv.first != "variant" && kv.first != "loads")
         throw std::runtime_error(where + "unknown key '" + kv.first + "' (cache, variant, loads, k, trials)");
+    if (!stream_cache_runs(be, d, cache)) continue;
     StreamArgs a = stream_args(d, cache, v, loads == "dep", static_cast<std::uint32_t>(k));
-    if (!be.supports(a.req.path)) continue;
-    if (cache != "l2" && !be.stream_path_cached(a.req.path)) continue;
-    if (cache == "l2" && (d.l2_lines == 0 || (d.sim && d.l2_lines > kSimL2LinesMax))) continue;
     const std::int64_t trials = x.get("trials", a.req.trials);
     if (trials < 1 || trials > 100000) throw std::runtime_error(where + "trials from 1 to 100000");
     a.req.trials = static_cast<std::uint32_t>(trials);
@@ -333,28 +340,26 @@ void register_cache_streams(Backend& be) {
           {V::fresh, false}, {V::reread1, false}}},
         {Path::ldg, "readonly", {{V::fresh, true}, {V::reread1, true}, {V::mid, true}}},
         {Path::texture, "texture", {{V::fresh, true}, {V::reread1, true}, {V::mid, true}}}};
-    if (d.l1_lines > 0) {
-      // The simulated device: k = L/2 and 2 L, no indep, texture and read-only fresh and reread1 only.
-      std::vector<std::uint32_t> ks = k_grid(d.l1_lines, -3, 2);
-      if (d.sim) ks = {k_grid(d.l1_lines, -1, -1).front(), k_grid(d.l1_lines, 1, 1).front()};
-      for (const PathCurves& pc : l1_side) {
-        if (!be.supports(pc.path) || !be.stream_path_cached(pc.path)) continue;
-        for (const Curve& cv : pc.curves) {
-          if (sim_skips(d.sim, pc.path, cv)) continue;
-          for (std::uint32_t k : ks) all.push_back(stream_args(d, pc.cache, cv.variant, cv.dep, k));
-        }
+    // The simulated device: k = L/2 and 2 L, no indep, texture and read-only fresh and reread1 only.
+    std::vector<std::uint32_t> ks = k_grid(d.l1_lines, -3, 2);
+    if (d.sim) ks = {k_grid(d.l1_lines, -1, -1).front(), k_grid(d.l1_lines, 1, 1).front()};
+    for (const PathCurves& pc : l1_side) {
+      if (!stream_cache_runs(be, d, pc.cache)) continue;
+      for (const Curve& cv : pc.curves) {
+        if (sim_skips(d.sim, pc.path, cv)) continue;
+        for (std::uint32_t k : ks) all.push_back(stream_args(d, pc.cache, cv.variant, cv.dep, k));
       }
     }
-    if (d.l2_lines > 0 && be.supports(Path::global_cg) && (!d.sim || d.l2_lines <= kSimL2LinesMax))
-      for (V v : {V::fresh, V::reread1}) {
-        // k = L x {3/4, 1, 5/4} (L: the partition's lines), where the curve rises (at L/2 about 1 %
-        // of targets are evicted, at 2 L all); the simulated device: L/2 and 2 L only (its cost).
-        std::vector<std::uint32_t> ks;
-        if (d.sim) ks = {k_grid(d.l2_lines, -1, -1).front(), k_grid(d.l2_lines, 1, 1).front()};
-        else
-          for (int q : {3, 4, 5}) ks.push_back(static_cast<std::uint32_t>(d.l2_lines * q / 4));
-        for (std::uint32_t k : ks) all.push_back(stream_args(d, "l2", v, true, k));
-      }
+    if (stream_cache_runs(be, d, "l2")) {
+      // k = L x {3/4, 1, 5/4} (L: the partition's lines), where the curve rises (at L/2 about 1 %
+      // of targets are evicted, at 2 L all); the simulated device: L/2 and 2 L only (its cost).
+      std::vector<std::uint32_t> l2_ks;
+      if (d.sim) l2_ks = {k_grid(d.l2_lines, -1, -1).front(), k_grid(d.l2_lines, 1, 1).front()};
+      else
+        for (int q : {3, 4, 5}) l2_ks.push_back(static_cast<std::uint32_t>(d.l2_lines * q / 4));
+      for (V v : {V::fresh, V::reread1})
+        for (std::uint32_t k : l2_ks) all.push_back(stream_args(d, "l2", v, true, k));
+    }
   }
   for (StreamArgs& a : extra_stream_args(be, d)) all.push_back(std::move(a));
   std::set<std::string> seen;

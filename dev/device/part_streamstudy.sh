@@ -42,25 +42,5 @@ s=$SECONDS
 "$BIN/memhier-bench" --plan=none --memhier_extra="$dir/requests.json" --benchmark_out="$dir/bench.json" \
   --benchmark_out_format=json > "$dir/bench.log" 2>&1
 echo "study run: exit $? in $((SECONDS - s)) s" >> "$sum"
-python3 - "$dir/bench.json" >> "$sum" <<'PY'
-import json, sys
-try:
-    b = json.load(open(sys.argv[1]))
-except Exception as e:
-    print("  no bench.json: %s" % e); sys.exit(0)
-for e in b.get("benchmarks", []):
-    if not e["name"].startswith("cache_streams/"): continue
-    n = dict(p.split(":", 1) for p in e["name"].split("/")[1:] if ":" in p)
-    g = lambda k: e.get(k, float("nan"))
-    if "error_message" in e:
-        print("  %-8s %-8s k %7s ERROR %s" % (n.get("cache"), n.get("variant"), n.get("k"), e["error_message"])); continue
-    line = "  %-8s %-8s k %7s n %5d p %.3f" % (n.get("cache"), n.get("variant"), n.get("k"), g("trials"), g("p_evicted"))
-    if "mid_missed" in e: line += " mid %.3f" % (g("mid_missed") / max(g("trials"), 1))
-    if "near_trials" in e:
-        nt, ft = g("near_trials"), g("far_trials")
-        line += " | near %d ev %.3f" % (nt, g("near_evicted") / max(nt, 1))
-        if "near_mid_missed" in e: line += " mid %.3f" % (g("near_mid_missed") / max(nt, 1))
-        line += " | far %d near_lost %.3f ev %.3f" % (ft, g("far_near_lost") / max(ft, 1), g("far_evicted") / max(ft, 1))
-    print(line)
-PY
+python3 "$ROOT/dev/device/streams_table.py" "$dir/bench.json" >> "$sum"
 cat "$sum"

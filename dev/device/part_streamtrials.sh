@@ -29,32 +29,8 @@ PY
   "$BIN/memhier-bench" --plan=none --memhier_extra="$dir/t$t/requests.json" --benchmark_out="$dir/t$t/bench.json" \
     --benchmark_out_format=json > "$dir/t$t/bench.log" 2>&1
   echo "trials $t per SM: exit $?" >> "$sum"
-  python3 - "$dir/t$t/bench.json" >> "$sum" <<'PY'
-import json, sys
-try:
-    b = json.load(open(sys.argv[1]))
-except Exception as e:
-    print("  no bench.json: %s" % e); sys.exit(0)
-for e in b.get("benchmarks", []):
-    if not e["name"].startswith("cache_streams/"): continue
-    n = dict(p.split(":", 1) for p in e["name"].split("/")[1:] if ":" in p)
-    print("  %-8s %-8s k %5s n %5d p %.3f hit %s miss %s" % (n["cache"], n["variant"], n["k"], e.get("trials", 0),
-          e.get("p_evicted", float("nan")), e.get("hit_cycles"), e.get("miss_cycles")))
-PY
+  python3 "$ROOT/dev/device/streams_table.py" "$dir/t$t/bench.json" --cycles >> "$sum"
 done
-table() {
-  python3 - "$1" <<'PY'
-import json, sys
-try:
-    b = json.load(open(sys.argv[1]))
-except Exception as e:
-    print("  no bench.json: %s" % e); sys.exit(0)
-for e in b.get("benchmarks", []):
-    if not e["name"].startswith("cache_streams/"): continue
-    n = dict(p.split(":", 1) for p in e["name"].split("/")[1:] if ":" in p)
-    print("  %-8s %-8s %-5s k %5s n %5d p %.3f" % (n["cache"], n["variant"], n["loads"], n["k"], e.get("trials", 0), e.get("p_evicted", float("nan"))))
-PY
-}
 for c in ${TRIALS_ORDER:-readonly}; do
   for how in ${TRIALS_HOW:-alone after_texture}; do
     f="^cache_streams/cache:$c/.*variant:(fresh|mid)/"
@@ -64,7 +40,7 @@ for c in ${TRIALS_ORDER:-readonly}; do
     "$BIN/memhier-bench" --benchmark_filter="$f" --benchmark_out="$dir/order-$c-$how/bench.json" \
       --benchmark_out_format=json > "$dir/order-$c-$how/bench.log" 2>&1
     echo "$c $how (filter $f): exit $?" >> "$sum"
-    table "$dir/order-$c-$how/bench.json" >> "$sum"
+    python3 "$ROOT/dev/device/streams_table.py" "$dir/order-$c-$how/bench.json" >> "$sum"
   done
 done
 cat "$sum"
